@@ -1,0 +1,62 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "Flint",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "FlintWire", targets: ["FlintWire"]),
+        .library(name: "FlintServer", targets: ["FlintServer"]),
+        .library(name: "FlintAuth", targets: ["FlintAuth"]),
+        .executable(name: "flint", targets: ["flint"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Wire types shared by server and SDK. Imports nothing of ours.
+        .target(name: "FlintWire"),
+        // The system SQLite library (Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "FlintServer",
+            dependencies: [
+                "FlintWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                "CSQLite",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The client SDK: Foundation only, so it builds anywhere Swift does.
+        .target(name: "FlintAuth", dependencies: ["FlintWire"]),
+        .executableTarget(
+            name: "flint",
+            dependencies: [
+                "FlintServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Shared test helpers: in-process servers, database URLs, fake clocks.
+        .target(
+            name: "FlintTestSupport",
+            dependencies: ["FlintServer"],
+            path: "Tests/FlintTestSupport"
+        ),
+        .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
+        .testTarget(name: "FlintServerTests", dependencies: ["FlintServer", "FlintTestSupport"]),
+        .testTarget(name: "FlintAuthTests", dependencies: ["FlintAuth", "FlintTestSupport"]),
+    ]
+)

@@ -1,0 +1,40 @@
+import FlintWire
+import Hummingbird
+
+/// The account operations' addresses, user-facing and admin (`projects/{p}/…`).
+extension AccountService {
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
+        func paths(_ name: String, legacy: String? = nil) -> [String] {
+            Endpoint.identityToolkitPaths("accounts:\(name)", legacy: legacy)
+                + Endpoint.identityToolkitPaths("projects/:projectId/accounts:\(name)")
+        }
+        return [
+            .json(paths("signUp", legacy: "signupNewUser") + Endpoint.identityToolkitPaths("projects/:projectId/accounts"),
+                  callers: callers) { (body: SignUpRequest, caller) in try await signUp(body, caller: caller) },
+            .json(paths("signInWithPassword", legacy: "verifyPassword"), callers: callers) {
+                (body: SignInWithPasswordRequest, caller) in try await signInWithPassword(body, caller: caller)
+            },
+            .json(paths("lookup", legacy: "getAccountInfo"), callers: callers) { (body: LookupRequest, caller) in
+                try await lookup(body, caller: caller)
+            },
+            .json(paths("update", legacy: "setAccountInfo"), callers: callers) { (body: UpdateAccountRequest, caller) in
+                try await update(body, caller: caller)
+            },
+            .json(paths("delete", legacy: "deleteAccount"), callers: callers) { (body: DeleteAccountRequest, caller) in
+                try await delete(body, caller: caller)
+            },
+            .json(paths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
+                (body: CreateAuthURIRequest, caller) in try await createAuthURI(body, caller: caller)
+            },
+            .get(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchGet"), access: .admin, callers: callers) {
+                request, caller in
+                try await list(
+                    maxResults: request.uri.queryParameters.get("maxResults").flatMap { Int($0) },
+                    pageToken: request.uri.queryParameters.get("nextPageToken"), caller: caller)
+            },
+            .get(Endpoint.identityToolkitPaths("projects", legacy: "getProjectConfig"), callers: callers) { _, caller in
+                ProjectConfigResponse(projectId: caller.projectID, authorizedDomains: caller.project.settings.authorizedDomains)
+            },
+        ]
+    }
+}

@@ -1,0 +1,65 @@
+import FlintWire
+import Foundation
+
+extension UserRecord {
+    /// Firebase's stand-in for a password hash shown to non-admin callers (base64 of "REDACTED").
+    static let redactedPasswordHash = "UkVEQUNURUQ="
+
+    /// The wire form of a stored user. Non-admin callers never see the real hash or salt.
+    init(_ user: UserAccount, revealPasswordHash: Bool) {
+        self.init(localId: user.localID)
+        email = user.email
+        emailVerified = user.emailVerified
+        displayName = user.displayName
+        photoUrl = user.photoURL
+        phoneNumber = user.phoneNumber
+        if user.hasPassword {
+            passwordHash = revealPasswordHash ? user.passwordHash : Self.redactedPasswordHash
+            salt = revealPasswordHash ? user.passwordSalt : nil
+            passwordUpdatedAt = user.passwordUpdatedAt.map(Double.init)
+        }
+        providerUserInfo = user.providerUserInfo
+        validSince = String(user.validSince)
+        disabled = user.disabled
+        createdAt = String(user.createdAt)
+        lastLoginAt = user.lastLoginAt.map(String.init)
+        lastRefreshAt = user.lastRefreshAt.map { ms in
+            Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        }
+        customAttributes = user.customAttributes
+        emailLinkSignin = user.emailLinkSignin ? true : nil
+    }
+}
+
+extension UserAccount {
+    /// `providerUserInfo[]`: the password and phone identities (derived from the user's own fields)
+    /// followed by the federated ones.
+    var providerUserInfo: [ProviderUserInfo] {
+        var infos: [ProviderUserInfo] = []
+        if hasPassword, let email {
+            infos.append(ProviderUserInfo(
+                providerId: ProviderID.password, rawId: email, federatedId: email, email: email,
+                displayName: displayName, photoUrl: photoURL))
+        }
+        if let phoneNumber {
+            infos.append(ProviderUserInfo(providerId: ProviderID.phone, rawId: phoneNumber, phoneNumber: phoneNumber))
+        }
+        for identity in identities {
+            var info = ProviderUserInfo(
+                providerId: identity.providerID, rawId: identity.rawID, federatedId: identity.rawID,
+                email: identity.email, displayName: identity.displayName, photoUrl: identity.photoURL)
+            info.screenName = identity.screenName
+            infos.append(info)
+        }
+        return infos
+    }
+
+    /// The `signinMethods` of `createAuthUri`: `password`, `emailLink`, then provider ids.
+    var signInMethods: [String] {
+        var methods: [String] = []
+        if hasPassword { methods.append(ProviderID.password) }
+        if emailLinkSignin { methods.append(ProviderID.emailLinkSignInMethod) }
+        methods += identities.map(\.providerID)
+        return methods
+    }
+}

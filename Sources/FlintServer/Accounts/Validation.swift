@@ -1,0 +1,56 @@
+import Foundation
+import FlintWire
+
+/// Input checks shared by the account operations.
+enum Validation {
+    /// Lowercases and checks an email the way Firebase does: one `@`, something on each side, a dot-free
+    /// check left to delivery. Returns the normalised address.
+    static func email(_ raw: String?, missing: ServerErrorCode = .missingEmail, invalid: ServerErrorCode = .invalidEmail) throws -> String {
+        guard let raw, !raw.isEmpty else { throw FlintError(missing) }
+        let email = raw.lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+              !email.contains(where: { $0.isWhitespace })
+        else { throw FlintError(invalid) }
+        return email
+    }
+
+    /// Firebase's password rule: at least 6 characters.
+    static func newPassword(_ password: String?) throws -> String {
+        guard let password, !password.isEmpty else { throw FlintError(.missingPassword) }
+        guard password.count >= PasswordHasher.minimumLength else {
+            throw FlintError(.weakPassword, "Password should be at least \(PasswordHasher.minimumLength) characters")
+        }
+        guard password.utf8.count <= PasswordHasher.maximumLength else {
+            throw FlintError(.weakPassword, "Password should be at most \(PasswordHasher.maximumLength) bytes")
+        }
+        return password
+    }
+
+    /// E.164: `+` and 7 to 15 digits.
+    static func phoneNumber(_ raw: String?) throws -> String {
+        guard let raw, !raw.isEmpty else { throw FlintError(.invalidPhoneNumber, "Invalid format.") }
+        let digits = raw.dropFirst()
+        guard raw.hasPrefix("+"), (7...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { throw FlintError(.invalidPhoneNumber, "Invalid format.") }
+        return raw
+    }
+
+    /// Custom claims: a JSON object of at most 1000 characters using no reserved claim name.
+    static func customClaims(_ raw: String) throws -> String? {
+        if raw.isEmpty || raw == "{}" { return nil }
+        guard raw.count <= 1000 else { throw FlintError(.claimsTooLarge) }
+        guard case .object(let claims)? = try? JSONBody.decodeValue(raw) else { throw FlintError(.invalidClaims) }
+        if let reserved = claims.keys.sorted().first(where: IDTokenClaims.reservedNames.contains) {
+            throw FlintError(.forbiddenClaim, reserved)
+        }
+        return raw
+    }
+}
+
+extension JSONBody {
+    static func decodeValue(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+}
+

@@ -1,0 +1,104 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A project with its settings opened for use (the password-hash signer key unsealed).
+public struct Project: Sendable {
+    public let id: String
+    public let settings: ProjectSettings
+    public let signerKey: Data
+}
+
+/// Finds projects and API keys, creating projects on first use where the mode allows it.
+/// Recently read projects are kept in memory for a few seconds: settings changed on another node show
+/// up here within `cacheSeconds`, changes made through this node at once.
+public final class ProjectDirectory: Sendable {
+    private let store: Store
+    private let secrets: SecretBox
+    private let random: any RandomSource
+    private let clock: any FlintClock
+    private let emulator: Bool
+    private let defaultAuthorizedDomains: [String]
+    private let cache = NIOLockedValueBox([String: (project: Project, readAt: Int64)]())
+    private let keyCache = NIOLockedValueBox([String: String]())
+
+    static let cacheSeconds: Int64 = 5
+
+    public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, emulator: Bool,
+                defaultAuthorizedDomains: [String]) {
+        self.store = store
+        self.secrets = secrets
+        self.random = random
+        self.clock = clock
+        self.emulator = emulator
+        self.defaultAuthorizedDomains = defaultAuthorizedDomains
+    }
+
+    /// The project, or nil if it does not exist.
+    public func project(_ id: String) async throws -> Project? {
+        let now = clock.seconds
+        if let cached = cache.withLockedValue({ $0[id] }), now - cached.readAt < Self.cacheSeconds {
+            return cached.project
+        }
+        guard let json = try await store.projectSettings(projectID: id) else { return nil }
+        let settings = try JSONDecoder().decode(ProjectSettings.self, from: Data(json.utf8))
+        let signerKey = try secrets.open(settings.passwordHash.sealedSignerKey, context: "password-signer-key:\(id)")
+        let project = Project(id: id, settings: settings, signerKey: signerKey)
+        cache.withLockedValue { $0[id] = (project, now) }
+        return project
+    }
+
+    /// The project, created with defaults if it does not exist yet.
+    @discardableResult
+    public func ensureProject(_ id: String) async throws -> Project {
+        if let project = try await project(id) { return project }
+        let signerKey = Data(random.bytes(64))
+        let settings = ProjectSettings(
+            authorizedDomains: defaultAuthorizedDomains,
+            // Enumeration protection is on for new production projects, off in the emulator (as Firebase's).
+            improvedEmailPrivacy: !emulator,
+            passwordHash: .init(
+                sealedSignerKey: try secrets.seal(signerKey, context: "password-signer-key:\(id)"),
+                saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14))
+        let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+        // Another node may create it at the same moment; whichever insert wins, both read it back.
+        try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)
+        guard let project = try await project(id) else { throw FlintError.internalError }
+        return project
+    }
+
+    /// Applies `change` to the project's settings and stores them.
+    @discardableResult
+    public func updateSettings(_ id: String, _ change: (inout ProjectSettings) throws -> Void) async throws -> Project {
+        let current = try await ensureProject(id)
+        var settings = current.settings
+        try change(&settings)
+        let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+        try await store.updateProjectSettings(projectID: id, settings: json)
+        let project = Project(id: id, settings: settings, signerKey: current.signerKey)
+        cache.withLockedValue { $0[id] = (project, clock.seconds) }
+        return project
+    }
+
+    /// The project an API key belongs to. Keys never move between projects, so answers are cached.
+    public func projectID(forAPIKey key: String) async throws -> String? {
+        if let id = keyCache.withLockedValue({ $0[key] }) { return id }
+        guard let id = try await store.projectID(forAPIKey: key) else { return nil }
+        keyCache.withLockedValue { $0[key] = id }
+        return id
+    }
+
+    /// Creates a new API key for the project.
+    public func createAPIKey(projectID: String) async throws -> String {
+        // The shape of Google API keys: "AIza" and 35 more characters.
+        let key = "AIza" + random.string(
+            length: 35, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        try await store.insertAPIKey(key, projectID: projectID, createdAt: clock.milliseconds)
+        return key
+    }
+
+    /// The project's first API key, created if it has none.
+    public func firstAPIKey(projectID: String) async throws -> String {
+        if let key = try await store.apiKeys(projectID: projectID).first { return key }
+        return try await createAPIKey(projectID: projectID)
+    }
+}

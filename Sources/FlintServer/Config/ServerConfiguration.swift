@@ -1,0 +1,39 @@
+import Foundation
+
+/// Everything `flint serve` is told at start, from flags or `FLINT_*` variables. One place, typed.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Holds the SQLite file, the master key file and nothing else.
+    public var dataDirectory: URL
+    /// `postgres://…` to use PostgreSQL instead of the embedded SQLite file.
+    public var databaseURL: String?
+    /// Emulator mode: a drop-in for the Firebase Auth emulator (any project, `Bearer owner` is admin).
+    public var emulator: Bool
+    /// The project served by default (and created on first start).
+    public var projectID: String
+    /// The external base URL, used in issuers and emailed links. Defaults to `http://host:port`.
+    public var publicURL: String?
+
+    public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
+                databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",
+                publicURL: String? = nil) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
+        self.emulator = emulator
+        self.projectID = projectID
+        self.publicURL = publicURL
+    }
+
+    /// The public URL without a trailing slash, given the port actually bound (which may differ from
+    /// `port` when that is 0).
+    public func resolvedPublicURL(boundPort: Int) -> String {
+        if let publicURL, !publicURL.isEmpty {
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        let host = host.contains(":") ? "[\(host)]" : host
+        return "http://\(host):\(boundPort)"
+    }
+}

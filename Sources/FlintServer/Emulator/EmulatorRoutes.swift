@@ -1,0 +1,51 @@
+import FlintWire
+import Hummingbird
+
+/// The Firebase Auth emulator's own endpoints (emulator mode only; they need no credentials, as there).
+struct EmulatorRoutes: Sendable {
+    let store: Store
+    let projects: ProjectDirectory
+
+    /// `GET/PATCH /emulator/v1/projects/{p}/config`.
+    struct EmulatorConfig: Codable, Sendable {
+        struct SignIn: Codable, Sendable { var allowDuplicateEmails: Bool? }
+        struct EmailPrivacy: Codable, Sendable { var enableImprovedEmailPrivacy: Bool? }
+        var signIn: SignIn?
+        var emailPrivacyConfig: EmailPrivacy?
+    }
+
+    var endpoints: [Endpoint] {
+        [
+            Endpoint(method: .delete, paths: ["/emulator/v1/projects/:projectId/accounts"]) { _, context in
+                let projectID = try Self.projectID(context)
+                try await projects.ensureProject(projectID)
+                try await store.deleteAllUsers(projectID: projectID)
+                return JSONBody.response(data: Data("{}".utf8))
+            },
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/config"]) { _, context in
+                try JSONBody.response(Self.config(try await projects.ensureProject(try Self.projectID(context)).settings))
+            },
+            Endpoint(method: .patch, paths: ["/emulator/v1/projects/:projectId/config"]) { request, context in
+                let change = try await JSONBody.decode(EmulatorConfig.self, from: request)
+                let project = try await projects.updateSettings(try Self.projectID(context)) { settings in
+                    if let value = change.signIn?.allowDuplicateEmails { settings.signIn.allowDuplicateEmails = value }
+                    if let value = change.emailPrivacyConfig?.enableImprovedEmailPrivacy { settings.improvedEmailPrivacy = value }
+                }
+                return try JSONBody.response(Self.config(project.settings))
+            },
+        ]
+    }
+
+    private static func config(_ settings: ProjectSettings) -> EmulatorConfig {
+        EmulatorConfig(
+            signIn: .init(allowDuplicateEmails: settings.signIn.allowDuplicateEmails),
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy))
+    }
+
+    private static func projectID(_ context: BasicRequestContext) throws -> String {
+        guard let id = context.parameters.get("projectId"), !id.isEmpty else { throw FlintError.notFound }
+        return id
+    }
+}
+
+import Foundation

@@ -1,0 +1,134 @@
+import FlintWire
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// What the server takes from its surroundings: time, randomness, environment variables.
+/// Tests inject a clock they control.
+public struct ServerEnvironment: Sendable {
+    public var clock: any FlintClock
+    public var random: any RandomSource
+    public var variables: [String: String]
+
+    public init(clock: any FlintClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
+                variables: [String: String] = ProcessInfo.processInfo.environment) {
+        self.clock = clock
+        self.random = random
+        self.variables = variables
+    }
+}
+
+/// The Flint server: its store, keys, services and HTTP routes, assembled from a configuration.
+public final class AuthServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let store: Store
+    public let keyring: SigningKeyring
+    public let projects: ProjectDirectory
+    public let tokens: TokenService
+    public let accounts: AccountService
+    public let logger: Logger
+    private let boundPublicURL = NIOLockedValueBox<String?>(nil)
+
+    /// Opens the store (migrating it), loads or creates the signing keys and the default project.
+    public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
+                            logger: Logger = Logger(label: "flint")) async throws -> AuthServer {
+        let store = try await Store.open(
+            databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+        do {
+            return try await AuthServer(configuration: configuration, store: store, environment: environment, logger: logger)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    private init(configuration: ServerConfiguration, store: Store, environment: ServerEnvironment, logger: Logger) async throws {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
+            environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
+        keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
+        try await keyring.start()
+        let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
+        projects = ProjectDirectory(
+            store: store, secrets: secrets, random: environment.random, clock: environment.clock,
+            emulator: configuration.emulator, defaultAuthorizedDomains: Array(Set(["localhost", publicHost ?? "localhost"])).sorted())
+        try await projects.ensureProject(configuration.projectID)
+        let boundPublicURL = self.boundPublicURL
+        let emulator = configuration.emulator
+        tokens = TokenService(
+            keyring: keyring, store: store, clock: environment.clock, random: environment.random,
+            issuerPrefix: {
+                // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
+                emulator ? "https://securetoken.google.com/"
+                    : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
+            })
+        accounts = AccountService(
+            store: store, tokens: tokens, hasher: PasswordHasher(), clock: environment.clock, random: environment.random)
+    }
+
+    /// The external base URL (the configured one, or `http://host:boundPort` once bound).
+    public var publicURL: String {
+        boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)
+    }
+
+    /// An API key clients can use: in production the default project's first key (created if missing);
+    /// in emulator mode any non-empty key works, so a conventional placeholder.
+    public func defaultAPIKey() async throws -> String {
+        if configuration.emulator { return "fake-api-key" }
+        return try await projects.firstAPIKey(projectID: configuration.projectID)
+    }
+
+    /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
+    /// `onRunning` receives the bound port.
+    public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let boundPublicURL = self.boundPublicURL
+        let configuration = self.configuration
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "flint"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                boundPublicURL.withLockedValue { $0 = configuration.resolvedPublicURL(boundPort: port) }
+                await onRunning(port)
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+        try await group.run()
+    }
+
+    public func close() async throws {
+        try await store.close()
+    }
+
+    /// One routing table: every feature's endpoints under all their aliases.
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: CORSMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        let callers = CallerResolver(
+            projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID)
+        var endpoints = accounts.endpoints(callers: callers)
+        endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
+        if configuration.emulator {
+            endpoints += EmulatorRoutes(store: store, projects: projects).endpoints
+        }
+        for endpoint in endpoints {
+            for path in endpoint.paths {
+                router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
+            }
+        }
+        let emulator = configuration.emulator
+        router.get("/") { _, _ -> Response in
+            let status: JSONValue = emulator
+                ? .object(["authEmulator": .object(["ready": .bool(true), "docs": .string("https://firebase.google.com/docs/emulator-suite"), "apiSpec": .string("/emulator/openapi.json")])])
+                : .object(["flint": .object(["ready": .bool(true), "mode": .string("production")])])
+            return try JSONBody.response(status)
+        }
+        return router
+    }
+}

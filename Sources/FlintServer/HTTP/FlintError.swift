@@ -1,0 +1,63 @@
+import FlintWire
+import HTTPTypes
+
+/// An error a client sees, rendered in Firebase's envelope
+/// (`{"error":{"code":400,"message":"CODE : detail","errors":[…],"status":"…"}}`).
+/// Services throw these; the error middleware renders them.
+public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    /// The full `message`: `CODE`, `CODE : detail`, or a sentence for transport-level errors.
+    public var message: String
+    /// `errors[0].reason`; some SDKs key on it (e.g. `keyInvalid` → invalid API key).
+    public var reason: String
+    public var statusName: String
+
+    public init(_ code: ServerErrorCode, _ detail: String? = nil, status: HTTPResponse.Status = .badRequest) {
+        self.status = status
+        self.message = detail.map { "\(code.rawValue) : \($0)" } ?? code.rawValue
+        self.reason = "invalid"
+        self.statusName = Self.statusName(for: status)
+    }
+
+    /// An error whose message is a sentence rather than a code (API key and schema errors).
+    public init(sentence: String, status: HTTPResponse.Status, reason: String) {
+        self.status = status
+        self.message = sentence
+        self.reason = reason
+        self.statusName = Self.statusName(for: status)
+    }
+
+    public var description: String { "\(status.code) \(message)" }
+
+    public var envelope: ErrorEnvelope {
+        ErrorEnvelope(error: .init(
+            code: status.code, message: message, errors: [.init(message: message, reason: reason)], status: statusName))
+    }
+
+    private static func statusName(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: "INVALID_ARGUMENT"
+        case 401: "UNAUTHENTICATED"
+        case 403: "PERMISSION_DENIED"
+        case 404: "NOT_FOUND"
+        case 429: "RESOURCE_EXHAUSTED"
+        case 501: "NOT_IMPLEMENTED"
+        default: "INTERNAL"
+        }
+    }
+}
+
+extension FlintError {
+    static let missingAPIKey = FlintError(
+        sentence: "The request is missing a valid API key.", status: .forbidden, reason: "forbidden")
+    static let invalidAPIKey = FlintError(
+        sentence: "API key not valid. Please pass a valid API key.", status: .badRequest, reason: "keyInvalid")
+    static let notFound = FlintError(sentence: "Not Found", status: .notFound, reason: "notFound")
+    static let internalError = FlintError(sentence: "Internal error", status: .internalServerError, reason: "backendError")
+    static let adminRequired = FlintError(
+        .insufficientPermission, "Only authenticated requests can use this operation.", status: .forbidden)
+
+    static func invalidJSON(_ detail: String) -> FlintError {
+        FlintError(sentence: "Invalid JSON payload received. \(detail)", status: .badRequest, reason: "invalid")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Reading requests and writing responses as JSON, with Firebase's error for bad input.
+enum JSONBody {
+    /// Bodies larger than this are refused (no operation needs more).
+    static let maximumSize = 1 << 20
+
+    private static let decoder = JSONDecoder()
+    /// Shared: JSON coders are safe to use concurrently, and creating one per request costs.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        let buffer = try await collect(request)
+        let bytes = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
+        do {
+            return try decoder.decode(T.self, from: bytes)
+        } catch let error as DecodingError {
+            throw FlintError.invalidJSON(describe(error))
+        } catch {
+            throw FlintError.invalidJSON("Unexpected token.")
+        }
+    }
+
+    static func collect(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maximumSize)
+        } catch {
+            throw FlintError(sentence: "Request payload too large.", status: .contentTooLarge, reason: "badRequest")
+        }
+    }
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        response(data: try encoder.encode(value), status: status)
+    }
+
+    static func response(data: Data, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A short description in the emulator's style: `/password must be string`.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            "/" + context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context)) must be \(jsonTypeName(type))"
+        case .valueNotFound(let type, let context): return "\(path(context)) must be \(jsonTypeName(type))"
+        case .keyNotFound(let key, _): return "/\(key.stringValue) is required"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "Unexpected token." : "\(path(context)) is invalid"
+        @unknown default: return "Unexpected token."
+        }
+    }
+
+    private static func jsonTypeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "string"
+        case is Bool.Type: "boolean"
+        case is Int.Type, is Int64.Type, is Double.Type: "number"
+        case is [Any].Type: "array"
+        default: "object"
+        }
+    }
+}

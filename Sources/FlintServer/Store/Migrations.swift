@@ -1,0 +1,104 @@
+import Foundation
+
+/// The schema, as numbered steps applied once each, in order, by whichever node starts first.
+/// Written in the SQL both SQLite and PostgreSQL accept: TEXT and BIGINT columns only.
+/// Never edit a released step; add a new one.
+enum Migrations {
+    static let steps: [(version: Int64, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE projects (
+                project_id TEXT PRIMARY KEY,
+                settings TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE api_keys (
+                api_key TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL REFERENCES projects(project_id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX api_keys_project ON api_keys(project_id)",
+            """
+            CREATE TABLE users (
+                project_id TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                email TEXT,
+                email_verified BIGINT NOT NULL DEFAULT 0,
+                display_name TEXT,
+                photo_url TEXT,
+                phone_number TEXT,
+                password_hash TEXT,
+                password_salt TEXT,
+                password_updated_at BIGINT,
+                disabled BIGINT NOT NULL DEFAULT 0,
+                custom_attributes TEXT,
+                valid_since BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_login_at BIGINT,
+                last_refresh_at BIGINT,
+                email_link_signin BIGINT NOT NULL DEFAULT 0,
+                PRIMARY KEY (project_id, local_id)
+            )
+            """,
+            // One account per email and per phone number within a project (NULLs never collide).
+            "CREATE UNIQUE INDEX users_email_unique ON users(project_id, email)",
+            "CREATE UNIQUE INDEX users_phone_unique ON users(project_id, phone_number)",
+            """
+            CREATE TABLE user_identities (
+                project_id TEXT NOT NULL,
+                provider_id TEXT NOT NULL,
+                raw_id TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                email TEXT,
+                display_name TEXT,
+                photo_url TEXT,
+                screen_name TEXT,
+                PRIMARY KEY (project_id, provider_id, raw_id),
+                FOREIGN KEY (project_id, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX user_identities_user ON user_identities(project_id, local_id)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_hash TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                sign_in_provider TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                FOREIGN KEY (project_id, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX refresh_tokens_user ON refresh_tokens(project_id, local_id)",
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                public_key_pem TEXT NOT NULL,
+                certificate_pem TEXT NOT NULL,
+                sealed_private_key TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// Applies every step not yet recorded in `schema_migrations`.
+    static func migrate(_ database: any SQLDatabase) async throws {
+        try await database.transaction { tx in
+            if let lock = database.migrationLockStatement { try await tx.query(lock, []) }
+            try await tx.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
+            let applied = Set(try await tx.query("SELECT version FROM schema_migrations", []).compactMap { $0.int("version") })
+            for step in steps where !applied.contains(step.version) {
+                for statement in step.statements { try await tx.query(statement, []) }
+                try await tx.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.int(step.version), .int(Int64(Date().timeIntervalSince1970))])
+            }
+        }
+    }
+}
+

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// PostgreSQL through postgres-nio's connection pool. Many stateless `flint` nodes may share one server.
+public final class PostgresDatabase: SQLDatabase {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Serialises concurrent migrators (several nodes starting at once). The number is arbitrary but fixed.
+    public let migrationLockStatement: String? = "SELECT pg_advisory_xact_lock(7310583)"
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`).
+    public init(url: String, logger: Logger) throws {
+        guard let components = URLComponents(string: url),
+              components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host, let user = components.user
+        else { throw SQLError.failure("invalid PostgreSQL URL (expected postgres://user:password@host:port/db)") }
+        let database = components.path.split(separator: "/").first.map(String.init)
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password?.removingPercentEncoding, database: database, tls: .disable)
+        configuration.options.maximumConnections = 16
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await Self.mapErrors {
+            try await Self.collect(client.query(Self.makeQuery(sql, binds), logger: logger))
+        }
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await Self.mapErrors {
+            try await client.withConnection { connection in
+                let executor = ConnectionExecutor(connection: connection, logger: logger)
+                try await executor.query("BEGIN", [])
+                do {
+                    let result = try await body(executor)
+                    try await executor.query("COMMIT", [])
+                    return result
+                } catch {
+                    _ = try? await executor.query("ROLLBACK", [])
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    private struct ConnectionExecutor: SQLExecutor, @unchecked Sendable {
+        // The connection is only used inside `withConnection`, by one task at a time.
+        let connection: PostgresConnection
+        let logger: Logger
+
+        @discardableResult
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            try await PostgresDatabase.mapErrors {
+                try await PostgresDatabase.collect(connection.query(PostgresDatabase.makeQuery(sql, binds), logger: logger))
+            }
+        }
+    }
+
+    /// Turns `?` placeholders into `$1…$n` and binds the values.
+    static func makeQuery(_ sql: String, _ binds: [SQLValue]) -> PostgresQuery {
+        var text = ""
+        text.reserveCapacity(sql.utf8.count + binds.count * 2)
+        var index = 0
+        for character in sql {
+            if character == "?" {
+                index += 1
+                text += "$\(index)"
+            } else {
+                text.append(character)
+            }
+        }
+        var bindings = PostgresBindings(capacity: binds.count)
+        for value in binds {
+            switch value {
+            case .null: bindings.appendNull()
+            case .int(let number): bindings.append(number)
+            case .text(let string): bindings.append(string)
+            }
+        }
+        return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+
+    static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
+        var result: [SQLRow] = []
+        for try await row in rows {
+            var columns: [String: SQLValue] = [:]
+            for cell in row {
+                guard cell.bytes != nil else {
+                    columns[cell.columnName] = .null
+                    continue
+                }
+                switch cell.dataType {
+                case .int2, .int4, .int8:
+                    columns[cell.columnName] = .int(try cell.decode(Int64.self))
+                case .bool:
+                    columns[cell.columnName] = .int(try cell.decode(Bool.self) ? 1 : 0)
+                default:
+                    columns[cell.columnName] = .text(try cell.decode(String.self))
+                }
+            }
+            result.append(SQLRow(columns: columns))
+        }
+        return result
+    }
+
+    static func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            if error.serverInfo?[.sqlState] == "23505" {
+                throw SQLError.uniqueViolation(detail: error.serverInfo?[.constraintName] ?? "unique")
+            }
+            let message = error.serverInfo?[.message] ?? String(reflecting: error.code)
+            throw SQLError.failure("PostgreSQL: \(message)")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// A user as Flint stores it. Timestamps follow Firebase: `createdAt`, `lastLoginAt`, `lastRefreshAt` and
+/// `passwordUpdatedAt` in epoch milliseconds, `validSince` in epoch seconds.
+///
+/// The `password` and `phone` identities are not stored separately: they follow from `passwordHash`
+/// and `phoneNumber`. Only federated identities (Apple, Facebook, …) are rows of their own.
+public struct UserAccount: Sendable, Equatable {
+    public var projectID: String
+    public var localID: String
+    public var email: String?
+    public var emailVerified = false
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    /// Base64 of the password hash, in the project's hash configuration (see `PasswordHasher`).
+    public var passwordHash: String?
+    public var passwordSalt: String?
+    public var passwordUpdatedAt: Int64?
+    public var disabled = false
+    /// Custom claims as a JSON object string.
+    public var customAttributes: String?
+    /// ID tokens issued before this second, and refresh tokens created before it, are revoked.
+    public var validSince: Int64
+    public var createdAt: Int64
+    public var lastLoginAt: Int64?
+    public var lastRefreshAt: Int64?
+    public var emailLinkSignin = false
+    public var identities: [FederatedIdentity] = []
+
+    public init(projectID: String, localID: String, createdAt: Int64) {
+        self.projectID = projectID
+        self.localID = localID
+        self.createdAt = createdAt
+        self.validSince = createdAt / 1000
+    }
+
+    public var hasPassword: Bool { passwordHash != nil }
+
+    /// A user with no way to sign in again but their refresh token.
+    public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && identities.isEmpty }
+}
+
+/// A link between a user and an outside identity provider account.
+public struct FederatedIdentity: Sendable, Equatable {
+    public var providerID: String
+    public var rawID: String
+    public var email: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var screenName: String?
+
+    public init(providerID: String, rawID: String, email: String? = nil, displayName: String? = nil,
+                photoURL: String? = nil, screenName: String? = nil) {
+        self.providerID = providerID
+        self.rawID = rawID
+        self.email = email
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.screenName = screenName
+    }
+}
+
+/// What a refresh token stands for. The token itself is never stored, only its SHA-256.
+public struct RefreshTokenRecord: Sendable, Equatable {
+    public var projectID: String
+    public var localID: String
+    public var signInProvider: String
+    /// Epoch seconds of the sign-in the token descends from (the ID tokens' `auth_time`).
+    public var authTime: Int64
+    /// Epoch seconds.
+    public var createdAt: Int64
+}
+
+/// A token-signing key. The private key is sealed with the master key; only its owner process opens it.
+public struct SigningKeyRecord: Sendable, Equatable {
+    public var kid: String
+    public var publicKeyPEM: String
+    public var certificatePEM: String
+    public var sealedPrivateKey: String
+    /// Epoch seconds; the newest key signs, all keys verify.
+    public var createdAt: Int64
+}
+
+/// The columns whose uniqueness the schema enforces.
+public enum UniqueField: Sendable, Equatable {
+    case localID, email, phoneNumber, federatedIdentity
+}
+
+public enum StoreError: Error, Equatable {
+    case duplicate(UniqueField)
+}

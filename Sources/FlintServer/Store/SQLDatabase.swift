@@ -1,0 +1,71 @@
+/// A value bound to, or read from, a SQL statement. Flint's schema only uses text and 64-bit integers
+/// (booleans are 0/1), so both databases store exactly the same thing.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case text(String)
+
+    public init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+    public init(_ value: Int64?) { self = value.map { .int($0) } ?? .null }
+    public init(_ value: Bool) { self = .int(value ? 1 : 0) }
+}
+
+/// One result row: values by column name.
+public struct SQLRow: Sendable {
+    public let columns: [String: SQLValue]
+
+    public init(columns: [String: SQLValue]) { self.columns = columns }
+
+    public func string(_ name: String) -> String? {
+        if case .text(let value) = columns[name] { return value }
+        return nil
+    }
+
+    public func int(_ name: String) -> Int64? {
+        switch columns[name] {
+        case .int(let value): return value
+        case .text(let value): return Int64(value)
+        default: return nil
+        }
+    }
+
+    public func bool(_ name: String) -> Bool { (int(name) ?? 0) != 0 }
+}
+
+/// Errors of the database layer, with the one distinction the features need: a unique constraint.
+public enum SQLError: Error, CustomStringConvertible {
+    /// A unique or primary-key constraint failed; `detail` names the constraint or its columns.
+    case uniqueViolation(detail: String)
+    case failure(String)
+
+    public var description: String {
+        switch self {
+        case .uniqueViolation(let detail): "unique constraint violated: \(detail)"
+        case .failure(let message): message
+        }
+    }
+}
+
+/// Something that runs SQL. Statements are written once, with `?` placeholders, for both databases.
+public protocol SQLExecutor: Sendable {
+    /// Runs one statement and returns its rows (none for statements without a result).
+    @discardableResult
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+}
+
+/// A database Flint can keep its state in: embedded SQLite or a PostgreSQL server.
+public protocol SQLDatabase: SQLExecutor {
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// A statement that, inside a transaction, keeps concurrent migrators out (nil where the
+    /// transaction itself already does, as SQLite's `BEGIN IMMEDIATE`).
+    var migrationLockStatement: String? { get }
+    func close() async throws
+}
+
+extension SQLExecutor {
+    @discardableResult
+    public func query(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
+        try await query(sql, binds)
+    }
+}

@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Embedded SQLite (WAL): one writer connection and a few reader connections, each used by one
+/// task at a time. Statements are prepared once per connection and cached.
+public final class SQLiteDatabase: SQLDatabase {
+    private let writer: Connection
+    private let readers: [Connection]
+    private let nextReader = NIOLockedValueBox(0)
+
+    public let migrationLockStatement: String? = nil
+
+    /// Opens (creating if needed) the database file at `path`.
+    public init(path: String, readerCount: Int = 4) throws {
+        writer = try Connection(path: path)
+        // WAL lets readers run while the writer commits; NORMAL is durable across crashes of
+        // the process (not of the OS), the usual choice for WAL.
+        try writer.run("PRAGMA journal_mode=WAL")
+        try writer.run("PRAGMA synchronous=NORMAL")
+        readers = try (0..<max(1, readerCount)).map { _ in try Connection(path: path) }
+    }
+
+    public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        let connection = Self.isRead(sql) ? pickReader() : writer
+        return try await connection.lock.withLock { try connection.execute(sql, binds) }
+    }
+
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await writer.lock.withLock {
+            // IMMEDIATE takes the write lock up front, so two nodes on one file never deadlock
+            // upgrading read locks.
+            try writer.run("BEGIN IMMEDIATE")
+            do {
+                let result = try await body(TransactionExecutor(connection: writer))
+                try writer.run("COMMIT")
+                return result
+            } catch {
+                try? writer.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public func close() async throws {
+        for connection in readers + [writer] {
+            await connection.lock.withLock { connection.close() }
+        }
+    }
+
+    private func pickReader() -> Connection {
+        let index = nextReader.withLockedValue { value -> Int in
+            value = (value + 1) % readers.count
+            return value
+        }
+        return readers[index]
+    }
+
+    private static func isRead(_ sql: String) -> Bool {
+        sql.prefix(6).uppercased() == "SELECT"
+    }
+
+    /// Runs statements on the writer connection that the enclosing transaction already holds.
+    private struct TransactionExecutor: SQLExecutor {
+        let connection: Connection
+
+        @discardableResult
+        func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            try connection.execute(sql, binds)
+        }
+    }
+
+    /// One SQLite connection with its statement cache. Only used while holding `lock`.
+    final class Connection: @unchecked Sendable {
+        let lock = AsyncLock()
+        private var handle: OpaquePointer?
+        private var statements: [String: OpaquePointer] = [:]
+
+        init(path: String) throws {
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+                sqlite3_close(handle)
+                throw SQLError.failure("SQLite: \(message)")
+            }
+            sqlite3_busy_timeout(handle, 10_000)
+            try run("PRAGMA foreign_keys=ON")
+        }
+
+        func run(_ sql: String) throws {
+            guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw lastError() }
+        }
+
+        func execute(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+            let statement = try prepared(sql)
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            }
+            for (offset, value) in binds.enumerated() {
+                let index = Int32(offset + 1)
+                let status: Int32
+                switch value {
+                case .null: status = sqlite3_bind_null(statement, index)
+                case .int(let number): status = sqlite3_bind_int64(statement, index, number)
+                case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, sqliteTransient)
+                }
+                guard status == SQLITE_OK else { throw lastError() }
+            }
+            var rows: [SQLRow] = []
+            let columnCount = sqlite3_column_count(statement)
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_DONE { break }
+                guard status == SQLITE_ROW else { throw lastError() }
+                var columns: [String: SQLValue] = [:]
+                columns.reserveCapacity(Int(columnCount))
+                for column in 0..<columnCount {
+                    let name = String(cString: sqlite3_column_name(statement, column))
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_NULL: columns[name] = .null
+                    case SQLITE_INTEGER: columns[name] = .int(sqlite3_column_int64(statement, column))
+                    default: columns[name] = .text(String(cString: sqlite3_column_text(statement, column)))
+                    }
+                }
+                rows.append(SQLRow(columns: columns))
+            }
+            return rows
+        }
+
+        func close() {
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements = [:]
+            sqlite3_close(handle)
+            handle = nil
+        }
+
+        private func prepared(_ sql: String) throws -> OpaquePointer {
+            if let statement = statements[sql] { return statement }
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+                  let statement
+            else { throw lastError() }
+            statements[sql] = statement
+            return statement
+        }
+
+        private func lastError() -> SQLError {
+            let message = String(cString: sqlite3_errmsg(handle))
+            let extended = sqlite3_extended_errcode(handle)
+            if extended == constraintUnique || extended == constraintPrimaryKey {
+                return .uniqueViolation(detail: message)
+            }
+            return .failure("SQLite: \(message)")
+        }
+    }
+}
+
+/// SQLite's "copy this text now" destructor marker, which the C macro `SQLITE_TRANSIENT` spells as -1.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+// Extended result codes, which the C header defines as macros Swift does not import.
+private let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+private let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)

@@ -1,0 +1,305 @@
+import Foundation
+import Logging
+
+/// Flint's persistent state, on either database. Every feature goes through this type; none knows
+/// which database is underneath. Anything that must hold across nodes (users, tokens, keys, projects)
+/// lives here, never only in one process's memory.
+public final class Store: Sendable {
+    public let database: any SQLDatabase
+
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    /// Opens the database `url` names (`postgres://…`), or the SQLite file in `dataDirectory`,
+    /// and brings its schema up to date.
+    public static func open(databaseURL: String?, dataDirectory: URL, logger: Logger) async throws -> Store {
+        let database: any SQLDatabase
+        if let databaseURL, !databaseURL.isEmpty {
+            database = try PostgresDatabase(url: databaseURL, logger: logger)
+        } else {
+            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent("flint.sqlite").path)
+        }
+        try await Migrations.migrate(database)
+        return Store(database: database)
+    }
+
+    public func close() async throws {
+        try await database.close()
+    }
+}
+
+// MARK: - Users
+
+extension Store {
+    private static let userColumns = """
+        project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
+        password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
+        last_refresh_at, email_link_signin
+        """
+
+    /// Inserts a new user and its identities.
+    public func createUser(_ user: UserAccount) async throws {
+        try await mapUniqueViolations {
+            try await database.transaction { tx in
+                try await tx.query(
+                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Self.binds(user))
+                try await Self.insertIdentities(of: user, tx)
+            }
+        }
+    }
+
+    /// Replaces the stored user (matched by project and local id) and its identities with `user`.
+    public func updateUser(_ user: UserAccount) async throws {
+        try await mapUniqueViolations {
+            try await database.transaction { tx in
+                try await tx.query(
+                    """
+                    UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
+                        password_hash = ?, password_salt = ?, password_updated_at = ?, disabled = ?, custom_attributes = ?,
+                        valid_since = ?, created_at = ?, last_login_at = ?, last_refresh_at = ?, email_link_signin = ?
+                    WHERE project_id = ? AND local_id = ?
+                    """,
+                    Array(Self.binds(user).dropFirst(2)) + [.text(user.projectID), .text(user.localID)])
+                try await tx.query(
+                    "DELETE FROM user_identities WHERE project_id = ? AND local_id = ?",
+                    .text(user.projectID), .text(user.localID))
+                try await Self.insertIdentities(of: user, tx)
+            }
+        }
+    }
+
+    /// Records a token issue without touching the rest of the row.
+    public func touchLastRefresh(projectID: String, localID: String, at milliseconds: Int64) async throws {
+        try await database.query(
+            "UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND local_id = ?",
+            .int(milliseconds), .text(projectID), .text(localID))
+    }
+
+    public func user(projectID: String, localID: String) async throws -> UserAccount? {
+        try await fetchUsers(where: "project_id = ? AND local_id = ?", [.text(projectID), .text(localID)]).first
+    }
+
+    /// Looks a user up by email; `email` must already be normalised (lowercased).
+    public func user(projectID: String, email: String) async throws -> UserAccount? {
+        try await fetchUsers(where: "project_id = ? AND email = ?", [.text(projectID), .text(email)]).first
+    }
+
+    public func user(projectID: String, phoneNumber: String) async throws -> UserAccount? {
+        try await fetchUsers(where: "project_id = ? AND phone_number = ?", [.text(projectID), .text(phoneNumber)]).first
+    }
+
+    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserAccount? {
+        let rows = try await database.query(
+            "SELECT local_id FROM user_identities WHERE project_id = ? AND provider_id = ? AND raw_id = ?",
+            .text(projectID), .text(providerID), .text(rawID))
+        guard let localID = rows.first?.string("local_id") else { return nil }
+        return try await user(projectID: projectID, localID: localID)
+    }
+
+    /// A page of users ordered by local id, starting after `afterLocalID`.
+    public func users(projectID: String, afterLocalID: String?, limit: Int) async throws -> [UserAccount] {
+        try await fetchUsers(
+            where: "project_id = ? AND local_id > ? ORDER BY local_id LIMIT ?",
+            [.text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
+    }
+
+    /// Deletes the user with its identities and refresh tokens. Returns whether a user was deleted.
+    @discardableResult
+    public func deleteUser(projectID: String, localID: String) async throws -> Bool {
+        try await database.transaction { tx in
+            let rows = try await tx.query(
+                "DELETE FROM users WHERE project_id = ? AND local_id = ? RETURNING local_id", .text(projectID), .text(localID))
+            return !rows.isEmpty
+        }
+    }
+
+    public func deleteAllUsers(projectID: String) async throws {
+        try await database.query("DELETE FROM users WHERE project_id = ?", .text(projectID))
+    }
+
+    private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
+        let rows = try await database.query("SELECT \(Self.userColumns) FROM users WHERE \(condition)", binds)
+        var users: [UserAccount] = []
+        users.reserveCapacity(rows.count)
+        for row in rows {
+            var user = Self.user(from: row)
+            user.identities = try await identities(projectID: user.projectID, localID: user.localID)
+            users.append(user)
+        }
+        return users
+    }
+
+    private func identities(projectID: String, localID: String) async throws -> [FederatedIdentity] {
+        try await database.query(
+            """
+            SELECT provider_id, raw_id, email, display_name, photo_url, screen_name FROM user_identities
+            WHERE project_id = ? AND local_id = ? ORDER BY provider_id, raw_id
+            """,
+            .text(projectID), .text(localID)
+        ).map { row in
+            FederatedIdentity(
+                providerID: row.string("provider_id") ?? "", rawID: row.string("raw_id") ?? "",
+                email: row.string("email"), displayName: row.string("display_name"),
+                photoURL: row.string("photo_url"), screenName: row.string("screen_name"))
+        }
+    }
+
+    private static func insertIdentities(of user: UserAccount, _ tx: any SQLExecutor) async throws {
+        for identity in user.identities {
+            try await tx.query(
+                """
+                INSERT INTO user_identities (project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                .text(user.projectID), .text(identity.providerID), .text(identity.rawID), .text(user.localID),
+                SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
+                SQLValue(identity.screenName))
+        }
+    }
+
+    private static func binds(_ user: UserAccount) -> [SQLValue] {
+        [
+            .text(user.projectID), .text(user.localID), SQLValue(user.email), SQLValue(user.emailVerified),
+            SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
+            SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
+            SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
+            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin),
+        ]
+    }
+
+    private static func user(from row: SQLRow) -> UserAccount {
+        var user = UserAccount(
+            projectID: row.string("project_id") ?? "", localID: row.string("local_id") ?? "",
+            createdAt: row.int("created_at") ?? 0)
+        user.email = row.string("email")
+        user.emailVerified = row.bool("email_verified")
+        user.displayName = row.string("display_name")
+        user.photoURL = row.string("photo_url")
+        user.phoneNumber = row.string("phone_number")
+        user.passwordHash = row.string("password_hash")
+        user.passwordSalt = row.string("password_salt")
+        user.passwordUpdatedAt = row.int("password_updated_at")
+        user.disabled = row.bool("disabled")
+        user.customAttributes = row.string("custom_attributes")
+        user.validSince = row.int("valid_since") ?? 0
+        user.lastLoginAt = row.int("last_login_at")
+        user.lastRefreshAt = row.int("last_refresh_at")
+        user.emailLinkSignin = row.bool("email_link_signin")
+        return user
+    }
+
+    /// Translates the databases' unique-constraint errors into the field that collided.
+    private func mapUniqueViolations<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch SQLError.uniqueViolation(let detail) {
+            // SQLite names the columns ("users.project_id, users.email"), PostgreSQL the index ("users_email_unique").
+            if detail.contains("identities") { throw StoreError.duplicate(.federatedIdentity) }
+            if detail.contains("email") { throw StoreError.duplicate(.email) }
+            if detail.contains("phone") { throw StoreError.duplicate(.phoneNumber) }
+            throw StoreError.duplicate(.localID)
+        }
+    }
+}
+
+// MARK: - Refresh tokens
+
+extension Store {
+    public func insertRefreshToken(hash: String, _ record: RefreshTokenRecord) async throws {
+        try await database.query(
+            """
+            INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
+            .int(record.authTime), .int(record.createdAt))
+    }
+
+    public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
+        let rows = try await database.query(
+            "SELECT project_id, local_id, sign_in_provider, auth_time, created_at FROM refresh_tokens WHERE token_hash = ?",
+            .text(hash))
+        return rows.first.map { row in
+            RefreshTokenRecord(
+                projectID: row.string("project_id") ?? "", localID: row.string("local_id") ?? "",
+                signInProvider: row.string("sign_in_provider") ?? "", authTime: row.int("auth_time") ?? 0,
+                createdAt: row.int("created_at") ?? 0)
+        }
+    }
+
+    /// Drops refresh tokens that `validSince` has already revoked, so the table does not grow forever.
+    public func deleteRefreshTokens(projectID: String, localID: String, createdBefore seconds: Int64) async throws {
+        try await database.query(
+            "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND created_at < ?",
+            .text(projectID), .text(localID), .int(seconds))
+    }
+}
+
+// MARK: - Signing keys
+
+extension Store {
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await database.query(
+            "SELECT kid, public_key_pem, certificate_pem, sealed_private_key, created_at FROM signing_keys ORDER BY created_at, kid", []
+        ).map { row in
+            SigningKeyRecord(
+                kid: row.string("kid") ?? "", publicKeyPEM: row.string("public_key_pem") ?? "",
+                certificatePEM: row.string("certificate_pem") ?? "",
+                sealedPrivateKey: row.string("sealed_private_key") ?? "", createdAt: row.int("created_at") ?? 0)
+        }
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws {
+        try await database.query(
+            "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
+            .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
+            .int(key.createdAt))
+    }
+}
+
+// MARK: - Projects and API keys
+
+extension Store {
+    /// The stored settings JSON of a project, or nil if the project does not exist.
+    public func projectSettings(projectID: String) async throws -> String? {
+        try await database.query("SELECT settings FROM projects WHERE project_id = ?", .text(projectID))
+            .first?.string("settings")
+    }
+
+    /// Creates the project if it does not exist yet; returns whether it was created.
+    @discardableResult
+    public func createProject(projectID: String, settings: String, createdAt: Int64) async throws -> Bool {
+        let rows = try await database.query(
+            "INSERT INTO projects (project_id, settings, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO NOTHING RETURNING project_id",
+            .text(projectID), .text(settings), .int(createdAt))
+        return !rows.isEmpty
+    }
+
+    public func updateProjectSettings(projectID: String, settings: String) async throws {
+        try await database.query(
+            "UPDATE projects SET settings = ? WHERE project_id = ?", .text(settings), .text(projectID))
+    }
+
+    public func projectIDs() async throws -> [String] {
+        try await database.query("SELECT project_id FROM projects ORDER BY project_id", []).compactMap { $0.string("project_id") }
+    }
+
+    public func insertAPIKey(_ key: String, projectID: String, createdAt: Int64) async throws {
+        try await database.query(
+            "INSERT INTO api_keys (api_key, project_id, created_at) VALUES (?, ?, ?)",
+            .text(key), .text(projectID), .int(createdAt))
+    }
+
+    public func projectID(forAPIKey key: String) async throws -> String? {
+        try await database.query("SELECT project_id FROM api_keys WHERE api_key = ?", .text(key)).first?.string("project_id")
+    }
+
+    public func apiKeys(projectID: String) async throws -> [String] {
+        try await database.query(
+            "SELECT api_key FROM api_keys WHERE project_id = ? ORDER BY created_at, api_key", .text(projectID)
+        ).compactMap { $0.string("api_key") }
+    }
+}

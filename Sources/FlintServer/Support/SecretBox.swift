@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+
+/// Seals secrets at rest (signing keys, password-hash keys) with the master key: AES-256-GCM, with a
+/// context string bound in as authenticated data so a sealed value cannot be moved to another slot.
+public struct SecretBox: Sendable {
+    private let key: SymmetricKey
+
+    public init(masterKey: SymmetricKey) { self.key = masterKey }
+
+    public func seal(_ secret: Data, context: String) throws -> String {
+        let box = try AES.GCM.seal(secret, using: key, authenticating: Data(context.utf8))
+        guard let combined = box.combined else { throw SecretBoxError.cannotSeal }
+        return combined.base64EncodedString()
+    }
+
+    public func open(_ sealed: String, context: String) throws -> Data {
+        guard let combined = Data(base64Encoded: sealed) else { throw SecretBoxError.wrongMasterKey }
+        do {
+            return try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key, authenticating: Data(context.utf8))
+        } catch {
+            throw SecretBoxError.wrongMasterKey
+        }
+    }
+
+    /// Loads the master key from `FLINT_MASTER_KEY` (base64 of 32 bytes) or from `master.key` in the data
+    /// directory, creating that file (mode 0600) on first start. Nodes sharing one PostgreSQL must share the key.
+    public static func loadMasterKey(environment: [String: String], dataDirectory: URL, random: RandomSource) throws -> SymmetricKey {
+        if let encoded = environment["FLINT_MASTER_KEY"], !encoded.isEmpty {
+            guard let bytes = Data(base64Encoded: encoded), bytes.count == 32 else { throw SecretBoxError.invalidMasterKey }
+            return SymmetricKey(data: bytes)
+        }
+        let file = dataDirectory.appendingPathComponent("master.key")
+        if let text = try? String(contentsOf: file, encoding: .utf8) {
+            guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32
+            else { throw SecretBoxError.invalidMasterKey }
+            return SymmetricKey(data: bytes)
+        }
+        try FileManager.default.createDirectory(
+            at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let bytes = Data(random.bytes(32))
+        guard FileManager.default.createFile(
+            atPath: file.path, contents: Data(bytes.base64EncodedString().utf8), attributes: [.posixPermissions: 0o600])
+        else { throw SecretBoxError.cannotWriteMasterKey(file.path) }
+        return SymmetricKey(data: bytes)
+    }
+}
+
+public enum SecretBoxError: Error, CustomStringConvertible {
+    case cannotSeal
+    case wrongMasterKey
+    case invalidMasterKey
+    case cannotWriteMasterKey(String)
+
+    public var description: String {
+        switch self {
+        case .cannotSeal: "could not seal a secret"
+        case .wrongMasterKey:
+            "a stored secret does not open with this master key (nodes sharing a database must share FLINT_MASTER_KEY)"
+        case .invalidMasterKey: "the master key must be base64 of exactly 32 bytes"
+        case .cannotWriteMasterKey(let path): "cannot write the master key file \(path)"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import FlintWire
+import Foundation
+import Hummingbird
+
+/// Secure Token refresh and the published verification keys.
+struct TokenRoutes: Sendable {
+    let tokens: TokenService
+    let keyring: SigningKeyring
+    let callers: CallerResolver
+    /// The server's public URL (known once the port is bound).
+    let publicURL: @Sendable () -> String
+
+    var endpoints: [Endpoint] {
+        [
+            Endpoint(method: .post, paths: ["/securetoken.googleapis.com/v1/token", "/v1/token"], handle: refresh),
+            Endpoint(
+                method: .get,
+                paths: [
+                    "/.well-known/jwks.json",
+                    "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                    "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                ]
+            ) { _, _ in Self.cacheable(await keyring.documents.jwks) },
+            Endpoint(
+                method: .get,
+                paths: [
+                    "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
+                    "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
+                ]
+            ) { _, _ in Self.cacheable(await keyring.documents.x509) },
+            Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"]) { _, context in
+                let projectID = context.parameters.get("projectId") ?? ""
+                let base = publicURL()
+                let document: [String: JSONValue] = [
+                    "issuer": .string(tokens.issuer(projectID: projectID)),
+                    "jwks_uri": .string(base + "/.well-known/jwks.json"),
+                    "response_types_supported": .array([.string("id_token")]),
+                    "subject_types_supported": .array([.string("public")]),
+                    "id_token_signing_alg_values_supported": .array([.string("RS256")]),
+                ]
+                return Self.cacheable(try JSONBody.encoder.encode(document))
+            },
+        ]
+    }
+
+    /// `grant_type=refresh_token`, from a form or JSON body, in snake_case or camelCase.
+    private func refresh(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let caller = try await callers.resolve(request, pathProjectID: nil, access: .apiKey)
+        let fields = try await Self.fields(of: request)
+        guard let grantType = fields["grant_type"] ?? fields["grantType"], !grantType.isEmpty else {
+            throw FlintError(.missingGrantType)
+        }
+        guard grantType == "refresh_token" else { throw FlintError(.invalidGrantType) }
+        guard let refreshToken = fields["refresh_token"] ?? fields["refreshToken"], !refreshToken.isEmpty else {
+            throw FlintError(.missingRefreshToken)
+        }
+        let (idToken, user) = try await tokens.refresh(refreshToken, projectID: caller.projectID)
+        return try JSONBody.response(SecureTokenResponse(
+            idToken: idToken, refreshToken: refreshToken, expiresIn: String(TokenService.idTokenLifetime),
+            userId: user.localID, projectId: caller.projectID))
+    }
+
+    private static func fields(of request: Request) async throws -> [String: String] {
+        let buffer = try await JSONBody.collect(request)
+        let body = String(buffer: buffer)
+        var fields: [String: String] = [:]
+        if request.headers[.contentType]?.contains("application/x-www-form-urlencoded") == true {
+            for pair in body.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                }
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
+            }
+        } else if !body.isEmpty {
+            guard case .object(let object)? = try? JSONBody.decodeValue(body) else {
+                throw FlintError.invalidJSON("Unexpected token.")
+            }
+            for (key, value) in object {
+                guard let text = value.stringValue else { throw FlintError.invalidJSON("/\(key) must be string") }
+                fields[key] = text
+            }
+        }
+        for (key, value) in request.uri.queryParameters where fields[String(key)] == nil && key != "key" {
+            fields[String(key)] = String(value)
+        }
+        return fields
+    }
+
+    private static func cacheable(_ data: Data) -> Response {
+        var response = JSONBody.response(data: data)
+        // Short enough that a rotation reaches verifiers quickly.
+        response.headers[.cacheControl] = "public, max-age=300"
+        return response
+    }
+}

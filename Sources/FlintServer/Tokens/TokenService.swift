@@ -1,0 +1,131 @@
+import Crypto
+import FlintWire
+import Foundation
+
+/// ID tokens and refresh tokens: minting, refreshing and verifying.
+///
+/// ID tokens are RS256 JWTs with Firebase's claims, valid for one hour. Refresh tokens are opaque random
+/// strings; only their SHA-256 is stored. Both are revoked by the user's `validSince`, and refused for
+/// disabled or deleted users.
+public final class TokenService: Sendable {
+    /// ID token lifetime, in seconds (Firebase's one hour).
+    public static let idTokenLifetime: Int64 = 3600
+    /// How far in the future an `iat` may lie before a token is refused (clock skew between nodes).
+    static let allowedClockSkew: Int64 = 300
+
+    private let keyring: SigningKeyring
+    private let store: Store
+    private let clock: any FlintClock
+    private let random: any RandomSource
+    private let issuerPrefix: @Sendable () -> String
+
+    /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
+    ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
+    public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource,
+                issuerPrefix: @escaping @Sendable () -> String) {
+        self.keyring = keyring
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.issuerPrefix = issuerPrefix
+    }
+
+    public func issuer(projectID: String) -> String { issuerPrefix() + projectID }
+
+    /// What a sign-in returns: a fresh ID token and a new refresh token.
+    public struct IssuedTokens: Sendable {
+        public let idToken: String
+        public let refreshToken: String
+        public var expiresIn: String { String(TokenService.idTokenLifetime) }
+    }
+
+    /// Mints tokens for a sign-in (or a change that re-issues them). `authTime` defaults to now.
+    public func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil) async throws -> IssuedTokens {
+        let now = clock.seconds
+        let authTime = authTime ?? now
+        let idToken = try await mintIDToken(for: user, signInProvider: signInProvider, authTime: authTime, now: now)
+        let refreshToken = random.token(byteCount: 32)
+        try await store.insertRefreshToken(
+            hash: Self.hash(refreshToken),
+            RefreshTokenRecord(
+                projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
+                authTime: authTime, createdAt: now))
+        return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
+    }
+
+    /// Exchanges a refresh token for a new ID token (Secure Token's `grant_type=refresh_token`).
+    /// The refresh token stays the same, as Firebase's does.
+    public func refresh(_ refreshToken: String, projectID: String) async throws -> (idToken: String, user: UserAccount) {
+        guard refreshToken.utf8.count <= 512,
+              let record = try await store.refreshToken(hash: Self.hash(refreshToken)),
+              record.projectID == projectID
+        else { throw FlintError(.invalidRefreshToken) }
+        guard let user = try await store.user(projectID: projectID, localID: record.localID) else {
+            throw FlintError(.userNotFound)
+        }
+        if user.disabled { throw FlintError(.userDisabled) }
+        if record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
+        let now = clock.seconds
+        let idToken = try await mintIDToken(
+            for: user, signInProvider: record.signInProvider, authTime: record.authTime, now: now)
+        try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: clock.milliseconds)
+        return (idToken, user)
+    }
+
+    /// A verified ID token: its claims and the (current) user it belongs to.
+    public struct VerifiedIDToken: Sendable {
+        public let claims: IDTokenClaims
+        public let user: UserAccount
+    }
+
+    /// Verifies signature, issuer, audience, expiry and issue time, then that the user still exists, is
+    /// enabled, and has not revoked tokens issued before `validSince`.
+    public func verifyIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
+        guard let token, !token.isEmpty else { throw FlintError(.missingIDToken) }
+        guard let payload = await keyring.verify(token),
+              let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: payload),
+              claims.iss == issuer(projectID: projectID), claims.aud == projectID, !claims.sub.isEmpty
+        else { throw FlintError(.invalidIDToken) }
+        let now = clock.seconds
+        if claims.iat > now + Self.allowedClockSkew { throw FlintError(.invalidIDToken) }
+        if claims.exp <= now { throw FlintError(.tokenExpired) }
+        guard let user = try await store.user(projectID: projectID, localID: claims.sub) else {
+            throw FlintError(.userNotFound)
+        }
+        if user.disabled { throw FlintError(.userDisabled) }
+        if claims.iat < user.validSince { throw FlintError(.tokenExpired) }
+        return VerifiedIDToken(claims: claims, user: user)
+    }
+
+    private func mintIDToken(for user: UserAccount, signInProvider: String, authTime: Int64, now: Int64) async throws -> String {
+        var identities: [String: [String]] = [:]
+        if let email = user.email { identities["email"] = [email] }
+        if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
+        for identity in user.identities { identities[identity.providerID, default: []].append(identity.rawID) }
+        let claims = IDTokenClaims(
+            iss: issuer(projectID: user.projectID), aud: user.projectID, authTime: authTime, userId: user.localID,
+            iat: now, exp: now + Self.idTokenLifetime, email: user.email,
+            emailVerified: user.email == nil ? nil : user.emailVerified, phoneNumber: user.phoneNumber,
+            name: user.displayName, picture: user.photoURL,
+            providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
+            firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider))
+        var payload = try JSONBody.encoder.encode(claims)
+        if let custom = user.customAttributes, !custom.isEmpty {
+            payload = try Self.merging(customClaims: custom, into: payload)
+        }
+        return try await keyring.sign(payload: payload)
+    }
+
+    /// Adds custom claims beside the standard ones; standard claims win any name clash.
+    private static func merging(customClaims: String, into payload: Data) throws -> Data {
+        guard case .object(var merged)? = try? JSONDecoder().decode(JSONValue.self, from: Data(customClaims.utf8)),
+              case .object(let standard) = try JSONDecoder().decode(JSONValue.self, from: payload)
+        else { return payload }
+        merged.merge(standard) { _, standardValue in standardValue }
+        return try JSONBody.encoder.encode(JSONValue.object(merged))
+    }
+
+    static func hash(_ refreshToken: String) -> String {
+        Base64URL.encode(Data(SHA256.hash(data: Data(refreshToken.utf8))))
+    }
+}

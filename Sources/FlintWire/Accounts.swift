@@ -1,0 +1,270 @@
+// Request and response bodies of the Identity Toolkit v1 account operations
+// (`/v1/accounts:*`, and their v3 `relyingparty/*` aliases). Field names are Firebase's own.
+
+/// `accounts:signUp` (v3 `signupNewUser`): anonymous, email+password, or an upgrade of the user in `idToken`.
+/// Privileged callers (the Admin SDKs' `createUser`) may also set the profile and `localId`.
+public struct SignUpRequest: Codable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var idToken: String?
+    public var returnSecureToken: Bool?
+    public var tenantId: String?
+    // Privileged (admin) fields.
+    public var localId: String?
+    public var emailVerified: Bool?
+    public var phoneNumber: String?
+    public var disabled: Bool?
+    public var targetProjectId: String?
+
+    public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
+                returnSecureToken: Bool? = true) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.idToken = idToken
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+/// Tokens as the sign-in family of operations returns them. `expiresIn` is a string, as SDKs expect.
+public struct SignInResponse: Codable, Sendable {
+    public var kind: String?
+    public var localId: String
+    public var email: String?
+    public var displayName: String?
+    public var idToken: String?
+    public var refreshToken: String?
+    public var expiresIn: String?
+    public var registered: Bool?
+    public var isNewUser: Bool?
+
+    public init(kind: String? = nil, localId: String, email: String? = nil, displayName: String? = nil,
+                idToken: String? = nil, refreshToken: String? = nil, expiresIn: String? = nil,
+                registered: Bool? = nil, isNewUser: Bool? = nil) {
+        self.kind = kind
+        self.localId = localId
+        self.email = email
+        self.displayName = displayName
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.registered = registered
+        self.isNewUser = isNewUser
+    }
+}
+
+/// `accounts:signInWithPassword` (v3 `verifyPassword`).
+public struct SignInWithPasswordRequest: Codable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var returnSecureToken: Bool?
+    public var tenantId: String?
+
+    public init(email: String?, password: String?, returnSecureToken: Bool? = true) {
+        self.email = email
+        self.password = password
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+/// `accounts:lookup` (v3 `getAccountInfo`): by `idToken`, or by identifiers when privileged.
+public struct LookupRequest: Codable, Sendable {
+    public var idToken: String?
+    public var localId: [String]?
+    public var email: [String]?
+    public var phoneNumber: [String]?
+    public var targetProjectId: String?
+    public var tenantId: String?
+
+    public init(idToken: String? = nil, localId: [String]? = nil, email: [String]? = nil, phoneNumber: [String]? = nil) {
+        self.idToken = idToken
+        self.localId = localId
+        self.email = email
+        self.phoneNumber = phoneNumber
+    }
+}
+
+public struct LookupResponse: Codable, Sendable {
+    public var kind: String?
+    /// Omitted when nothing matched, as Firebase does.
+    public var users: [UserRecord]?
+
+    public init(kind: String? = "identitytoolkit#GetAccountInfoResponse", users: [UserRecord]?) {
+        self.kind = kind
+        self.users = users
+    }
+}
+
+/// One linked identity of a user (`providerUserInfo[]`).
+public struct ProviderUserInfo: Codable, Sendable, Equatable {
+    public var providerId: String
+    public var rawId: String?
+    public var federatedId: String?
+    public var email: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var screenName: String?
+
+    public init(providerId: String, rawId: String? = nil, federatedId: String? = nil, email: String? = nil,
+                displayName: String? = nil, photoUrl: String? = nil, phoneNumber: String? = nil) {
+        self.providerId = providerId
+        self.rawId = rawId
+        self.federatedId = federatedId
+        self.email = email
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.phoneNumber = phoneNumber
+    }
+}
+
+/// A user as `accounts:lookup` and `accounts:batchGet` return it.
+/// `createdAt` and `lastLoginAt` are epoch milliseconds as strings; `validSince` is epoch seconds as a string.
+public struct UserRecord: Codable, Sendable, Equatable {
+    public var localId: String
+    public var email: String?
+    public var emailVerified: Bool?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var passwordHash: String?
+    public var salt: String?
+    public var passwordUpdatedAt: Double?
+    public var providerUserInfo: [ProviderUserInfo]?
+    public var validSince: String?
+    public var disabled: Bool?
+    public var lastLoginAt: String?
+    public var createdAt: String?
+    public var lastRefreshAt: String?
+    public var customAttributes: String?
+    public var emailLinkSignin: Bool?
+    public var tenantId: String?
+
+    public init(localId: String) { self.localId = localId }
+}
+
+/// `accounts:update` (v3 `setAccountInfo`).
+public struct UpdateAccountRequest: Codable, Sendable {
+    public var idToken: String?
+    public var localId: String?
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    /// `DISPLAY_NAME`, `PHOTO_URL`, `EMAIL`, `PASSWORD`, `PHONE_NUMBER`.
+    public var deleteAttribute: [String]?
+    /// Provider ids to unlink (`password`, `phone`, `apple.com`, …).
+    public var deleteProvider: [String]?
+    public var returnSecureToken: Bool?
+    public var tenantId: String?
+    // Privileged (admin) fields.
+    public var emailVerified: Bool?
+    public var disableUser: Bool?
+    public var customAttributes: String?
+    public var validSince: String?
+    public var targetProjectId: String?
+
+    public init(idToken: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,
+                photoUrl: String? = nil, deleteAttribute: [String]? = nil, deleteProvider: [String]? = nil,
+                returnSecureToken: Bool? = true) {
+        self.idToken = idToken
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.deleteAttribute = deleteAttribute
+        self.deleteProvider = deleteProvider
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+public struct UpdateAccountResponse: Codable, Sendable {
+    public var kind: String?
+    public var localId: String
+    public var email: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var emailVerified: Bool?
+    public var passwordHash: String?
+    public var providerUserInfo: [ProviderUserInfo]?
+    public var idToken: String?
+    public var refreshToken: String?
+    public var expiresIn: String?
+
+    public init(localId: String) { self.localId = localId }
+}
+
+/// `accounts:delete` (v3 `deleteAccount`).
+public struct DeleteAccountRequest: Codable, Sendable {
+    public var idToken: String?
+    public var localId: String?
+    public var targetProjectId: String?
+    public var tenantId: String?
+
+    public init(idToken: String? = nil, localId: String? = nil) {
+        self.idToken = idToken
+        self.localId = localId
+    }
+}
+
+public struct DeleteAccountResponse: Codable, Sendable {
+    public var kind: String?
+    public init(kind: String? = "identitytoolkit#DeleteAccountResponse") { self.kind = kind }
+}
+
+/// `accounts:createAuthUri` (v3 `createAuthUri`): the sign-in methods of an email.
+public struct CreateAuthURIRequest: Codable, Sendable {
+    public var identifier: String?
+    public var continueUri: String?
+    public var providerId: String?
+    public var tenantId: String?
+
+    public init(identifier: String?, continueUri: String? = "http://localhost") {
+        self.identifier = identifier
+        self.continueUri = continueUri
+    }
+}
+
+public struct CreateAuthURIResponse: Codable, Sendable {
+    public var kind: String?
+    public var registered: Bool?
+    public var allProviders: [String]?
+    public var signinMethods: [String]?
+    public var sessionId: String?
+
+    public init(kind: String? = "identitytoolkit#CreateAuthUriResponse", registered: Bool? = nil,
+                allProviders: [String]? = nil, signinMethods: [String]? = nil, sessionId: String? = nil) {
+        self.kind = kind
+        self.registered = registered
+        self.allProviders = allProviders
+        self.signinMethods = signinMethods
+        self.sessionId = sessionId
+    }
+}
+
+/// `GET v1/projects` (v3 `getProjectConfig`).
+public struct ProjectConfigResponse: Codable, Sendable {
+    public var projectId: String
+    public var authorizedDomains: [String]
+
+    public init(projectId: String, authorizedDomains: [String]) {
+        self.projectId = projectId
+        self.authorizedDomains = authorizedDomains
+    }
+}
+
+/// The admin `accounts:batchGet` page.
+public struct BatchGetResponse: Codable, Sendable {
+    public var kind: String?
+    public var users: [UserRecord]?
+    public var nextPageToken: String?
+
+    public init(users: [UserRecord]?, nextPageToken: String?) {
+        self.kind = "identitytoolkit#DownloadAccountResponse"
+        self.users = users
+        self.nextPageToken = nextPageToken
+    }
+}

@@ -1,0 +1,12 @@
+/// Provider ids as they appear on the wire (`providerId`, `firebase.sign_in_provider`, identities).
+public enum ProviderID {
+    public static let password = "password"
+    public static let phone = "phone"
+    public static let anonymous = "anonymous"
+    public static let custom = "custom"
+    public static let apple = "apple.com"
+    public static let facebook = "facebook.com"
+    public static let google = "google.com"
+    /// The `signinMethods` value for email-link accounts.
+    public static let emailLinkSignInMethod = "emailLink"
+}

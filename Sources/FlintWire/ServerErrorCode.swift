@@ -1,0 +1,55 @@
+/// The error strings Firebase servers put in `error.message` (before an optional `" : detail"`).
+///
+/// The official SDKs map these exact strings onto their client error codes, so the server must emit
+/// them verbatim and the SDK reads them back through the same type.
+public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
+    // Generic
+    case invalidArgument = "INVALID_ARGUMENT"
+    case permissionDenied = "PERMISSION_DENIED"
+    case unauthenticated = "UNAUTHENTICATED"
+    case notFound = "NOT_FOUND"
+    case internalError = "INTERNAL"
+    case notImplemented = "NOT_IMPLEMENTED"
+    case projectNotFound = "PROJECT_NOT_FOUND"
+    case insufficientPermission = "INSUFFICIENT_PERMISSION"
+    case operationNotAllowed = "OPERATION_NOT_ALLOWED"
+    case adminOnlyOperation = "ADMIN_ONLY_OPERATION"
+    case userNotFound = "USER_NOT_FOUND"
+    case userDisabled = "USER_DISABLED"
+    case missingLocalID = "MISSING_LOCAL_ID"
+    case tooManyAttempts = "TOO_MANY_ATTEMPTS_TRY_LATER"
+
+    // ID tokens
+    case missingIDToken = "MISSING_ID_TOKEN"
+    case invalidIDToken = "INVALID_ID_TOKEN"
+    case tokenExpired = "TOKEN_EXPIRED"
+    case credentialTooOld = "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+
+    // Email and password
+    case missingEmail = "MISSING_EMAIL"
+    case missingPassword = "MISSING_PASSWORD"
+    case invalidEmail = "INVALID_EMAIL"
+    case invalidIdentifier = "INVALID_IDENTIFIER"
+    case missingIdentifier = "MISSING_IDENTIFIER"
+    case missingContinueURI = "MISSING_CONTINUE_URI"
+    case invalidContinueURI = "INVALID_CONTINUE_URI"
+    case emailExists = "EMAIL_EXISTS"
+    case emailNotFound = "EMAIL_NOT_FOUND"
+    case invalidPassword = "INVALID_PASSWORD"
+    case invalidLoginCredentials = "INVALID_LOGIN_CREDENTIALS"
+    case weakPassword = "WEAK_PASSWORD"
+    case passwordLoginDisabled = "PASSWORD_LOGIN_DISABLED"
+    case phoneNumberExists = "PHONE_NUMBER_EXISTS"
+    case invalidPhoneNumber = "INVALID_PHONE_NUMBER"
+    case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+    case invalidProviderID = "INVALID_PROVIDER_ID"
+    case invalidClaims = "INVALID_CLAIMS"
+    case claimsTooLarge = "CLAIMS_TOO_LARGE"
+    case forbiddenClaim = "FORBIDDEN_CLAIM"
+
+    // Secure Token
+    case missingGrantType = "MISSING_GRANT_TYPE"
+    case invalidGrantType = "INVALID_GRANT_TYPE"
+    case missingRefreshToken = "MISSING_REFRESH_TOKEN"
+    case invalidRefreshToken = "INVALID_REFRESH_TOKEN"
+}

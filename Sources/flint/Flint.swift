@@ -1,0 +1,112 @@
+import ArgumentParser
+import FlintServer
+import Foundation
+import Logging
+
+@main
+struct Flint: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flint",
+        abstract: "A self-hostable identity server that speaks Firebase Authentication's wire protocol.",
+        subcommands: [Serve.self, Keys.self])
+}
+
+/// The options every command that opens the server's state shares. Each flag has a `FLINT_*` variable;
+/// a flag given on the command line wins.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to listen on (FLINT_HOST).") var host: String?
+    @Option(help: "Port to listen on; 0 picks a free one (FLINT_PORT).") var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Folder for the SQLite file and the master key (FLINT_DATA_DIR).")
+    var dataDirectory: String?
+    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/db to use PostgreSQL (FLINT_DATABASE_URL).")
+    var databaseURL: String?
+    @Flag(help: "Emulator mode: a drop-in for the Firebase Auth emulator (FLINT_EMULATOR=1).") var emulator = false
+    @Option(help: "Default project id (FLINT_PROJECT).") var project: String?
+    @Option(name: .customLong("public-url"), help: "External base URL used in issuers and links (FLINT_PUBLIC_URL).")
+    var publicURL: String?
+
+    func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfiguration {
+        func value(_ flag: String?, _ variable: String) -> String? {
+            flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let portText = port.map(String.init) ?? value(nil, "FLINT_PORT") ?? "9099"
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw ValidationError("Invalid port: \(portText)")
+        }
+        let emulatorVariable = environment["FLINT_EMULATOR"]?.lowercased()
+        return ServerConfiguration(
+            host: value(host, "FLINT_HOST") ?? "127.0.0.1",
+            port: port,
+            dataDirectory: URL(fileURLWithPath: value(dataDirectory, "FLINT_DATA_DIR") ?? ".flint"),
+            databaseURL: value(databaseURL, "FLINT_DATABASE_URL"),
+            emulator: emulator || ["1", "true", "yes"].contains(emulatorVariable ?? ""),
+            projectID: value(project, "FLINT_PROJECT") ?? "demo-flint",
+            publicURL: value(publicURL, "FLINT_PUBLIC_URL"))
+    }
+}
+
+func makeLogger() -> Logger {
+    var logger = Logger(label: "flint")
+    logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    return logger
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server until SIGINT or SIGTERM.")
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        let configuration = try options.configuration()
+        let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
+        let apiKey = try await server.defaultAPIKey()
+        try await server.run { port in
+            let mode = configuration.emulator ? "emulator" : "production"
+            let storage = configuration.databaseURL == nil
+                ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"
+            FileHandle.standardOutput.write(Data("""
+                Flint is listening on http://\(configuration.host):\(port)
+                  mode:       \(mode)
+                  project:    \(configuration.projectID)
+                  API key:    \(apiKey)\(configuration.emulator ? " (any non-empty key works in emulator mode)" : "")
+                  public URL: \(server.publicURL)
+                  storage:    \(storage)
+
+                """.utf8))
+        }
+        try await server.close()
+    }
+}
+
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the keys that sign ID tokens.", subcommands: [Rotate.self, List.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a new signing key. It signs from now on; tokens signed by older keys still verify.")
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let server = try await AuthServer.open(configuration: try options.configuration(), logger: makeLogger())
+            let kid = try await server.keyring.rotate()
+            try await server.close()
+            print("New signing key: \(kid)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the signing keys (the last one signs).")
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let server = try await AuthServer.open(configuration: try options.configuration(), logger: makeLogger())
+            let records = try await server.store.signingKeys()
+            try await server.close()
+            for record in records {
+                let created = Date(timeIntervalSince1970: TimeInterval(record.createdAt))
+                print("\(record.kid)  created \(created.formatted(.iso8601))")
+            }
+        }
+    }
+}
