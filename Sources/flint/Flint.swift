@@ -80,7 +80,7 @@ struct Serve: AsyncParsableCommand {
 
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage the keys that sign ID tokens.", subcommands: [Rotate.self, List.self])
+        abstract: "Manage the keys that sign ID tokens.", subcommands: [Rotate.self, List.self, Benchmark.self])
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

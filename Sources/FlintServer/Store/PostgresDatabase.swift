@@ -28,6 +28,7 @@ public final class PostgresDatabase: SQLDatabase {
         runner = Task { await client.run() }
     }
 
+    @discardableResult
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await Self.mapErrors {
             try await Self.collect(client.query(Self.makeQuery(sql, binds), logger: logger))

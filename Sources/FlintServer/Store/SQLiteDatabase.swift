@@ -21,6 +21,7 @@ public final class SQLiteDatabase: SQLDatabase {
         readers = try (0..<max(1, readerCount)).map { _ in try Connection(path: path) }
     }
 
+    @discardableResult
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         let connection = Self.isRead(sql) ? pickReader() : writer
         return try await connection.lock.withLock { try connection.execute(sql, binds) }

@@ -1,0 +1,144 @@
+import FlintServer
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// Which database a test runs on. Store and API suites run on both.
+public enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    public var description: String { rawValue }
+}
+
+/// A clock tests move by hand, so expiry is tested without sleeping.
+public final class TestClock: FlintClock {
+    private let current: NIOLockedValueBox<Date>
+
+    public init(_ start: Date = Date()) { current = NIOLockedValueBox(start) }
+
+    public func now() -> Date { current.withLockedValue { $0 } }
+
+    public func advance(seconds: TimeInterval) {
+        current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// A scratch database for one test: a temporary folder for SQLite, or a fresh PostgreSQL database
+/// created on the server named by `FLINT_TEST_DATABASE_URL` (the test script starts one).
+public struct ScratchDatabase: Sendable {
+    public let kind: TestDatabase
+    /// The data directory (always used: it holds the master key, and the SQLite file for `.sqlite`).
+    public let dataDirectory: URL
+    /// The PostgreSQL URL for `.postgres`, nil for SQLite.
+    public let databaseURL: String?
+
+    public static func make(_ kind: TestDatabase) async throws -> ScratchDatabase {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard kind == .postgres else { return ScratchDatabase(kind: kind, dataDirectory: directory, databaseURL: nil) }
+        let name = "flint_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await withAdminDatabase { try await $0.query("CREATE DATABASE \(name)", []) }
+        var components = URLComponents(string: try baseURL())!
+        components.path = "/" + name
+        return ScratchDatabase(kind: kind, dataDirectory: directory, databaseURL: components.string!)
+    }
+
+    /// Removes the folder and drops the PostgreSQL database.
+    public func drop() async throws {
+        try? FileManager.default.removeItem(at: dataDirectory)
+        guard let databaseURL, let name = URLComponents(string: databaseURL)?.path.dropFirst() else { return }
+        try await Self.withAdminDatabase { try await $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", []) }
+    }
+
+    static func baseURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["FLINT_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw TestSupportError.missingPostgres
+        }
+        return url
+    }
+
+    private static func withAdminDatabase(_ body: (PostgresDatabase) async throws -> Void) async throws {
+        let database = try PostgresDatabase(url: try baseURL(), logger: Logger(label: "flint-test"))
+        do {
+            try await body(database)
+            try await database.close()
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+}
+
+public enum TestSupportError: Error, CustomStringConvertible {
+    case missingPostgres
+    case serverDidNotStart
+
+    public var description: String {
+        switch self {
+        case .missingPostgres:
+            "FLINT_TEST_DATABASE_URL is not set: run the tests with scripts/test.sh, which starts PostgreSQL"
+        case .serverDidNotStart: "the test server did not start"
+        }
+    }
+}
+
+/// A Flint server running in this process on 127.0.0.1 and an ephemeral port, on a scratch database.
+public final class TestServer: Sendable {
+    public let server: AuthServer
+    public let clock: TestClock
+    public let database: ScratchDatabase
+    public let port: Int
+    public let apiKey: String
+    private let task: Task<Void, Error>
+    private let ownsDatabase: Bool
+
+    public var host: String { "127.0.0.1" }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var projectID: String { server.configuration.projectID }
+
+    /// The master key every test server uses, so several nodes can share one database.
+    public static let masterKey = Data(repeating: 7, count: 32).base64EncodedString()
+
+    /// Starts a server. Pass `database` to share one (another node, or a restart); it is then not dropped by `stop()`.
+    public static func start(emulator: Bool = true, database kind: TestDatabase = .sqlite, sharing shared: ScratchDatabase? = nil,
+                             clock: TestClock = TestClock(), projectID: String = "demo-flint") async throws -> TestServer {
+        let database: ScratchDatabase
+        if let shared { database = shared } else { database = try await ScratchDatabase.make(kind) }
+        var logger = Logger(label: "flint-test")
+        logger.logLevel = .warning
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
+            emulator: emulator, projectID: projectID)
+        let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey])
+        let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: logger)
+        let apiKey = try await server.defaultAPIKey()
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            try await server.run(handleSignals: false) { port in continuation.yield(port) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw TestSupportError.serverDidNotStart }
+        return TestServer(server: server, clock: clock, database: database, port: port, apiKey: apiKey, task: task,
+                          ownsDatabase: shared == nil)
+    }
+
+    private init(server: AuthServer, clock: TestClock, database: ScratchDatabase, port: Int, apiKey: String,
+                 task: Task<Void, Error>, ownsDatabase: Bool) {
+        self.server = server
+        self.clock = clock
+        self.database = database
+        self.port = port
+        self.apiKey = apiKey
+        self.task = task
+        self.ownsDatabase = ownsDatabase
+    }
+
+    /// Stops serving and closes the store; drops the scratch database unless it was shared in.
+    public func stop() async throws {
+        task.cancel()
+        _ = await task.result
+        try await server.close()
+        if ownsDatabase { try await database.drop() }
+    }
+}
