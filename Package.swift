@@ -56,7 +56,10 @@ let package = Package(
             path: "Tests/FlintTestSupport"
         ),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
-        .testTarget(name: "FlintServerTests", dependencies: ["FlintServer", "FlintTestSupport"]),
+        .testTarget(
+            name: "FlintServerTests",
+            dependencies: ["FlintServer", "FlintTestSupport", .product(name: "_CryptoExtras", package: "swift-crypto")]
+        ),
         .testTarget(name: "FlintAuthTests", dependencies: ["FlintAuth", "FlintTestSupport"]),
     ]
 )

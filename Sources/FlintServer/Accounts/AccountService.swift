@@ -213,9 +213,6 @@ public struct AccountService: Sendable {
             if let phone = request.phoneNumber { user.phoneNumber = try Validation.phoneNumber(phone) }
         }
         try await save(user)
-        if user.validSince > (verified?.user.validSince ?? user.validSince) || user.disabled {
-            try await store.deleteRefreshTokens(projectID: user.projectID, localID: user.localID, createdBefore: user.validSince)
-        }
 
         var response = UpdateAccountResponse(localId: user.localID)
         response.kind = "identitytoolkit#SetAccountInfoResponse"

@@ -229,13 +229,6 @@ extension Store {
                 createdAt: row.int("created_at") ?? 0)
         }
     }
-
-    /// Drops refresh tokens that `validSince` has already revoked, so the table does not grow forever.
-    public func deleteRefreshTokens(projectID: String, localID: String, createdBefore seconds: Int64) async throws {
-        try await database.query(
-            "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND created_at < ?",
-            .text(projectID), .text(localID), .int(seconds))
-    }
 }
 
 // MARK: - Signing keys

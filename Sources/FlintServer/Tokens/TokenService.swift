@@ -44,7 +44,9 @@ public final class TokenService: Sendable {
         let now = clock.seconds
         let authTime = authTime ?? now
         let idToken = try await mintIDToken(for: user, signInProvider: signInProvider, authTime: authTime, now: now)
-        let refreshToken = random.token(byteCount: 32)
+        // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
+        // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
+        let refreshToken = user.localID + "." + random.token(byteCount: 32)
         try await store.insertRefreshToken(
             hash: Self.hash(refreshToken),
             RefreshTokenRecord(
@@ -59,7 +61,13 @@ public final class TokenService: Sendable {
         guard refreshToken.utf8.count <= 512,
               let record = try await store.refreshToken(hash: Self.hash(refreshToken)),
               record.projectID == projectID
-        else { throw FlintError(.invalidRefreshToken) }
+        else {
+            if let localID = refreshToken.split(separator: ".").first, !localID.isEmpty,
+               try await store.user(projectID: projectID, localID: String(localID)) == nil {
+                throw FlintError(.userNotFound)
+            }
+            throw FlintError(.invalidRefreshToken)
+        }
         guard let user = try await store.user(projectID: projectID, localID: record.localID) else {
             throw FlintError(.userNotFound)
         }

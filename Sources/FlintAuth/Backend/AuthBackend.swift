@@ -1,0 +1,76 @@
+import FlintWire
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What every request of one `Auth` needs, captured when the request starts.
+struct RequestConfiguration: Sendable {
+    var apiKey: String
+    /// Where the Google-host-prefixed paths are served (a Flint server or an emulator);
+    /// nil for Google's production hosts.
+    var baseURL: URL?
+    var languageCode: String?
+    var tenantID: String?
+}
+
+/// Issues JSON RPCs to the Identity Toolkit and Secure Token APIs and turns failures into
+/// `FIRAuthErrorDomain` errors.
+struct AuthBackend: Sendable {
+    /// The `X-Client-Version` header value.
+    static let clientVersion = "Flint/Swift/0.1.0"
+
+    let configuration: RequestConfiguration
+    let httpClient: any AuthHTTPClient
+
+    /// The URL of `endpoint`: `https://{host}/{path}?key=…` in production, `{base}/{host}/{path}?key=…` otherwise.
+    func url(for endpoint: Endpoint) -> URL {
+        var root = "https://"
+        if let base = configuration.baseURL?.absoluteString {
+            root = base.hasSuffix("/") ? base : base + "/"
+        }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=?#")
+        let key = configuration.apiKey.addingPercentEncoding(withAllowedCharacters: allowed) ?? configuration.apiKey
+        guard let url = URL(string: "\(root)\(endpoint.hostAndPath)?key=\(key)") else {
+            preconditionFailure("Invalid Auth base URL: \(root)")
+        }
+        return url
+    }
+
+    /// POSTs `body` as JSON to `endpoint` and decodes a 2xx answer as `Response`.
+    /// Throws `networkError` when no answer arrives, the mapped server error for a non-2xx answer,
+    /// and `internalError` for an answer that cannot be decoded.
+    func post<Response: Decodable>(_ endpoint: Endpoint, _ body: some Encodable) async throws -> Response {
+        var request = URLRequest(url: url(for: endpoint))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONEncoder().encode(body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(Self.clientVersion, forHTTPHeaderField: "X-Client-Version")
+        if let languageCode = configuration.languageCode {
+            request.setValue(languageCode, forHTTPHeaderField: "X-Firebase-Locale")
+        }
+
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await httpClient.data(for: request)
+        } catch {
+            throw AuthErrorUtils.networkError(underlying: error)
+        }
+
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let text = String(decoding: data, as: UTF8.self)
+        guard (200..<300).contains(status) else {
+            guard let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) else {
+                throw AuthErrorUtils.internalError(response: "HTTP \(status): \(text)")
+            }
+            throw AuthErrorUtils.serverError(envelope)
+        }
+        do {
+            return try JSONDecoder().decode(Response.self, from: data)
+        } catch {
+            throw AuthErrorUtils.internalError(response: text, underlying: error)
+        }
+    }
+}

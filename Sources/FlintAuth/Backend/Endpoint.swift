@@ -1,0 +1,18 @@
+/// A REST method, named by the Google host and path it has in production. A Flint server (and the
+/// Firebase emulator) serves the same path under its own base URL: `{base}/{host}/{path}`.
+struct Endpoint: Sendable, Equatable {
+    /// `host/path`, e.g. `identitytoolkit.googleapis.com/v1/accounts:signUp`.
+    let hostAndPath: String
+
+    private static func identityToolkit(_ method: String) -> Endpoint {
+        Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v1/\(method)")
+    }
+
+    static let signUp = identityToolkit("accounts:signUp")
+    static let signInWithPassword = identityToolkit("accounts:signInWithPassword")
+    static let lookup = identityToolkit("accounts:lookup")
+    static let update = identityToolkit("accounts:update")
+    static let delete = identityToolkit("accounts:delete")
+    static let createAuthURI = identityToolkit("accounts:createAuthUri")
+    static let secureToken = Endpoint(hostAndPath: "securetoken.googleapis.com/v1/token")
+}

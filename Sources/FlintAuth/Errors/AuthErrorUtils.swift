@@ -1,0 +1,175 @@
+import FlintWire
+import Foundation
+
+/// Builds the `NSError`s FlintAuth throws.
+enum AuthErrorUtils {
+    /// Domain of the internal error nested under `NSUnderlyingErrorKey` of an `internalError`.
+    static let internalErrorDomain = "FIRAuthInternalErrorDomain"
+    /// Key, in that internal error, of what the server answered.
+    static let deserializedResponseKey = "FIRAuthErrorUserInfoDeserializedResponseKey"
+
+    /// An error of `code`; `message` replaces the canned description when given.
+    static func error(_ code: AuthErrorCode, message: String? = nil, userInfo: [String: Any] = [:]) -> NSError {
+        var info = userInfo
+        info[AuthErrors.userInfoNameKey] = code.name
+        info[NSLocalizedDescriptionKey] = message ?? code.defaultDescription
+        return NSError(domain: AuthErrors.domain, code: code.rawValue, userInfo: info)
+    }
+
+    /// The request never got an answer (connection refused, timeout, TLS failure, …).
+    static func networkError(underlying: any Error) -> NSError {
+        error(.networkError, userInfo: [NSUnderlyingErrorKey: underlying])
+    }
+
+    /// The credential store failed to read, write or delete the signed-in user.
+    static func keychainError(underlying: any Error) -> NSError {
+        let reason = (underlying as NSError).localizedDescription
+        return error(.keychainError, userInfo: [NSUnderlyingErrorKey: underlying, NSLocalizedFailureReasonErrorKey: reason])
+    }
+
+    /// The server answered something FlintAuth cannot understand: `internalError`, with the answer
+    /// (or the decoding failure) kept in the underlying error for diagnosis.
+    static func internalError(response: String, underlying: (any Error)? = nil) -> NSError {
+        var details: [String: Any] = [deserializedResponseKey: response]
+        details[NSUnderlyingErrorKey] = underlying
+        let internalError = NSError(domain: internalErrorDomain, code: 3, userInfo: details)
+        return error(.internalError, userInfo: [NSUnderlyingErrorKey: internalError])
+    }
+
+    /// Maps a Firebase error body to the client error, exactly as FirebaseAuth does: the code is the
+    /// message up to the first colon; the rest, if any, becomes the localized description.
+    static func serverError(_ envelope: ErrorEnvelope) -> NSError {
+        let serverCode = envelope.serverCode
+        let detail = envelope.detail
+        if let code = serverCodes[serverCode] {
+            switch code {
+            case .weakPassword:
+                return error(.weakPassword, userInfo: detail.map { [NSLocalizedFailureReasonErrorKey: $0] } ?? [:])
+            case .blockingCloudFunctionError:
+                return error(code, message: detail.map(blockingFunctionMessage))
+            default:
+                return error(code, message: detail)
+            }
+        }
+        let reasons = envelope.error.errors.map(\.reason)
+        if reasons.contains(where: { $0.hasPrefix("keyInvalid") }) {
+            return error(.invalidAPIKey)
+        }
+        if reasons.contains("ipRefererBlocked") {
+            return error(.appNotAuthorized)
+        }
+        return internalError(response: envelope.error.message)
+    }
+
+    /// A blocking function's detail reads `HTTP Cloud Function returned an error: {"error":{"message":…}}`;
+    /// the embedded message is what the app should see.
+    private static func blockingFunctionMessage(_ detail: String) -> String {
+        struct Body: Decodable {
+            struct Inner: Decodable { var message: String? }
+            var error: Inner
+        }
+        guard let start = detail.firstIndex(of: "{"),
+              let body = try? JSONDecoder().decode(Body.self, from: Data(detail[start...].utf8)),
+              let message = body.error.message
+        else { return detail }
+        return message
+    }
+
+    /// Server message codes → client codes (FirebaseAuth's `AuthBackend.clientError(withServerErrorMessage:)`).
+    static let serverCodes: [String: AuthErrorCode] = [
+        "USER_NOT_FOUND": .userNotFound,
+        "EMAIL_NOT_FOUND": .userNotFound,
+        "MISSING_CONTINUE_URI": .missingContinueURI,
+        "INVALID_IDENTIFIER": .invalidEmail,
+        "INVALID_EMAIL": .invalidEmail,
+        "INVALID_ID_TOKEN": .invalidUserToken,
+        "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
+        "EMAIL_EXISTS": .emailAlreadyInUse,
+        "OPERATION_NOT_ALLOWED": .operationNotAllowed,
+        "PASSWORD_LOGIN_DISABLED": .operationNotAllowed,
+        "USER_DISABLED": .userDisabled,
+        "EXPIRED_OOB_CODE": .expiredActionCode,
+        "INVALID_OOB_CODE": .invalidActionCode,
+        "INVALID_MESSAGE_PAYLOAD": .invalidMessagePayload,
+        "INVALID_SENDER": .invalidSender,
+        "INVALID_RECIPIENT_EMAIL": .invalidRecipientEmail,
+        "WEAK_PASSWORD": .weakPassword,
+        "TOO_MANY_ATTEMPTS_TRY_LATER": .tooManyRequests,
+        "MISSING_EMAIL": .missingEmail,
+        "MISSING_IOS_BUNDLE_ID": .missingIosBundleID,
+        "MISSING_ANDROID_PACKAGE_NAME": .missingAndroidPackageName,
+        "UNAUTHORIZED_DOMAIN": .unauthorizedDomain,
+        "INVALID_CONTINUE_URI": .invalidContinueURI,
+        "INVALID_PASSWORD": .wrongPassword,
+        "INVALID_IDP_RESPONSE": .invalidCredential,
+        "INVALID_PENDING_TOKEN": .invalidCredential,
+        "INVALID_LOGIN_CREDENTIALS": .invalidCredential,
+        "INVALID_CUSTOM_TOKEN": .invalidCustomToken,
+        "CREDENTIAL_MISMATCH": .customTokenMismatch,
+        "INVALID_PHONE_NUMBER": .invalidPhoneNumber,
+        "QUOTA_EXCEEDED": .quotaExceeded,
+        "APP_NOT_VERIFIED": .appNotVerified,
+        "CAPTCHA_CHECK_FAILED": .captchaCheckFailed,
+        "INVALID_APP_CREDENTIAL": .invalidAppCredential,
+        "MISSING_APP_CREDENTIAL": .missingAppCredential,
+        "INVALID_CODE": .invalidVerificationCode,
+        "INVALID_SESSION_INFO": .invalidVerificationID,
+        "SESSION_EXPIRED": .sessionExpired,
+        "INVALID_HOSTING_LINK_DOMAIN": .invalidHostingLinkDomain,
+        "ADMIN_ONLY_OPERATION": .adminRestrictedOperation,
+        "BLOCKING_FUNCTION_ERROR_RESPONSE": .blockingCloudFunctionError,
+        "EMAIL_CHANGE_NEEDS_VERIFICATION": .emailChangeNeedsVerification,
+        "INVALID_MFA_PENDING_CREDENTIAL": .invalidMultiFactorSession,
+        "INVALID_PROVIDER_ID": .invalidProviderID,
+        "MFA_ENROLLMENT_NOT_FOUND": .multiFactorInfoNotFound,
+        "MISSING_CLIENT_IDENTIFIER": .missingClientIdentifier,
+        "MISSING_IOS_APP_TOKEN": .missingAppToken,
+        "MISSING_MFA_ENROLLMENT_ID": .missingMultiFactorInfo,
+        "MISSING_MFA_PENDING_CREDENTIAL": .missingMultiFactorSession,
+        "MISSING_OR_INVALID_NONCE": .missingOrInvalidNonce,
+        "PASSWORD_DOES_NOT_MEET_REQUIREMENTS": .passwordDoesNotMeetRequirements,
+        "SECOND_FACTOR_EXISTS": .secondFactorAlreadyEnrolled,
+        "SECOND_FACTOR_LIMIT_EXCEEDED": .maximumSecondFactorCountExceeded,
+        "TENANT_ID_MISMATCH": .tenantIDMismatch,
+        "TOKEN_EXPIRED": .userTokenExpired,
+        "UNSUPPORTED_FIRST_FACTOR": .unsupportedFirstFactor,
+        "UNSUPPORTED_TENANT_OPERATION": .unsupportedTenantOperation,
+        "UNVERIFIED_EMAIL": .unverifiedEmail,
+        "FEDERATED_USER_ID_ALREADY_LINKED": .credentialAlreadyInUse,
+    ]
+}
+
+extension AuthErrorCode {
+    /// The description used when the server sent no detail (FirebaseAuth's wording where it has one).
+    var defaultDescription: String {
+        switch self {
+        case .invalidCredential: "The supplied auth credential is malformed or has expired."
+        case .userDisabled: "The user account has been disabled by an administrator."
+        case .operationNotAllowed: "The given sign-in provider is disabled for this Firebase project."
+        case .emailAlreadyInUse: "The email address is already in use by another account."
+        case .invalidEmail: "The email address is badly formatted."
+        case .wrongPassword: "The password is invalid or the user does not have a password."
+        case .tooManyRequests: "We have blocked all requests from this device due to unusual activity. Try again later."
+        case .userNotFound: "There is no user record corresponding to this identifier. The user may have been deleted."
+        case .requiresRecentLogin:
+            "This operation is sensitive and requires recent authentication. Log in again before retrying this request."
+        case .providerAlreadyLinked: "User can only be linked to one identity for the given provider."
+        case .noSuchProvider: "User was not linked to an account with the given provider."
+        case .invalidUserToken: "This user's credential isn't valid for this project. This may happen if the user's token has been tampered with, or if the user isn't for the project associated with this API key."
+        case .networkError: "Network error (such as timeout, interrupted connection or unreachable host) has occurred."
+        case .userTokenExpired: "The user's credential is no longer valid. The user must sign in again."
+        case .invalidAPIKey: "An invalid API Key was supplied in the request."
+        case .userMismatch: "The supplied credentials do not correspond to the previously signed in user."
+        case .credentialAlreadyInUse: "This credential is already associated with a different user account."
+        case .weakPassword: "The password must be 6 characters long or more."
+        case .appNotAuthorized: "This app is not authorized to use Firebase Authentication with the provided API key."
+        case .missingEmail: "An email address must be provided."
+        case .nullUser: "A null user object was provided as the argument for an operation which requires a non-null user object."
+        case .tenantIDMismatch: "The provided user's tenant ID does not match the Auth instance's tenant ID."
+        case .keychainError: "An error occurred when accessing the keychain or the credential store."
+        case .internalError: "An internal error has occurred, print and inspect the error details for more information."
+        case .malformedJWT: "Failed to parse JWT. Check the userInfo dictionary for the full token."
+        default: "The operation failed (\(name))."
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import FlintWire
+import Foundation
+
+/// A signed-in Firebase user. Thread-safe; its properties reflect the latest server state FlintAuth saw.
+public final class User: NSObject, UserInfo, Sendable {
+    struct State: Sendable {
+        var snapshot: UserSnapshot
+        weak var auth: Auth?
+        /// The token refresh in flight, which concurrent callers share.
+        var refresh: Task<String, any Error>?
+    }
+
+    let state: Locked<State>
+
+    init(snapshot: UserSnapshot, auth: Auth) {
+        state = Locked(State(snapshot: snapshot, auth: auth))
+    }
+
+    var snapshot: UserSnapshot { state[\.snapshot] }
+
+    // MARK: UserInfo
+
+    /// Always `"Firebase"`.
+    public var providerID: String { "Firebase" }
+    /// The Firebase user ID.
+    public var uid: String { snapshot.uid }
+    public var email: String? { snapshot.email }
+    public var phoneNumber: String? { snapshot.phoneNumber }
+    public var displayName: String? { snapshot.displayName }
+    public var photoURL: URL? { snapshot.photoURL }
+
+    // MARK: Account
+
+    /// Whether the user signed in anonymously and has not been linked to a provider since.
+    public var isAnonymous: Bool { snapshot.isAnonymous }
+    public var isEmailVerified: Bool { snapshot.isEmailVerified }
+    /// The identities linked to this user, one per provider.
+    public var providerData: [UserInfo] { snapshot.providerData.map(UserInfoImpl.init) }
+    public var metadata: UserMetadata {
+        let snapshot = snapshot
+        return UserMetadata(lastSignInDate: snapshot.lastSignInDate, creationDate: snapshot.creationDate)
+    }
+    /// The refresh token of the session.
+    public var refreshToken: String? { snapshot.tokens.refreshToken }
+    /// The tenant the user belongs to, if any.
+    public var tenantID: String? { snapshot.tenantID }
+
+    // MARK: Internals shared by the operations
+
+    /// The `Auth` the user belongs to (it may be gone if the app dropped it).
+    var auth: Auth? { state[\.auth] }
+
+    /// Where this user's completion handlers run: its `Auth`'s callback queue.
+    var callbackQueue: DispatchQueue { auth?.callbackQueue ?? .authCallbacks }
+
+    func requireAuth() throws -> Auth {
+        guard let auth else {
+            throw AuthErrorUtils.error(.internalError, message: "The Auth instance of this user no longer exists.")
+        }
+        return auth
+    }
+
+    /// Applies `change` to the user's state, then persists it and tells listeners if this is the
+    /// current user of its `Auth`.
+    func update(_ change: (inout UserSnapshot) -> Void) throws {
+        let auth = state.withLock { state in
+            change(&state.snapshot)
+            return state.auth
+        }
+        try auth?.userDidChange(self)
+    }
+
+    /// Runs `body`; if the server reports the session dead (`USER_NOT_FOUND`, `USER_DISABLED`,
+    /// `INVALID_ID_TOKEN`, `TOKEN_EXPIRED`), signs this user out locally before rethrowing.
+    func signingOutOnInvalidSession<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch {
+            if let code = AuthErrorCode(error),
+               [.userNotFound, .userDisabled, .invalidUserToken, .userTokenExpired].contains(code) {
+                auth?.signOutByForce(userID: uid)
+            }
+            throw error
+        }
+    }
+
+    /// Runs a user RPC with a valid ID token (refreshed first if needed).
+    func withFreshToken<Result>(_ body: (AuthBackend, String) async throws -> Result) async throws -> Result {
+        let auth = try requireAuth()
+        let idToken = try await getIDToken()
+        return try await signingOutOnInvalidSession { try await body(auth.backend, idToken) }
+    }
+}

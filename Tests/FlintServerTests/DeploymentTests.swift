@@ -1,0 +1,98 @@
+import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// Restarts, several nodes on one database, emulator endpoints, CORS.
+@Suite struct DeploymentTests {
+    @Test(arguments: TestDatabase.allCases)
+    func usersAndSessionsSurviveARestart(database: TestDatabase) async throws {
+        let scratch = try await ScratchDatabase.make(database)
+        let first = try await TestServer.start(database: database, sharing: scratch)
+        let signUp = try await TestClient(first).signUp(email: "keep@example.com", password: "secret123")
+        try await first.stop()
+
+        let second = try await TestServer.start(database: database, sharing: scratch)
+        let client = TestClient(second)
+        #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "keep@example.com", "password": "secret123"]).status == 200)
+        #expect(try await client.refresh(signUp.string("refreshToken")).status == 200)
+        #expect(try await client.lookup(idToken: signUp.string("idToken")).status == 200)
+        try await second.stop()
+        try await scratch.drop()
+    }
+
+    @Test func twoNodesOnOnePostgresShareUsersAndKeys() async throws {
+        let scratch = try await ScratchDatabase.make(.postgres)
+        let nodeA = try await TestServer.start(emulator: false, database: .postgres, sharing: scratch)
+        let nodeB = try await TestServer.start(emulator: false, database: .postgres, sharing: scratch)
+        let clientA = TestClient(nodeA)
+        let clientB = TestClient(baseURL: nodeB.baseURL, apiKey: nodeA.apiKey)
+
+        let signUp = try await clientA.signUp(email: "shared@example.com", password: "secret123")
+        #expect(try await clientB.post("/v1/accounts:signInWithPassword", ["email": "shared@example.com", "password": "secret123"]).status == 200)
+        #expect(try await clientB.lookup(idToken: signUp.string("idToken")).status == 200)
+        #expect(try await clientB.refresh(signUp.string("refreshToken")).status == 200)
+        #expect(try await clientB.signUp(email: "shared@example.com", password: "other123").status == 400)
+
+        // A key added by node A is picked up by node B when it meets a token signed with it.
+        nodeB.clock.advance(seconds: 10)
+        _ = try await nodeA.server.keyring.rotate()
+        let afterRotation = try await clientA.signUp()
+        #expect(try await clientB.lookup(idToken: afterRotation.string("idToken")).status == 200)
+        try await nodeA.stop()
+        try await nodeB.stop()
+        try await scratch.drop()
+    }
+
+    @Test func emulatorEndpoints() async throws {
+        try await withServer { server, client in
+            let ready = try await client.send("GET", "/", includeKey: false)
+            #expect(ready["authEmulator"]?.objectValue?["ready"] == .bool(true))
+
+            _ = try await client.signUp(email: "gone@example.com", password: "secret123")
+            let config = try await client.send("GET", "/emulator/v1/projects/\(server.projectID)/config", includeKey: false)
+            #expect(config["emailPrivacyConfig"]?.objectValue?["enableImprovedEmailPrivacy"] == .bool(false))
+            let patched = try await client.send(
+                "PATCH", "/emulator/v1/projects/\(server.projectID)/config",
+                body: Data(#"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":true}}"#.utf8), includeKey: false)
+            #expect(patched["emailPrivacyConfig"]?.objectValue?["enableImprovedEmailPrivacy"] == .bool(true))
+            let hidden = try await client.post("/v1/accounts:signInWithPassword", ["email": "nobody@example.com", "password": "secret123"])
+            #expect(hidden.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+
+            let wiped = try await client.send("DELETE", "/emulator/v1/projects/\(server.projectID)/accounts", includeKey: false)
+            #expect(wiped.status == 200)
+            let signIn = try await client.post("/v1/accounts:signInWithPassword", ["email": "gone@example.com", "password": "secret123"])
+            #expect(signIn.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+
+            // Any project id in a path is served in emulator mode.
+            let other = try await client.send("GET", "/emulator/v1/projects/another-project/config", includeKey: false)
+            #expect(other.status == 200)
+        }
+    }
+
+    @Test func productionHasNoEmulatorBackdoors() async throws {
+        try await withServer(emulator: false) { server, client in
+            let wipe = try await client.send("DELETE", "/emulator/v1/projects/\(server.projectID)/accounts", includeKey: false)
+            #expect(wipe.status == 404)
+        }
+    }
+
+    @Test func corsPreflightAndHeaders() async throws {
+        try await withServer { _, client in
+            let preflight = try await client.send("OPTIONS", "/v1/accounts:signUp", headers: [
+                "Origin": "http://app.example", "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type,x-client-version",
+                "Access-Control-Request-Private-Network": "true",
+            ])
+            #expect(preflight.status == 204)
+            #expect(preflight.headers["access-control-allow-origin"] == "http://app.example")
+            #expect(preflight.headers["access-control-allow-headers"] == "content-type,x-client-version")
+            #expect(preflight.headers["access-control-allow-private-network"] == "true")
+            let reply = try await client.post("/v1/accounts:signUp", [:], headers: ["Origin": "http://app.example"])
+            #expect(reply.headers["access-control-allow-origin"] == "http://app.example")
+            let error = try await client.post("/v1/accounts:lookup", [:], headers: ["Origin": "http://app.example"])
+            #expect(error.status == 400 && error.headers["access-control-allow-origin"] == "http://app.example")
+        }
+    }
+}

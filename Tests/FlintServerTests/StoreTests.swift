@@ -1,0 +1,154 @@
+import FlintServer
+import FlintTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// The same store suite on SQLite and PostgreSQL.
+@Suite struct StoreTests {
+    private func withStore(_ kind: TestDatabase, _ body: (Store) async throws -> Void) async throws {
+        let scratch = try await ScratchDatabase.make(kind)
+        let store = try await Store.open(
+            databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: Logger(label: "test"))
+        do {
+            try await body(store)
+        } catch {
+            try await store.close()
+            try await scratch.drop()
+            throw error
+        }
+        try await store.close()
+        try await scratch.drop()
+    }
+
+    private func user(_ id: String, email: String? = nil, phone: String? = nil) -> UserAccount {
+        var user = UserAccount(projectID: "p1", localID: id, createdAt: 1_700_000_000_000)
+        user.email = email
+        user.phoneNumber = phone
+        return user
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func createReadUpdateDelete(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            var alice = user("alice", email: "alice@example.com", phone: "+15555550100")
+            alice.displayName = "Alice"
+            alice.customAttributes = #"{"admin":true}"#
+            alice.identities = [FederatedIdentity(providerID: "apple.com", rawID: "apple-1", email: "a@privaterelay.appleid.com")]
+            try await store.createUser(alice)
+
+            #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
+            #expect(try await store.user(projectID: "p1", email: "alice@example.com") == alice)
+            #expect(try await store.user(projectID: "p1", phoneNumber: "+15555550100") == alice)
+            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == alice)
+            #expect(try await store.user(projectID: "p2", localID: "alice") == nil)
+
+            alice.displayName = nil
+            alice.emailVerified = true
+            alice.identities = []
+            try await store.updateUser(alice)
+            #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
+            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == nil)
+
+            #expect(try await store.deleteUser(projectID: "p1", localID: "alice"))
+            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") == false)
+            #expect(try await store.user(projectID: "p1", localID: "alice") == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func uniqueConstraintsKeepStoredDataIntact(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            var apple = user("a", email: "same@example.com", phone: "+15555550101")
+            apple.identities = [FederatedIdentity(providerID: "apple.com", rawID: "sub-1")]
+            try await store.createUser(apple)
+
+            await #expect(throws: StoreError.duplicate(.email)) {
+                try await store.createUser(user("b", email: "same@example.com"))
+            }
+            await #expect(throws: StoreError.duplicate(.phoneNumber)) {
+                try await store.createUser(user("c", phone: "+15555550101"))
+            }
+            await #expect(throws: StoreError.duplicate(.localID)) { try await store.createUser(user("a")) }
+            var thief = user("d")
+            thief.identities = [FederatedIdentity(providerID: "apple.com", rawID: "sub-1")]
+            await #expect(throws: StoreError.duplicate(.federatedIdentity)) { try await store.createUser(thief) }
+            // The failed inserts left nothing behind: "d" was rolled back with its identity.
+            #expect(try await store.user(projectID: "p1", localID: "d") == nil)
+
+            var other = user("e", email: "other@example.com")
+            try await store.createUser(other)
+            other.email = "same@example.com"
+            await #expect(throws: StoreError.duplicate(.email)) { try await store.updateUser(other) }
+            #expect(try await store.user(projectID: "p1", localID: "e")?.email == "other@example.com")
+            #expect(try await store.user(projectID: "p1", localID: "a") == apple)
+
+            // The same email in another project is a different account.
+            var elsewhere = user("a", email: "same@example.com")
+            elsewhere.projectID = "p2"
+            try await store.createUser(elsewhere)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func listsUsersInPages(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            for index in 0..<5 { try await store.createUser(user("u\(index)")) }
+            let first = try await store.users(projectID: "p1", afterLocalID: nil, limit: 2)
+            #expect(first.map(\.localID) == ["u0", "u1"])
+            let second = try await store.users(projectID: "p1", afterLocalID: "u1", limit: 2)
+            #expect(second.map(\.localID) == ["u2", "u3"])
+            let last = try await store.users(projectID: "p1", afterLocalID: "u3", limit: 2)
+            #expect(last.map(\.localID) == ["u4"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func refreshTokensFollowTheirUser(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            try await store.createUser(user("u"))
+            let record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
+            try await store.insertRefreshToken(hash: "h1", record)
+            #expect(try await store.refreshToken(hash: "h1") == record)
+            #expect(try await store.refreshToken(hash: "h2") == nil)
+            try await store.deleteUser(projectID: "p1", localID: "u")
+            #expect(try await store.refreshToken(hash: "h1") == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func projectsAndAPIKeys(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            #expect(try await store.createProject(projectID: "p1", settings: "{}", createdAt: 1))
+            #expect(try await store.createProject(projectID: "p1", settings: "{\"x\":1}", createdAt: 2) == false)
+            #expect(try await store.projectSettings(projectID: "p1") == "{}")
+            try await store.insertAPIKey("AIzaKEY", projectID: "p1", createdAt: 1)
+            #expect(try await store.projectID(forAPIKey: "AIzaKEY") == "p1")
+            #expect(try await store.projectID(forAPIKey: "nope") == nil)
+            #expect(try await store.apiKeys(projectID: "p1") == ["AIzaKEY"])
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func migrationsAreIdempotentAndSurviveReopening(database: TestDatabase) async throws {
+        let scratch = try await ScratchDatabase.make(database)
+        let logger = Logger(label: "test")
+        let first = try await Store.open(databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: logger)
+        try await first.createUser(user("kept", email: "kept@example.com"))
+        try await first.close()
+        let second = try await Store.open(databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: logger)
+        #expect(try await second.user(projectID: "p1", localID: "kept")?.email == "kept@example.com")
+        try await second.close()
+        try await scratch.drop()
+    }
+
+    @Test(arguments: TestDatabase.allCases)
+    func textWithQuotesAndUnicodeRoundTrips(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            var odd = user("o")
+            odd.displayName = "O'Brien ☃ \"quoted\" ?"
+            try await store.createUser(odd)
+            #expect(try await store.user(projectID: "p1", localID: "o")?.displayName == odd.displayName)
+        }
+    }
+}

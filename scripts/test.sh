@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL and the SQLite
+# headers from Debian, the official Python clients from PyPI) when missing, starts a private PostgreSQL
+# on 127.0.0.1, runs `swift test`, and stops PostgreSQL again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then echo "Please install: ${missing[*]} (apt-get)" >&2; exit 1; fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+python3 -c "import firebase_admin, jwt, cryptography" 2>/dev/null \
+    || python3 -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
+
+FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
+export FLINT_TEST_DATABASE_URL
+trap 'scripts/postgres.sh stop' EXIT
+
+swift test "$@"
