@@ -26,7 +26,7 @@ import Testing
             #expect(malformed.status == 400)
             #expect(malformed.errorMessage?.hasPrefix("Invalid JSON payload received.") == true)
             #expect(malformed.body.objectValue?["error"]?.objectValue?["status"] == .string("INVALID_ARGUMENT"))
-            let wrongType = try await client.post("/v1/accounts:update", ["idToken": .string(idToken), "displayName": 42])
+            let wrongType = try await client.post("/v1/accounts:update", ["idToken": .string(idToken), "displayName": .number(42)])
             #expect(wrongType.errorMessage == "Invalid JSON payload received. /displayName must be string")
             let notAnObject = try await client.send("POST", "/v1/accounts:lookup", body: Data("[1,2]".utf8))
             #expect(notAnObject.status == 400)

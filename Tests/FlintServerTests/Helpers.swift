@@ -71,3 +71,10 @@ func claims(of token: String?) -> [String: JSONValue] {
     else { return [:] }
     return claims
 }
+
+// Literal syntax for request bodies in tests.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}

@@ -32,7 +32,8 @@ open class AuthCredential: NSObject, @unchecked Sendable {
 }
 
 /// A credential from an OAuth identity provider, as returned in `AuthDataResult.credential`.
-public final class OAuthCredential: AuthCredential {
+public final class OAuthCredential: AuthCredential, @unchecked Sendable {
+    // @unchecked Sendable: immutable, as `AuthCredential` requires.
     /// The provider's OpenID Connect ID token.
     public let idToken: String?
     /// The provider's OAuth access token.

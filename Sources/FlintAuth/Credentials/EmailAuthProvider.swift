@@ -20,7 +20,8 @@ public final class EmailAuthProvider: NSObject, Sendable {
 }
 
 /// An email and password: signs in with `accounts:signInWithPassword`, links with `accounts:signUp`.
-final class EmailAuthCredential: AuthCredential {
+final class EmailAuthCredential: AuthCredential, @unchecked Sendable {
+    // @unchecked Sendable: immutable, as `AuthCredential` requires.
     let email: String
     let password: String
 

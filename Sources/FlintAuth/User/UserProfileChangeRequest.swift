@@ -32,6 +32,7 @@ public final class UserProfileChangeRequest: NSObject, Sendable {
     /// Sends the changes (`accounts:update`) and reloads the user. Does nothing if nothing was assigned.
     public func commitChanges() async throws {
         let changes = changes.withLock { $0 }
+        guard changes.displayName != nil || changes.photoURL != nil else { return }
         var request = UpdateAccountRequest()
         var deleted: [String] = []
         switch changes.displayName {
@@ -44,7 +45,6 @@ public final class UserProfileChangeRequest: NSObject, Sendable {
         case .some(.none): deleted.append("PHOTO_URL")
         case .none: break
         }
-        guard changes.displayName != nil || changes.photoURL != nil else { return }
         request.deleteAttribute = deleted.isEmpty ? nil : deleted
         try await user.updateAccount(request)
     }

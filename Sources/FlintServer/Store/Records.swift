@@ -68,6 +68,14 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var authTime: Int64
     /// Epoch seconds.
     public var createdAt: Int64
+
+    public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64) {
+        self.projectID = projectID
+        self.localID = localID
+        self.signInProvider = signInProvider
+        self.authTime = authTime
+        self.createdAt = createdAt
+    }
 }
 
 /// A token-signing key. The private key is sealed with the master key; only its owner process opens it.

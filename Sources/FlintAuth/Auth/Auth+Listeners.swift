@@ -1,0 +1,90 @@
+import Foundation
+
+/// A listener of `Auth.addStateDidChangeListener(_:)`.
+public typealias AuthStateDidChangeListenerBlock = @Sendable (Auth, User?) -> Void
+/// A listener of `Auth.addIDTokenDidChangeListener(_:)`.
+public typealias IDTokenDidChangeListenerBlock = @Sendable (Auth, User?) -> Void
+/// The handle that removes an auth-state listener.
+public typealias AuthStateDidChangeListenerHandle = NSObjectProtocol
+/// The handle that removes an ID-token listener.
+public typealias IDTokenDidChangeListenerHandle = NSObjectProtocol
+
+extension Auth {
+    struct Listener: Sendable {
+        enum Kind: Sendable {
+            /// Told when the signed-in user changes (sign-in, sign-out, another user).
+            case authState
+            /// Also told when the current user's ID token changes.
+            case idToken
+        }
+
+        let handle: ListenerHandle
+        let kind: Kind
+        let block: @Sendable (Auth, User?) -> Void
+    }
+
+    final class ListenerHandle: NSObject, Sendable {}
+
+    /// Registers `listener`, called on the callback queue once right away with the current user,
+    /// then each time a user signs in or out. Keep the handle to remove it.
+    @discardableResult
+    public func addStateDidChangeListener(_ listener: @escaping AuthStateDidChangeListenerBlock) -> AuthStateDidChangeListenerHandle {
+        addListener(.authState, listener)
+    }
+
+    /// Stops calls to the listener of `listenerHandle`, including calls already queued.
+    public func removeStateDidChangeListener(_ listenerHandle: AuthStateDidChangeListenerHandle) {
+        removeListener(listenerHandle)
+    }
+
+    /// Registers `listener`, called on the callback queue once right away with the current user,
+    /// then on every sign-in and sign-out and every change of the current user's ID token.
+    @discardableResult
+    public func addIDTokenDidChangeListener(_ listener: @escaping IDTokenDidChangeListenerBlock) -> IDTokenDidChangeListenerHandle {
+        addListener(.idToken, listener)
+    }
+
+    /// Stops calls to the listener of `listenerHandle`, including calls already queued.
+    public func removeIDTokenDidChangeListener(_ listenerHandle: IDTokenDidChangeListenerHandle) {
+        removeListener(listenerHandle)
+    }
+
+    private func addListener(_ kind: Listener.Kind, _ block: @escaping @Sendable (Auth, User?) -> Void) -> NSObjectProtocol {
+        let listener = Listener(handle: ListenerHandle(), kind: kind, block: block)
+        state.withLock { state in
+            state.listeners.append(listener)
+            deliver(to: listener, user: state.currentUser, on: state.callbackQueue)
+        }
+        return listener.handle
+    }
+
+    private func removeListener(_ handle: NSObjectProtocol) {
+        state.withLock { state in
+            state.listeners.removeAll { $0.handle === handle }
+        }
+    }
+
+    /// Tells the listeners about the current user if it differs from what they were last told.
+    /// Called with the lock held, so that notifications are queued in the order of the changes.
+    func notifyListeners(_ state: inout State) {
+        let user = state.currentUser
+        let userID = user?.uid
+        let accessToken = user?.snapshot.tokens.accessToken
+        let userChanged = userID != state.notifiedUserID
+        let tokenChanged = userChanged || accessToken != state.notifiedAccessToken
+        state.notifiedUserID = userID
+        state.notifiedAccessToken = accessToken
+        for listener in state.listeners where listener.kind == .authState ? userChanged : tokenChanged {
+            deliver(to: listener, user: user, on: state.callbackQueue)
+        }
+    }
+
+    private func deliver(to listener: Listener, user: User?, on queue: DispatchQueue) {
+        queue.async { [weak self] in
+            guard let self, self.state.withLock({ $0.listeners.contains { $0.handle === listener.handle } }) else {
+                return
+            }
+            listener.block(self, user)
+        }
+    }
+}

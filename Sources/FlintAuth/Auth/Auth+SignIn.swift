@@ -1,0 +1,94 @@
+import FlintWire
+import Foundation
+
+extension Auth {
+    /// Signs in as a new anonymous user, or returns the current user if it is already anonymous.
+    @discardableResult
+    public func signInAnonymously() async throws -> AuthDataResult {
+        if let user = currentUser, user.isAnonymous {
+            return AuthDataResult(user: user, additionalUserInfo: nil)
+        }
+        let response = try await backend.signUp(SignUpRequest())
+        return try await completeSignIn(response, isAnonymous: true,
+                                        additionalUserInfo: AdditionalUserInfo(providerID: "", isNewUser: true))
+    }
+
+    /// Completion-handler form of `signInAnonymously()`.
+    public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        callbackQueue.complete(completion) { try await self.signInAnonymously() }
+    }
+
+    /// Creates an email/password user and signs it in.
+    @discardableResult
+    public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
+        let response = try await backend.signUp(SignUpRequest(email: email, password: password))
+        return try await completeSignIn(response, isAnonymous: false,
+                                        additionalUserInfo: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
+    }
+
+    /// Completion-handler form of `createUser(withEmail:password:)`.
+    public func createUser(
+        withEmail email: String,
+        password: String,
+        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+    ) {
+        callbackQueue.complete(completion) { try await self.createUser(withEmail: email, password: password) }
+    }
+
+    /// Signs in with an email and password.
+    @discardableResult
+    public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
+        try await signIn(with: EmailAuthProvider.credential(withEmail: email, password: password))
+    }
+
+    /// Completion-handler form of `signIn(withEmail:password:)`.
+    public func signIn(
+        withEmail email: String,
+        password: String,
+        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+    ) {
+        callbackQueue.complete(completion) { try await self.signIn(withEmail: email, password: password) }
+    }
+
+    /// Signs in with a provider's credential.
+    @discardableResult
+    public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
+        let response = try await credential.signInResponse(for: .signIn, backend: backend)
+        let info = AdditionalUserInfo(providerID: credential.provider, isNewUser: response.isNewUser ?? false)
+        return try await completeSignIn(response, isAnonymous: false, additionalUserInfo: info)
+    }
+
+    /// Completion-handler form of `signIn(with:)`.
+    public func signIn(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        callbackQueue.complete(completion) { try await self.signIn(with: credential) }
+    }
+
+    /// The sign-in methods (`"password"`, `"emailLink"`, IdP IDs) of the account with `email`;
+    /// empty if there is none, or if the project protects against email enumeration.
+    /// (Deprecated in FirebaseAuth for that reason.)
+    public func fetchSignInMethods(forEmail email: String) async throws -> [String] {
+        try await backend.createAuthURI(identifier: email).signinMethods ?? []
+    }
+
+    /// Completion-handler form of `fetchSignInMethods(forEmail:)`.
+    public func fetchSignInMethods(forEmail email: String, completion: (@Sendable ([String]?, (any Error)?) -> Void)? = nil) {
+        callbackQueue.complete(completion) { try await self.fetchSignInMethods(forEmail: email) }
+    }
+
+    /// Turns a sign-in answer into the current user: looks the account up (as FirebaseAuth does
+    /// after every sign-in), persists the user and tells the listeners.
+    func completeSignIn(
+        _ response: SignInResponse,
+        isAnonymous: Bool,
+        additionalUserInfo: AdditionalUserInfo?
+    ) async throws -> AuthDataResult {
+        let backend = backend
+        let tokens = try TokenSnapshot(response)
+        let record = try await backend.lookup(idToken: tokens.accessToken)
+        let snapshot = UserSnapshot(record: record, tokens: tokens, isAnonymous: isAnonymous,
+                                    tenantID: record.tenantId ?? backend.configuration.tenantID)
+        let user = User(snapshot: snapshot, auth: self)
+        try signInCompleted(user)
+        return AuthDataResult(user: user, additionalUserInfo: additionalUserInfo)
+    }
+}

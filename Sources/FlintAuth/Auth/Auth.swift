@@ -1,0 +1,224 @@
+import FlintWire
+import Foundation
+
+/// The entry point of FlintAuth: signs users in and out and tracks the current user of one `FirebaseApp`.
+///
+/// Thread-safe. The signed-in user is persisted in an `AuthCredentialStore` and loaded
+/// synchronously when the instance is created, so `currentUser` is known right away.
+public final class Auth: NSObject, Sendable {
+    struct State: Sendable {
+        var currentUser: User?
+        var languageCode: String?
+        var tenantID: String?
+        var settings: AuthSettings? = AuthSettings()
+        /// Set by `useEmulator(withHost:port:)`; wins over `FirebaseOptions.serverURL`.
+        var emulatorURL: URL?
+        var callbackQueue: DispatchQueue = .authCallbacks
+        var listeners: [Listener] = []
+        /// What the listeners were last told: the signed-in uid and its ID token.
+        var notifiedUserID: String?
+        var notifiedAccessToken: String?
+    }
+
+    /// The shared instances of `auth(app:)`, by app name.
+    private static let instances = Locked<[String: Auth]>([:])
+
+    private let firebaseApp: FirebaseApp
+    private let credentialStore: any AuthCredentialStore
+    private let httpClient: any AuthHTTPClient
+    let state: Locked<State>
+
+    /// The app this instance belongs to.
+    public var app: FirebaseApp? { firebaseApp }
+
+    /// The signed-in user, or nil.
+    public var currentUser: User? { state[\.currentUser] }
+
+    /// The language of emails and SMS the server sends, as a BCP 47 tag; sent as `X-Firebase-Locale`.
+    public var languageCode: String? {
+        get { state[\.languageCode] }
+        set { state[\.languageCode] = newValue }
+    }
+
+    /// The tenant users sign in to; nil for the project's own users.
+    public var tenantID: String? {
+        get { state[\.tenantID] }
+        set { state[\.tenantID] = newValue }
+    }
+
+    /// The instance's settings; assigning stores a copy.
+    public var settings: AuthSettings? {
+        get { state[\.settings] }
+        set { state[\.settings] = newValue?.copy() as? AuthSettings }
+    }
+
+    /// Flint: where completion handlers and listeners run. Defaults to the main queue on Apple
+    /// platforms and to a private serial queue elsewhere (where nothing may service the main queue).
+    public var callbackQueue: DispatchQueue {
+        get { state[\.callbackQueue] }
+        set { state[\.callbackQueue] = newValue }
+    }
+
+    /// The instance of the default app. Traps if `FirebaseApp.configure(options:)` was not called.
+    public static func auth() -> Auth {
+        guard let app = FirebaseApp.app() else {
+            fatalError("The default FirebaseApp is not configured. Call FirebaseApp.configure(options:) first.")
+        }
+        return auth(app: app)
+    }
+
+    /// The instance of `app`, created on first use with the platform's default credential store
+    /// (the Keychain on Apple platforms, a file under `$XDG_DATA_HOME` elsewhere).
+    public static func auth(app: FirebaseApp) -> Auth {
+        instances.withLock { instances in
+            if let auth = instances[app.name] {
+                return auth
+            }
+            let auth = Auth(app: app, credentialStore: DefaultCredentialStore.make(for: app))
+            instances[app.name] = auth
+            return auth
+        }
+    }
+
+    /// Flint: an instance of `app` that keeps its user in `credentialStore`, e.g. a
+    /// `FileCredentialStore` in a directory of the app's choosing, or an `InMemoryCredentialStore`.
+    /// This instance is independent of the shared one `auth(app:)` returns.
+    public convenience init(app: FirebaseApp, credentialStore: any AuthCredentialStore) {
+        self.init(app: app, credentialStore: credentialStore, httpClient: URLSessionHTTPClient.shared)
+    }
+
+    init(app: FirebaseApp, credentialStore: any AuthCredentialStore, httpClient: any AuthHTTPClient) {
+        precondition(app.configuration.apiKey?.isEmpty == false, "FirebaseOptions.apiKey is required by Auth.")
+        self.firebaseApp = app
+        self.credentialStore = credentialStore
+        self.httpClient = httpClient
+        self.state = Locked(State())
+        super.init()
+        loadStoredUser()
+    }
+
+    /// Sends every request of this instance to the Firebase Auth emulator, or a Flint server in
+    /// emulator mode, at `http://host:port`. Also disables app verification for testing.
+    public func useEmulator(withHost host: String, port: Int) {
+        let formattedHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard let url = URL(string: "http://\(formattedHost):\(port)") else {
+            preconditionFailure("Invalid emulator host '\(host)'")
+        }
+        let settings = state.withLock { state in
+            state.emulatorURL = url
+            if state.settings == nil {
+                state.settings = AuthSettings()
+            }
+            return state.settings
+        }
+        settings?.isAppVerificationDisabledForTesting = true
+    }
+
+    /// Sets `languageCode` to the user's preferred language.
+    public func useAppLanguage() {
+        languageCode = Locale.preferredLanguages.first
+    }
+
+    /// A backend for one operation, configured as this instance is now.
+    var backend: AuthBackend {
+        let configuration = state.withLock { state in
+            RequestConfiguration(
+                apiKey: firebaseApp.configuration.apiKey ?? "",
+                baseURL: state.emulatorURL ?? firebaseApp.configuration.serverURL,
+                languageCode: state.languageCode,
+                tenantID: state.tenantID
+            )
+        }
+        return AuthBackend(configuration: configuration, httpClient: httpClient)
+    }
+
+    /// Called by `FirebaseApp.delete`: forgets the app's shared instance and, as FirebaseAuth
+    /// does, deletes the app's persisted user.
+    static func appWasDeleted(_ app: FirebaseApp) {
+        if let auth = instances.withLock({ $0.removeValue(forKey: app.name) }) {
+            auth.state.withLock { auth.forgetCurrentUser(&$0) }
+        } else {
+            try? DefaultCredentialStore.make(for: app).removeData(forKey: storeKey(for: app))
+        }
+    }
+
+    // MARK: The current user and its persistence
+
+    /// The credential-store key of an app's user (FirebaseAuth's Keychain account name, without its prefix).
+    static func storeKey(for app: FirebaseApp) -> String {
+        "\(app.name)_firebase_user"
+    }
+
+    private var storeKey: String { Self.storeKey(for: firebaseApp) }
+
+    private func loadStoredUser() {
+        guard let data = try? credentialStore.loadData(forKey: storeKey),
+              let snapshot = try? UserSnapshot(encoded: data)
+        else { return }
+        let user = User(snapshot: snapshot, auth: self)
+        state.withLock { state in
+            state.currentUser = user
+            state.notifiedUserID = snapshot.uid
+            state.notifiedAccessToken = snapshot.tokens.accessToken
+        }
+    }
+
+    private func save(_ user: User) throws {
+        do {
+            try credentialStore.saveData(try user.snapshot.encoded(), forKey: storeKey)
+        } catch {
+            throw AuthErrorUtils.keychainError(underlying: error)
+        }
+    }
+
+    /// Makes `user` the current user: persists it, then tells the listeners.
+    /// If it cannot be persisted, the previous user stays and `keychainError` is thrown.
+    func signInCompleted(_ user: User) throws {
+        try state.withLock { state in
+            try save(user)
+            state.currentUser = user
+            notifyListeners(&state)
+        }
+    }
+
+    /// Persists a change to `user` and tells the listeners, if it is the current user.
+    func userDidChange(_ user: User) throws {
+        try state.withLock { state in
+            guard state.currentUser === user else { return }
+            try save(user)
+            notifyListeners(&state)
+        }
+    }
+
+    /// Signs the current user out: deletes it from the credential store and tells the listeners.
+    /// Local only; the session's refresh token stays valid on the server. Does nothing without a user.
+    /// Throws `keychainError`, and keeps the user signed in, if the store cannot delete it.
+    public func signOut() throws {
+        try state.withLock { state in
+            guard state.currentUser != nil else { return }
+            do {
+                try credentialStore.removeData(forKey: storeKey)
+            } catch {
+                throw AuthErrorUtils.keychainError(underlying: error)
+            }
+            state.currentUser = nil
+            notifyListeners(&state)
+        }
+    }
+
+    /// Signs `userID` out if it is still the current user, even if the store fails: after
+    /// `User.delete()` and when the server says the session is no longer valid.
+    func signOutByForce(userID: String) {
+        state.withLock { state in
+            guard state.currentUser?.uid == userID else { return }
+            forgetCurrentUser(&state)
+        }
+    }
+
+    /// Deletes the persisted user, ignoring store failures, and signs it out.
+    private func forgetCurrentUser(_ state: inout State) {
+        try? credentialStore.removeData(forKey: storeKey)
+        state.currentUser = nil
+        notifyListeners(&state)
+    }
+}
