@@ -103,8 +103,8 @@ import Testing
     }
 
     @Test func customClaimsAreValidated() async throws {
-        try await withServer { _, client in
-            _ = try await client.admin("/v1/accounts", ["localId": "c"])
+        try await withServer { server, client in
+            _ = try await client.admin("/v1/projects/\(server.projectID)/accounts", ["localId": "c"])
             let tooLarge = #"{"k":""# + String(repeating: "x", count: 1000) + #""}"#
             #expect(try await client.admin("/v1/accounts:update", ["localId": "c", "customAttributes": .string(tooLarge)]).errorMessage == "CLAIMS_TOO_LARGE")
             #expect(try await client.admin("/v1/accounts:update", ["localId": "c", "customAttributes": "[1]"]).errorMessage == "INVALID_CLAIMS")

@@ -17,10 +17,15 @@ import Testing
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        // Read on a background thread while the script talks to the in-process server.
-        let output = await Task.detached { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }.value
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        // Wait on a Dispatch thread: blocking one of the few cooperative threads could starve the
+        // in-process server the script is talking to.
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
+            }
+        }
     }
 
     @Test func firebaseAdminSDKManagesUsersAndVerifiesTokens() async throws {

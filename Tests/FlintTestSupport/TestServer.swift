@@ -102,14 +102,15 @@ public final class TestServer: Sendable {
 
     /// Starts a server. Pass `database` to share one (another node, or a restart); it is then not dropped by `stop()`.
     public static func start(emulator: Bool = true, database kind: TestDatabase = .sqlite, sharing shared: ScratchDatabase? = nil,
-                             clock: TestClock = TestClock(), projectID: String = "demo-flint") async throws -> TestServer {
+                             clock: TestClock = TestClock(), projectID: String = "demo-flint",
+                             publicURL: String? = nil) async throws -> TestServer {
         let database: ScratchDatabase
         if let shared { database = shared } else { database = try await ScratchDatabase.make(kind) }
         var logger = Logger(label: "flint-test")
         logger.logLevel = .warning
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
-            emulator: emulator, projectID: projectID)
+            emulator: emulator, projectID: projectID, publicURL: publicURL)
         let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey])
         let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: logger)
         let apiKey = try await server.defaultAPIKey()

@@ -5,7 +5,7 @@ import Foundation
 /// Flint adds `serverURL`, the base URL of a self-hosted Flint server. Without it (and without
 /// `Auth.useEmulator(withHost:port:)`) requests go to Google's production hosts.
 public final class FirebaseOptions: NSObject, NSCopying, Sendable {
-    struct Values: Sendable, Equatable {
+    struct Values: Sendable, Hashable {
         var apiKey: String?
         var projectID: String?
         var googleAppID: String?
@@ -80,6 +80,6 @@ public final class FirebaseOptions: NSObject, NSCopying, Sendable {
     }
 
     public override var hash: Int {
-        snapshot.apiKey.hashValue ^ snapshot.projectID.hashValue
+        snapshot.hashValue
     }
 }

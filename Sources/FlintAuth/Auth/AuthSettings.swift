@@ -17,6 +17,7 @@ public final class AuthSettings: NSObject, NSCopying, Sendable {
         set { isAppVerificationDisabledForTesting = newValue }
     }
 
+    /// Default settings: app verification enabled.
     public override init() {}
 
     public func copy(with zone: NSZone? = nil) -> Any {

@@ -60,17 +60,16 @@ struct AuthBackend: Sendable {
         }
 
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let text = String(decoding: data, as: UTF8.self)
         guard (200..<300).contains(status) else {
             guard let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) else {
-                throw AuthErrorUtils.internalError(response: "HTTP \(status): \(text)")
+                throw AuthErrorUtils.internalError(response: "HTTP \(status): \(String(decoding: data, as: UTF8.self))")
             }
             throw AuthErrorUtils.serverError(envelope)
         }
         do {
             return try JSONDecoder().decode(Response.self, from: data)
         } catch {
-            throw AuthErrorUtils.internalError(response: text, underlying: error)
+            throw AuthErrorUtils.internalError(response: String(decoding: data, as: UTF8.self), underlying: error)
         }
     }
 }

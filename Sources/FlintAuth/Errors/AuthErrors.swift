@@ -14,10 +14,15 @@ public let AuthErrorUserInfoMultiFactorResolverKey = "FIRAuthErrorUserInfoMultiF
 
 /// The error domain and `userInfo` keys of FlintAuth errors, under their FirebaseAuth names.
 public final class AuthErrors: NSObject, Sendable {
+    /// `AuthErrorDomain`.
     public static let domain = AuthErrorDomain
+    /// `AuthErrorUserInfoNameKey`.
     public static let userInfoNameKey = AuthErrorUserInfoNameKey
+    /// `AuthErrorUserInfoEmailKey`.
     public static let userInfoEmailKey = AuthErrorUserInfoEmailKey
+    /// `AuthErrorUserInfoUpdatedCredentialKey`.
     public static let userInfoUpdatedCredentialKey = AuthErrorUserInfoUpdatedCredentialKey
+    /// `AuthErrorUserInfoMultiFactorResolverKey`.
     public static let userInfoMultiFactorResolverKey = AuthErrorUserInfoMultiFactorResolverKey
 
     private override init() {}

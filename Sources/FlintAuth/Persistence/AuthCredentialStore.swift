@@ -17,6 +17,7 @@ public protocol AuthCredentialStore: Sendable {
 public final class InMemoryCredentialStore: AuthCredentialStore {
     private let items = Locked<[String: Data]>([:])
 
+    /// An empty store.
     public init() {}
 
     public func loadData(forKey key: String) throws -> Data? {

@@ -17,6 +17,7 @@ public struct FileCredentialStore: AuthCredentialStore {
     /// The directory holding the files.
     public let directory: URL
 
+    /// A store in `directory`, created on first save. See `defaultDirectory(appIdentifier:)`.
     public init(directory: URL) {
         self.directory = directory
     }

@@ -9,6 +9,7 @@ public struct KeychainCredentialStore: AuthCredentialStore {
     /// The `kSecAttrService` of the items.
     public let service: String
 
+    /// A store of the items of Keychain service `service`.
     public init(service: String) {
         self.service = service
     }

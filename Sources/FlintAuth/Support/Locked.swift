@@ -13,7 +13,8 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Runs `body` with exclusive access to the value. `body` must not block on other work.
+    /// Runs `body` with exclusive access to the value. `body` must not wait for other tasks, nor
+    /// take a lock that is ever held while this one is taken.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -69,7 +69,7 @@ extension User {
     /// giving the session fresh tokens, e.g. before a sensitive operation.
     @discardableResult
     public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
-        let backend = try requireAuth().backend
+        let backend = auth.backend
         let response: SignInResponse
         do {
             response = try await credential.signInResponse(for: .reauthenticate, backend: backend)
@@ -117,7 +117,7 @@ extension User {
         try await withFreshToken { backend, idToken in
             try await backend.deleteAccount(idToken: idToken, localID: uid)
         }
-        auth?.signOutByForce(userID: uid)
+        auth.signOutByForce(userID: uid)
     }
 
     /// Completion-handler form of `delete()`.

@@ -62,7 +62,7 @@ extension User {
     /// `state.refresh` is set before this clears it.
     private func performRefresh(using refreshToken: String) async throws -> String {
         defer { state[\.refresh] = nil }
-        let backend = try requireAuth().backend
+        let backend = auth.backend
         let response = try await signingOutOnInvalidSession {
             try await backend.refresh(refreshToken: refreshToken)
         }

@@ -5,15 +5,18 @@ import Foundation
 public final class User: NSObject, UserInfo, Sendable {
     struct State: Sendable {
         var snapshot: UserSnapshot
-        weak var auth: Auth?
         /// The token refresh in flight, which concurrent callers share.
         var refresh: Task<String, any Error>?
     }
 
+    /// The `Auth` the user belongs to. Held strongly, so a user keeps working even if the app
+    /// drops its `Auth`; the reference cycle with `Auth.currentUser` ends at sign-out.
+    let auth: Auth
     let state: Locked<State>
 
     init(snapshot: UserSnapshot, auth: Auth) {
-        state = Locked(State(snapshot: snapshot, auth: auth))
+        self.auth = auth
+        state = Locked(State(snapshot: snapshot))
     }
 
     var snapshot: UserSnapshot { state[\.snapshot] }
@@ -24,18 +27,24 @@ public final class User: NSObject, UserInfo, Sendable {
     public var providerID: String { "Firebase" }
     /// The Firebase user ID.
     public var uid: String { snapshot.uid }
+    /// The user's email address, if any.
     public var email: String? { snapshot.email }
+    /// The user's phone number (E.164), if any.
     public var phoneNumber: String? { snapshot.phoneNumber }
+    /// The user's display name, if set.
     public var displayName: String? { snapshot.displayName }
+    /// The URL of the user's photo, if set.
     public var photoURL: URL? { snapshot.photoURL }
 
     // MARK: Account
 
     /// Whether the user signed in anonymously and has not been linked to a provider since.
     public var isAnonymous: Bool { snapshot.isAnonymous }
+    /// Whether the user's email address has been verified.
     public var isEmailVerified: Bool { snapshot.isEmailVerified }
     /// The identities linked to this user, one per provider.
     public var providerData: [UserInfo] { snapshot.providerData.map(UserInfoImpl.init) }
+    /// When the user was created and last signed in.
     public var metadata: UserMetadata {
         let snapshot = snapshot
         return UserMetadata(lastSignInDate: snapshot.lastSignInDate, creationDate: snapshot.creationDate)
@@ -47,27 +56,14 @@ public final class User: NSObject, UserInfo, Sendable {
 
     // MARK: Internals shared by the operations
 
-    /// The `Auth` the user belongs to (it may be gone if the app dropped it).
-    var auth: Auth? { state[\.auth] }
-
     /// Where this user's completion handlers run: its `Auth`'s callback queue.
-    var callbackQueue: DispatchQueue { auth?.callbackQueue ?? .authCallbacks }
-
-    func requireAuth() throws -> Auth {
-        guard let auth else {
-            throw AuthErrorUtils.error(.internalError, message: "The Auth instance of this user no longer exists.")
-        }
-        return auth
-    }
+    var callbackQueue: DispatchQueue { auth.callbackQueue }
 
     /// Applies `change` to the user's state, then persists it and tells listeners if this is the
     /// current user of its `Auth`.
     func update(_ change: (inout UserSnapshot) -> Void) throws {
-        let auth = state.withLock { state in
-            change(&state.snapshot)
-            return state.auth
-        }
-        try auth?.userDidChange(self)
+        state.withLock { change(&$0.snapshot) }
+        try auth.userDidChange(self)
     }
 
     /// Runs `body`; if the server reports the session dead (`USER_NOT_FOUND`, `USER_DISABLED`,
@@ -78,7 +74,7 @@ public final class User: NSObject, UserInfo, Sendable {
         } catch {
             if let code = AuthErrorCode(error),
                [.userNotFound, .userDisabled, .invalidUserToken, .userTokenExpired].contains(code) {
-                auth?.signOutByForce(userID: uid)
+                auth.signOutByForce(userID: uid)
             }
             throw error
         }
@@ -86,7 +82,6 @@ public final class User: NSObject, UserInfo, Sendable {
 
     /// Runs a user RPC with a valid ID token (refreshed first if needed).
     func withFreshToken<Result>(_ body: (AuthBackend, String) async throws -> Result) async throws -> Result {
-        let auth = try requireAuth()
         let idToken = try await getIDToken()
         return try await signingOutOnInvalidSession { try await body(auth.backend, idToken) }
     }

@@ -35,7 +35,9 @@ final class UserInfoImpl: NSObject, UserInfo {
 
 /// When a user was created and last signed in, as the server reports it.
 public final class UserMetadata: NSObject, Sendable {
+    /// The last sign-in (`lastLoginAt`).
     public let lastSignInDate: Date?
+    /// The account's creation (`createdAt`).
     public let creationDate: Date?
 
     init(lastSignInDate: Date?, creationDate: Date?) {

@@ -27,7 +27,8 @@ struct CallerResolver: Sendable {
     func resolve(_ request: Request, pathProjectID: String?, access: Access) async throws -> Caller {
         let isAdmin = try adminCredentials(in: request)
         let key = request.uri.queryParameters.get("key") ?? request.headers[Self.apiKeyHeader]
-        if access == .admin, !isAdmin { throw FlintError.adminRequired }
+        // Naming a project in the path is for admin callers only.
+        if access == .admin || pathProjectID != nil, !isAdmin { throw FlintError.adminRequired }
         if !isAdmin, key?.isEmpty ?? true { throw FlintError.missingAPIKey }
 
         let projectID: String

@@ -56,12 +56,14 @@ public final class SigningKeyring: Sendable {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let kid = Base64URL.encode(Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20)))
         let now = clock.now()
+        // Strictly after every stored key, so "newest signs" holds even for two rotations in one second.
+        let newest = try await store.signingKeys().last?.createdAt ?? .min
         let record = SigningKeyRecord(
             kid: kid,
             publicKeyPEM: privateKey.publicKey.pemRepresentation,
             certificatePEM: try Self.selfSignedCertificate(for: privateKey, now: now),
             sealedPrivateKey: try secrets.seal(privateKey.derRepresentation, context: "signing-key:\(kid)"),
-            createdAt: Int64(now.timeIntervalSince1970))
+            createdAt: max(Int64(now.timeIntervalSince1970), newest + 1))
         try await store.insertSigningKey(record)
         try await reload()
         logger.info("Added signing key", metadata: ["kid": "\(kid)"])

@@ -62,8 +62,8 @@ public final class TokenService: Sendable {
               let record = try await store.refreshToken(hash: Self.hash(refreshToken)),
               record.projectID == projectID
         else {
-            if let localID = refreshToken.split(separator: ".").first, !localID.isEmpty,
-               try await store.user(projectID: projectID, localID: String(localID)) == nil {
+            let parts = refreshToken.split(separator: ".")
+            if parts.count == 2, try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
