@@ -59,7 +59,7 @@ public struct ScratchDatabase: Sendable {
     }
 
     private static func withAdminDatabase(_ body: (PostgresDatabase) async throws -> Void) async throws {
-        let database = try PostgresDatabase(url: try baseURL(), logger: Logger(label: "flint-test"))
+        let database = try await PostgresDatabase.connect(url: try baseURL(), logger: Logger(label: "flint-test"))
         do {
             try await body(database)
             try await database.close()

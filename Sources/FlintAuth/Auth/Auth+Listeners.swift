@@ -74,7 +74,7 @@ extension Auth {
         let tokenChanged = userChanged || accessToken != state.notifiedAccessToken
         state.notifiedUserID = userID
         state.notifiedAccessToken = accessToken
-        for listener in state.listeners where listener.kind == .authState ? userChanged : tokenChanged {
+        for listener in state.listeners where (listener.kind == .authState ? userChanged : tokenChanged) {
             deliver(to: listener, user: user, on: state.callbackQueue)
         }
     }

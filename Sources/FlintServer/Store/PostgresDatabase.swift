@@ -11,8 +11,23 @@ public final class PostgresDatabase: SQLDatabase {
     /// Serialises concurrent migrators (several nodes starting at once). The number is arbitrary but fixed.
     public let migrationLockStatement: String? = "SELECT pg_advisory_xact_lock(7310583)"
 
-    /// Connects to `url` (`postgres://user:password@host:port/database`).
-    public init(url: String, logger: Logger) throws {
+    /// Connects to `url` (`postgres://user:password@host:port/database`) and checks the server answers.
+    public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
+        let database = try PostgresDatabase(url: url, logger: logger)
+        // The pool's run loop starts in a task; this first query may reach the pool before it does, which
+        // postgres-nio reports as a warning although the query then proceeds. Keep that one quiet.
+        var quiet = logger
+        quiet.logLevel = .error
+        do {
+            _ = try await mapErrors { try await collect(database.client.query("SELECT 1", logger: quiet)) }
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        return database
+    }
+
+    private init(url: String, logger: Logger) throws {
         guard let components = URLComponents(string: url),
               components.scheme == "postgres" || components.scheme == "postgresql",
               let host = components.host, let user = components.user

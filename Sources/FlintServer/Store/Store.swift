@@ -16,7 +16,7 @@ public final class Store: Sendable {
     public static func open(databaseURL: String?, dataDirectory: URL, logger: Logger) async throws -> Store {
         let database: any SQLDatabase
         if let databaseURL, !databaseURL.isEmpty {
-            database = try PostgresDatabase(url: databaseURL, logger: logger)
+            database = try await PostgresDatabase.connect(url: databaseURL, logger: logger)
         } else {
             try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
             database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent("flint.sqlite").path)
