@@ -137,7 +137,7 @@ public final class TestServer: Sendable {
 
     /// Stops serving and closes the store; drops the scratch database unless it was shared in.
     public func stop() async throws {
-        task.cancel()
+        await server.shutdown()
         _ = await task.result
         try await server.close()
         if ownsDatabase { try await database.drop() }

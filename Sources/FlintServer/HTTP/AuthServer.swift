@@ -30,6 +30,7 @@ public final class AuthServer: Sendable {
     public let accounts: AccountService
     public let logger: Logger
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
+    private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
 
     /// Opens the store (migrating it), loads or creates the signing keys and the default project.
     public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
@@ -98,7 +99,13 @@ public final class AuthServer: Sendable {
             logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+        runningGroup.withLockedValue { $0 = group }
         try await group.run()
+    }
+
+    /// Stops a running server gracefully: open requests finish, then `run` returns.
+    public func shutdown() async {
+        await runningGroup.withLockedValue { $0 }?.triggerGracefulShutdown()
     }
 
     public func close() async throws {

@@ -18,7 +18,9 @@ public final class Store: Sendable {
         if let databaseURL, !databaseURL.isEmpty {
             database = try await PostgresDatabase.connect(url: databaseURL, logger: logger)
         } else {
-            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            // Only the owner may read the database and the master key beside it.
+            try FileManager.default.createDirectory(
+                at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent("flint.sqlite").path)
         }
         try await Migrations.migrate(database)
