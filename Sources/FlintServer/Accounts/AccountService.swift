@@ -144,16 +144,18 @@ public struct AccountService: Sendable {
 
     public func update(_ request: UpdateAccountRequest, caller: Caller) async throws -> UpdateAccountResponse {
         var user: UserAccount
-        var verified: TokenService.VerifiedIDToken?
+        let verified: TokenService.VerifiedIDToken?
         if caller.isAdmin, let localID = request.localId {
             guard let found = try await store.user(projectID: caller.projectID, localID: localID) else {
                 throw FlintError(.userNotFound)
             }
             user = found
+            verified = nil
         } else {
             guard request.idToken != nil else { throw FlintError(caller.isAdmin ? .missingLocalID : .missingIDToken) }
-            verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
-            user = verified!.user
+            let token = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
+            user = token.user
+            verified = token
         }
         if !caller.isAdmin,
            request.emailVerified != nil || request.disableUser != nil || request.customAttributes != nil

@@ -81,31 +81,36 @@ extension Store {
     }
 
     public func user(projectID: String, localID: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "project_id = ? AND local_id = ?", [.text(projectID), .text(localID)]).first
+        try await fetchUsers(where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)]).first
     }
 
     /// Looks a user up by email; `email` must already be normalised (lowercased).
     public func user(projectID: String, email: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "project_id = ? AND email = ?", [.text(projectID), .text(email)]).first
+        try await fetchUsers(where: "u.project_id = ? AND u.email = ?", [.text(projectID), .text(email)]).first
     }
 
     public func user(projectID: String, phoneNumber: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "project_id = ? AND phone_number = ?", [.text(projectID), .text(phoneNumber)]).first
+        try await fetchUsers(where: "u.project_id = ? AND u.phone_number = ?", [.text(projectID), .text(phoneNumber)]).first
     }
 
     public func user(projectID: String, providerID: String, rawID: String) async throws -> UserAccount? {
-        let rows = try await database.query(
-            "SELECT local_id FROM user_identities WHERE project_id = ? AND provider_id = ? AND raw_id = ?",
-            .text(projectID), .text(providerID), .text(rawID))
-        guard let localID = rows.first?.string("local_id") else { return nil }
-        return try await user(projectID: projectID, localID: localID)
+        try await fetchUsers(
+            where: """
+                u.project_id = ? AND u.local_id IN (SELECT local_id FROM user_identities
+                    WHERE project_id = ? AND provider_id = ? AND raw_id = ?)
+                """,
+            [.text(projectID), .text(projectID), .text(providerID), .text(rawID)]
+        ).first
     }
 
     /// A page of users ordered by local id, starting after `afterLocalID`.
     public func users(projectID: String, afterLocalID: String?, limit: Int) async throws -> [UserAccount] {
         try await fetchUsers(
-            where: "project_id = ? AND local_id > ? ORDER BY local_id LIMIT ?",
-            [.text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
+            where: """
+                u.project_id = ? AND u.local_id IN (SELECT local_id FROM users
+                    WHERE project_id = ? AND local_id > ? ORDER BY local_id LIMIT ?)
+                """,
+            [.text(projectID), .text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
     }
 
     /// Deletes the user with its identities and refresh tokens. Returns whether a user was deleted.
@@ -122,32 +127,32 @@ extension Store {
         try await database.query("DELETE FROM users WHERE project_id = ?", .text(projectID))
     }
 
+    /// Users with their identities in one query (one round trip): a row per identity, joined on the user.
     private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
-        let rows = try await database.query("SELECT \(Self.userColumns) FROM users WHERE \(condition)", binds)
+        let rows = try await database.query(
+            """
+            SELECT \(Self.selectedUserColumns), i.provider_id AS i_provider_id, i.raw_id AS i_raw_id, i.email AS i_email,
+                i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
+            FROM users u LEFT JOIN user_identities i ON i.project_id = u.project_id AND i.local_id = u.local_id
+            WHERE \(condition)
+            ORDER BY u.local_id, i.provider_id, i.raw_id
+            """,
+            binds)
         var users: [UserAccount] = []
-        users.reserveCapacity(rows.count)
         for row in rows {
-            var user = Self.user(from: row)
-            user.identities = try await identities(projectID: user.projectID, localID: user.localID)
-            users.append(user)
+            if users.last?.localID != row.string("local_id") { users.append(Self.user(from: row)) }
+            if let providerID = row.string("i_provider_id"), let rawID = row.string("i_raw_id") {
+                users[users.count - 1].identities.append(FederatedIdentity(
+                    providerID: providerID, rawID: rawID, email: row.string("i_email"),
+                    displayName: row.string("i_display_name"), photoURL: row.string("i_photo_url"),
+                    screenName: row.string("i_screen_name")))
+            }
         }
         return users
     }
 
-    private func identities(projectID: String, localID: String) async throws -> [FederatedIdentity] {
-        try await database.query(
-            """
-            SELECT provider_id, raw_id, email, display_name, photo_url, screen_name FROM user_identities
-            WHERE project_id = ? AND local_id = ? ORDER BY provider_id, raw_id
-            """,
-            .text(projectID), .text(localID)
-        ).map { row in
-            FederatedIdentity(
-                providerID: row.string("provider_id") ?? "", rawID: row.string("raw_id") ?? "",
-                email: row.string("email"), displayName: row.string("display_name"),
-                photoURL: row.string("photo_url"), screenName: row.string("screen_name"))
-        }
-    }
+    private static let selectedUserColumns = userColumns.split(separator: ",")
+        .map { "u." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
     private static func insertIdentities(of user: UserAccount, _ tx: any SQLExecutor) async throws {
         for identity in user.identities {
