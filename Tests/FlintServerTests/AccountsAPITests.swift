@@ -237,3 +237,25 @@ import Testing
         }
     }
 }
+
+@Suite struct SignInThrottleTests {
+    @Test(arguments: TestDatabase.allCases)
+    func tooManyWrongPasswordsLockTheAccountForAWhile(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            _ = try await client.signUp(email: "locked@example.com", password: "secret123")
+            for _ in 0..<10 {
+                let wrong = try await client.post("/v1/accounts:signInWithPassword", ["email": "locked@example.com", "password": "guess-it"])
+                #expect(wrong.errorMessage == "INVALID_PASSWORD")
+            }
+            let locked = try await client.post("/v1/accounts:signInWithPassword", ["email": "locked@example.com", "password": "secret123"])
+            #expect(locked.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // Other accounts are not affected.
+            _ = try await client.signUp(email: "free@example.com", password: "secret123")
+            #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "free@example.com", "password": "secret123"]).status == 200)
+
+            server.clock.advance(seconds: 15 * 60)
+            let later = try await client.post("/v1/accounts:signInWithPassword", ["email": "locked@example.com", "password": "secret123"])
+            #expect(later.status == 200)
+        }
+    }
+}

@@ -117,6 +117,20 @@ import Testing
     }
 
     @Test(arguments: TestDatabase.allCases)
+    func countersCountPerWindow(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            #expect(try await store.counter("b", windowStart: 100) == 0)
+            #expect(try await store.incrementCounter("b", windowStart: 100) == 1)
+            #expect(try await store.incrementCounter("b", windowStart: 100) == 2)
+            #expect(try await store.counter("b", windowStart: 100) == 2)
+            #expect(try await store.incrementCounter("b", windowStart: 200) == 1, "a new window starts again")
+            #expect(try await store.counter("b", windowStart: 100) == 0)
+            try await store.resetCounter("b")
+            #expect(try await store.counter("b", windowStart: 200) == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabase.allCases)
     func projectsAndAPIKeys(database: TestDatabase) async throws {
         try await withStore(database) { store in
             #expect(try await store.createProject(projectID: "p1", settings: "{}", createdAt: 1))

@@ -10,6 +10,8 @@ public struct AccountService: Sendable {
     let clock: any FlintClock
     let random: any RandomSource
 
+    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock) }
+
     // MARK: Sign-up
 
     public func signUp(_ request: SignUpRequest, caller: Caller) async throws -> SignInResponse {
@@ -86,6 +88,7 @@ public struct AccountService: Sendable {
         let email = try Validation.email(request.email, missing: .invalidEmail)
         guard let password = request.password, !password.isEmpty else { throw FlintError(.missingPassword) }
         let hidesAccounts = project.settings.improvedEmailPrivacy
+        try await throttle.checkAllowed(projectID: caller.projectID, email: email)
 
         guard let user = try await store.user(projectID: caller.projectID, email: email),
               let hash = user.passwordHash, let salt = user.passwordSalt
@@ -96,7 +99,11 @@ public struct AccountService: Sendable {
         }
         guard password.utf8.count <= PasswordHasher.maximumLength,
               try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
-        else { throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword) }
+        else {
+            try await throttle.recordFailure(projectID: caller.projectID, email: email)
+            throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
+        }
+        try await throttle.recordSuccess(projectID: caller.projectID, email: email)
         if user.disabled { throw FlintError(.userDisabled) }
 
         var signedIn = user

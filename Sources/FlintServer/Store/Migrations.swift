@@ -83,6 +83,16 @@ enum Migrations {
             )
             """,
         ]),
+        (2, [
+            // Fixed-window counters shared by every node (failed sign-ins now; sends later).
+            """
+            CREATE TABLE rate_limits (
+                bucket TEXT PRIMARY KEY,
+                window_start BIGINT NOT NULL,
+                count BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

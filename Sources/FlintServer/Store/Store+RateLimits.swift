@@ -1,0 +1,29 @@
+/// Fixed-window counters in the database, so every node sees the same counts.
+extension Store {
+    /// Adds one to `bucket` in the window starting at `windowStart` (epoch seconds) and returns the new count.
+    /// A counter left from an earlier window starts again at one.
+    @discardableResult
+    public func incrementCounter(_ bucket: String, windowStart: Int64) async throws -> Int64 {
+        let rows = try await database.query(
+            """
+            INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
+            ON CONFLICT (bucket) DO UPDATE SET
+                count = CASE WHEN rate_limits.window_start = excluded.window_start THEN rate_limits.count + 1 ELSE 1 END,
+                window_start = excluded.window_start
+            RETURNING count
+            """,
+            .text(bucket), .int(windowStart))
+        return rows.first?.int("count") ?? 1
+    }
+
+    /// The count of `bucket` in the window starting at `windowStart` (0 if none).
+    public func counter(_ bucket: String, windowStart: Int64) async throws -> Int64 {
+        try await database.query(
+            "SELECT count FROM rate_limits WHERE bucket = ? AND window_start = ?", .text(bucket), .int(windowStart)
+        ).first?.int("count") ?? 0
+    }
+
+    public func resetCounter(_ bucket: String) async throws {
+        try await database.query("DELETE FROM rate_limits WHERE bucket = ?", .text(bucket))
+    }
+}
