@@ -11,8 +11,15 @@ final class AsyncLock: Sendable {
     private let state = NIOLockedValueBox(State())
 
     func lock() async {
+        // Fast path: an uncontended lock is taken without suspending the task.
+        let acquired = state.withLockedValue { state -> Bool in
+            guard !state.locked else { return false }
+            state.locked = true
+            return true
+        }
+        if acquired { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let acquired = state.withLockedValue { state -> Bool in
+            let acquiredMeanwhile = state.withLockedValue { state -> Bool in
                 if state.locked {
                     state.waiters.append(continuation)
                     return false
@@ -20,7 +27,7 @@ final class AsyncLock: Sendable {
                 state.locked = true
                 return true
             }
-            if acquired { continuation.resume() }
+            if acquiredMeanwhile { continuation.resume() }
         }
     }
 

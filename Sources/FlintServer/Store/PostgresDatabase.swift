@@ -111,23 +111,24 @@ public final class PostgresDatabase: SQLDatabase {
 
     static func collect(_ rows: PostgresRowSequence) async throws -> [SQLRow] {
         var result: [SQLRow] = []
+        var index: [String: Int]?
         for try await row in rows {
-            var columns: [String: SQLValue] = [:]
-            for cell in row {
+            var values: [SQLValue] = []
+            var names: [String: Int] = [:]
+            for (position, cell) in row.enumerated() {
+                if index == nil { names[cell.columnName] = position }
                 guard cell.bytes != nil else {
-                    columns[cell.columnName] = .null
+                    values.append(.null)
                     continue
                 }
                 switch cell.dataType {
-                case .int2, .int4, .int8:
-                    columns[cell.columnName] = .int(try cell.decode(Int64.self))
-                case .bool:
-                    columns[cell.columnName] = .int(try cell.decode(Bool.self) ? 1 : 0)
-                default:
-                    columns[cell.columnName] = .text(try cell.decode(String.self))
+                case .int2, .int4, .int8: values.append(.int(try cell.decode(Int64.self)))
+                case .bool: values.append(.int(try cell.decode(Bool.self) ? 1 : 0))
+                default: values.append(.text(try cell.decode(String.self)))
                 }
             }
-            result.append(SQLRow(columns: columns))
+            if index == nil { index = names }
+            result.append(SQLRow(index: index ?? names, values: values))
         }
         return result
     }

@@ -10,22 +10,30 @@ public enum SQLValue: Sendable, Equatable {
     public init(_ value: Bool) { self = .int(value ? 1 : 0) }
 }
 
-/// One result row: values by column name.
+/// One result row: values by column name. Rows of one result share their column index.
 public struct SQLRow: Sendable {
-    public let columns: [String: SQLValue]
+    private let index: [String: Int]
+    private let values: [SQLValue]
 
-    public init(columns: [String: SQLValue]) { self.columns = columns }
+    public init(index: [String: Int], values: [SQLValue]) {
+        self.index = index
+        self.values = values
+    }
+
+    public subscript(name: String) -> SQLValue {
+        index[name].map { values[$0] } ?? .null
+    }
 
     public func string(_ name: String) -> String? {
-        if case .text(let value) = columns[name] { return value }
+        if case .text(let value) = self[name] { return value }
         return nil
     }
 
     public func int(_ name: String) -> Int64? {
-        switch columns[name] {
+        switch self[name] {
         case .int(let value): return value
         case .text(let value): return Int64(value)
-        default: return nil
+        case .null: return nil
         }
     }
 

@@ -75,7 +75,8 @@ public final class SQLiteDatabase: SQLDatabase {
     final class Connection: @unchecked Sendable {
         let lock = AsyncLock()
         private var handle: OpaquePointer?
-        private var statements: [String: OpaquePointer] = [:]
+        /// Prepared statements by SQL text, with their column index.
+        private var statements: [String: (statement: OpaquePointer, columns: [String: Int])] = [:]
 
         init(path: String) throws {
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -93,7 +94,8 @@ public final class SQLiteDatabase: SQLDatabase {
         }
 
         func execute(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
-            let statement = try prepared(sql)
+            let prepared = try self.prepared(sql)
+            let statement = prepared.statement
             defer {
                 sqlite3_reset(statement)
                 sqlite3_clear_bindings(statement)
@@ -114,36 +116,39 @@ public final class SQLiteDatabase: SQLDatabase {
                 let status = sqlite3_step(statement)
                 if status == SQLITE_DONE { break }
                 guard status == SQLITE_ROW else { throw lastError() }
-                var columns: [String: SQLValue] = [:]
-                columns.reserveCapacity(Int(columnCount))
+                var values: [SQLValue] = []
+                values.reserveCapacity(Int(columnCount))
                 for column in 0..<columnCount {
-                    let name = String(cString: sqlite3_column_name(statement, column))
                     switch sqlite3_column_type(statement, column) {
-                    case SQLITE_NULL: columns[name] = .null
-                    case SQLITE_INTEGER: columns[name] = .int(sqlite3_column_int64(statement, column))
-                    default: columns[name] = .text(String(cString: sqlite3_column_text(statement, column)))
+                    case SQLITE_NULL: values.append(.null)
+                    case SQLITE_INTEGER: values.append(.int(sqlite3_column_int64(statement, column)))
+                    default: values.append(.text(String(cString: sqlite3_column_text(statement, column))))
                     }
                 }
-                rows.append(SQLRow(columns: columns))
+                rows.append(SQLRow(index: prepared.columns, values: values))
             }
             return rows
         }
 
         func close() {
-            for statement in statements.values { sqlite3_finalize(statement) }
+            for prepared in statements.values { sqlite3_finalize(prepared.statement) }
             statements = [:]
             sqlite3_close(handle)
             handle = nil
         }
 
-        private func prepared(_ sql: String) throws -> OpaquePointer {
-            if let statement = statements[sql] { return statement }
+        private func prepared(_ sql: String) throws -> (statement: OpaquePointer, columns: [String: Int]) {
+            if let prepared = statements[sql] { return prepared }
             var statement: OpaquePointer?
             guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
                   let statement
             else { throw lastError() }
-            statements[sql] = statement
-            return statement
+            var columns: [String: Int] = [:]
+            for column in 0..<sqlite3_column_count(statement) {
+                columns[String(cString: sqlite3_column_name(statement, column))] = Int(column)
+            }
+            statements[sql] = (statement, columns)
+            return (statement, columns)
         }
 
         private func lastError() -> SQLError {

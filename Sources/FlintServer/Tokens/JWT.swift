@@ -1,7 +1,8 @@
 import Foundation
 
 /// A compact JWS split into its parts. Parsing checks only the shape; signatures are checked by whoever
-/// holds the key (`SigningKeyring.verify`).
+/// holds the key (`SigningKeyring.verify`). The header is decoded only when asked for, since a verifier
+/// that recognises the exact header bytes it issued does not need to.
 public struct CompactJWT: Sendable {
     public struct Header: Codable, Sendable {
         public var alg: String
@@ -9,7 +10,8 @@ public struct CompactJWT: Sendable {
         public var typ: String?
     }
 
-    public let header: Header
+    /// The header segment as sent (base64url).
+    public let encodedHeader: Substring
     /// The decoded claims JSON.
     public let payload: Data
     public let signature: Data
@@ -23,14 +25,16 @@ public struct CompactJWT: Sendable {
         guard token.utf8.count <= Self.maximumLength else { return nil }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData),
               let payload = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2])
         else { return nil }
-        self.header = header
+        self.encodedHeader = parts[0]
         self.payload = payload
         self.signature = signature
         self.signingInput = token[token.startIndex..<parts[1].endIndex]
+    }
+
+    public func header() -> Header? {
+        Base64URL.decode(encodedHeader).flatMap { try? JSONDecoder().decode(Header.self, from: $0) }
     }
 }

@@ -21,6 +21,8 @@ public final class SigningKeyring: Sendable {
 
     struct State: Sendable {
         var keys: [String: Key] = [:]
+        /// Keys by the exact header segment they sign with: a token carrying one needs no header decoding.
+        var keysByEncodedHeader: [String: Key] = [:]
         var signingKid: String?
         var loadedAt: Int64 = .min
         var documents = PublishedKeyDocuments.empty
@@ -93,6 +95,7 @@ public final class SigningKeyring: Sendable {
         let now = clock.seconds
         state.withLockedValue { state in
             state.keys = keys
+            state.keysByEncodedHeader = Dictionary(uniqueKeysWithValues: keys.values.map { ($0.encodedHeader, $0) })
             state.signingKid = newest
             state.loadedAt = now
             state.documents = documents
@@ -113,20 +116,23 @@ public final class SigningKeyring: Sendable {
     /// Checks that `token` is RS256-signed by one of the keys. Returns the claims JSON, or nil for a
     /// token that is malformed, uses another algorithm (`none`, HS256, …) or fails the signature.
     public func verify(_ token: String) async -> Data? {
-        guard let jwt = CompactJWT(token), jwt.header.alg == "RS256", let kid = jwt.header.kid else { return nil }
-        var key = state.withLockedValue { $0.keys[kid] }
-        if key == nil {
-            // Possibly a key another node added since our last look.
-            let canReload = state.withLockedValue { clock.seconds - $0.loadedAt >= Self.unknownKidReloadInterval }
-            guard canReload else { return nil }
-            try? await reload()
-            key = state.withLockedValue { $0.keys[kid] }
-        }
-        guard let key else { return nil }
+        guard let jwt = CompactJWT(token), let key = await key(for: jwt) else { return nil }
         let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
         guard key.publicKey.isValidSignature(signature, for: Data(jwt.signingInput.utf8), padding: .insecurePKCS1v1_5)
         else { return nil }
         return jwt.payload
+    }
+
+    /// The key a token claims to be signed with, if it is one of ours and the algorithm is RS256.
+    private func key(for jwt: CompactJWT) async -> Key? {
+        if let key = state.withLockedValue({ $0.keysByEncodedHeader[String(jwt.encodedHeader)] }) { return key }
+        guard let header = jwt.header(), header.alg == "RS256", let kid = header.kid else { return nil }
+        if let key = state.withLockedValue({ $0.keys[kid] }) { return key }
+        // Possibly a key another node added since our last look.
+        let canReload = state.withLockedValue { clock.seconds - $0.loadedAt >= Self.unknownKidReloadInterval }
+        guard canReload else { return nil }
+        try? await reload()
+        return state.withLockedValue { $0.keys[kid] }
     }
 
     /// The JWKS, X.509 and key-id documents, prebuilt.

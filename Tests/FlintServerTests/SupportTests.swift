@@ -1,0 +1,30 @@
+import FlintServer
+import Foundation
+import Testing
+
+@Suite struct SupportTests {
+    @Test func base64URLMatchesFoundationAndRejectsNonCanonicalInput() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let expected = bytes.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected)
+            #expect(Base64URL.decode(expected) == bytes)
+        }
+        #expect(Base64URL.decode("QQ==") == nil, "padding is not base64url")
+        #expect(Base64URL.decode("QQ+/") == nil, "standard alphabet is not base64url")
+        #expect(Base64URL.decode("Q") == nil, "impossible length")
+        #expect(Base64URL.decode("QR") == nil, "non-zero leftover bits")
+        #expect(Base64URL.decode("QQ") == Data("A".utf8))
+    }
+
+    @Test func randomStringsUseTheAlphabetAndLocalIDsHaveFirebasesShape() {
+        let random = SystemRandomSource()
+        let id = random.localID()
+        #expect(id.count == 28 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
+        #expect(random.localID() != id)
+        #expect(random.string(length: 100, alphabet: "ab").allSatisfy { $0 == "a" || $0 == "b" })
+    }
+}
