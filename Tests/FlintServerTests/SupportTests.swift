@@ -1,4 +1,5 @@
-import FlintServer
+@testable import FlintServer
+import FlintWire
 import Foundation
 import Testing
 
@@ -26,5 +27,15 @@ import Testing
         #expect(id.count == 28 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
         #expect(random.localID() != id)
         #expect(random.string(length: 100, alphabet: "ab").allSatisfy { $0 == "a" || $0 == "b" })
+    }
+}
+
+@Suite struct UserRecordTests {
+    @Test func lastRefreshAtIsISO8601WithMilliseconds() {
+        var user = UserAccount(projectID: "p", localID: "u", createdAt: 1_795_320_029_527)
+        user.lastRefreshAt = 1_795_320_029_527
+        let record = UserRecord(user, revealPasswordHash: false)
+        #expect(record.lastRefreshAt == "2026-11-22T04:00:29.527Z")
+        #expect(record.createdAt == "1795320029527" && record.validSince == "1795320029")
     }
 }

@@ -23,11 +23,21 @@ extension UserRecord {
         disabled = user.disabled
         createdAt = String(user.createdAt)
         lastLoginAt = user.lastLoginAt.map(String.init)
-        lastRefreshAt = user.lastRefreshAt.map { ms in
-            Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-        }
+        lastRefreshAt = user.lastRefreshAt.map(Self.iso8601)
         customAttributes = user.customAttributes
         emailLinkSignin = user.emailLinkSignin ? true : nil
+    }
+}
+
+extension UserRecord {
+    /// `2026-11-22T04:00:29.527Z`, the form Firebase gives `lastRefreshAt` in.
+    static func iso8601(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
     }
 }
 

@@ -50,7 +50,7 @@ enum Validation {
 
 extension JSONBody {
     static func decodeValue(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        try decoder.decode(JSONValue.self, from: Data(text.utf8))
     }
 }
 

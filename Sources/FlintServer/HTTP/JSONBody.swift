@@ -7,7 +7,7 @@ enum JSONBody {
     /// Bodies larger than this are refused (no operation needs more).
     static let maximumSize = 1 << 20
 
-    private static let decoder = JSONDecoder()
+    static let decoder = JSONDecoder()
     /// Shared: JSON coders are safe to use concurrently, and creating one per request costs.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -91,7 +91,7 @@ public final class TokenService: Sendable {
     public func verifyIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
         guard let token, !token.isEmpty else { throw FlintError(.missingIDToken) }
         guard let payload = await keyring.verify(token),
-              let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: payload),
+              let claims = try? JSONBody.decoder.decode(IDTokenClaims.self, from: payload),
               claims.iss == issuer(projectID: projectID), claims.aud == projectID, !claims.sub.isEmpty
         else { throw FlintError(.invalidIDToken) }
         let now = clock.seconds
@@ -126,8 +126,8 @@ public final class TokenService: Sendable {
 
     /// Adds custom claims beside the standard ones; standard claims win any name clash.
     private static func merging(customClaims: String, into payload: Data) throws -> Data {
-        guard case .object(var merged)? = try? JSONDecoder().decode(JSONValue.self, from: Data(customClaims.utf8)),
-              case .object(let standard) = try JSONDecoder().decode(JSONValue.self, from: payload)
+        guard case .object(var merged)? = try? JSONBody.decoder.decode(JSONValue.self, from: Data(customClaims.utf8)),
+              case .object(let standard) = try JSONBody.decoder.decode(JSONValue.self, from: payload)
         else { return payload }
         merged.merge(standard) { _, standardValue in standardValue }
         return try JSONBody.encoder.encode(JSONValue.object(merged))
