@@ -29,21 +29,25 @@ public enum Base64URL {
     public static func decode(_ text: some StringProtocol) -> Data? {
         let bytes = text.utf8
         guard bytes.count % 4 != 1 else { return nil }
-        var output = Data(capacity: bytes.count * 3 / 4)
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count * 3 / 4)
         var accumulator: UInt32 = 0
         var bits = 0
-        for byte in bytes {
-            let value = values[Int(byte)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let valid = values.withUnsafeBufferPointer { table -> Bool in
+            for byte in bytes {
+                let value = table[Int(byte)]
+                guard value != 0xFF else { return false }
+                accumulator = accumulator << 6 | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                }
             }
+            return true
         }
         // Leftover bits must be zero, so every byte string has exactly one encoding.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return output
+        guard valid, accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return Data(output)
     }
 }

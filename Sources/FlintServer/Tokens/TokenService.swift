@@ -1,6 +1,7 @@
 import Crypto
 import FlintWire
 import Foundation
+import NIOConcurrencyHelpers
 
 /// ID tokens and refresh tokens: minting, refreshing and verifying.
 ///
@@ -18,6 +19,14 @@ public final class TokenService: Sendable {
     private let clock: any FlintClock
     private let random: any RandomSource
     private let issuerPrefix: @Sendable () -> String
+    /// Claims of ID tokens whose signature, issuer and audience were already checked, so a client
+    /// that calls again with the same token skips the RSA work. Expiry and the user's state are
+    /// still checked on every call.
+    private let verifiedTokens = NIOLockedValueBox([String: IDTokenClaims]())
+    /// Bound on the cache; it is emptied when full (simple, and a refill costs one verification each).
+    static let verifiedTokenCacheSize = 4096
+    /// `lastRefreshAt` is written at most this often per user (ms), so refreshes under load do not all write.
+    static let lastRefreshGranularity: Int64 = 60_000
 
     /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
@@ -76,7 +85,10 @@ public final class TokenService: Sendable {
         let now = clock.seconds
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, authTime: record.authTime, now: now)
-        try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: clock.milliseconds)
+        let nowMilliseconds = clock.milliseconds
+        if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
+            try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
+        }
         return (idToken, user)
     }
 
@@ -90,10 +102,8 @@ public final class TokenService: Sendable {
     /// enabled, and has not revoked tokens issued before `validSince`.
     public func verifyIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
         guard let token, !token.isEmpty else { throw FlintError(.missingIDToken) }
-        guard let payload = await keyring.verify(token),
-              let claims = try? JSONBody.decoder.decode(IDTokenClaims.self, from: payload),
-              claims.iss == issuer(projectID: projectID), claims.aud == projectID, !claims.sub.isEmpty
-        else { throw FlintError(.invalidIDToken) }
+        let claims = try await verifiedClaims(token)
+        guard claims.iss == issuer(projectID: projectID), claims.aud == projectID else { throw FlintError(.invalidIDToken) }
         let now = clock.seconds
         if claims.iat > now + Self.allowedClockSkew { throw FlintError(.invalidIDToken) }
         if claims.exp <= now { throw FlintError(.tokenExpired) }
@@ -103,6 +113,19 @@ public final class TokenService: Sendable {
         if user.disabled { throw FlintError(.userDisabled) }
         if claims.iat < user.validSince { throw FlintError(.tokenExpired) }
         return VerifiedIDToken(claims: claims, user: user)
+    }
+
+    /// The claims of a token signed by one of our keys, from the cache or by verifying the signature.
+    private func verifiedClaims(_ token: String) async throws -> IDTokenClaims {
+        if let claims = verifiedTokens.withLockedValue({ $0[token] }) { return claims }
+        guard let payload = await keyring.verify(token),
+              let claims = try? JSONBody.decoder.decode(IDTokenClaims.self, from: payload), !claims.sub.isEmpty
+        else { throw FlintError(.invalidIDToken) }
+        verifiedTokens.withLockedValue { cache in
+            if cache.count >= Self.verifiedTokenCacheSize { cache.removeAll(keepingCapacity: true) }
+            cache[token] = claims
+        }
+        return claims
     }
 
     private func mintIDToken(for user: UserAccount, signInProvider: String, authTime: Int64, now: Int64) async throws -> String {
