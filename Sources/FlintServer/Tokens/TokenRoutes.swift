@@ -60,25 +60,28 @@ struct TokenRoutes: Sendable {
             userId: user.localID, projectId: caller.projectID))
     }
 
+    /// Both spellings clients use, decoded as a struct (cheaper than a generic JSON tree on this hot path).
+    private struct TokenRequestBody: Decodable {
+        var grant_type: String?
+        var grantType: String?
+        var refresh_token: String?
+        var refreshToken: String?
+    }
+
     private static func fields(of request: Request) async throws -> [String: String] {
-        let buffer = try await JSONBody.collect(request)
-        let body = String(buffer: buffer)
         var fields: [String: String] = [:]
         if request.headers[.contentType]?.contains("application/x-www-form-urlencoded") == true {
+            let body = String(buffer: try await JSONBody.collect(request))
             for pair in body.split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map {
                     String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
                 }
                 if parts.count == 2 { fields[parts[0]] = parts[1] }
             }
-        } else if !body.isEmpty {
-            guard case .object(let object)? = try? JSONBody.decodeValue(body) else {
-                throw FlintError.invalidJSON("Unexpected token.")
-            }
-            for (key, value) in object {
-                guard let text = value.stringValue else { throw FlintError.invalidJSON("/\(key) must be string") }
-                fields[key] = text
-            }
+        } else {
+            let body = try await JSONBody.decode(TokenRequestBody.self, from: request)
+            fields["grant_type"] = body.grant_type ?? body.grantType
+            fields["refresh_token"] = body.refresh_token ?? body.refreshToken
         }
         for (key, value) in request.uri.queryParameters where fields[String(key)] == nil && key != "key" {
             fields[String(key)] = String(value)
