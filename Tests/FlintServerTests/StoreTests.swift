@@ -109,10 +109,11 @@ import Testing
             try await store.createUser(user("u"))
             let record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
             try await store.insertRefreshToken(hash: "h1", record)
-            #expect(try await store.refreshToken(hash: "h1") == record)
-            #expect(try await store.refreshToken(hash: "h2") == nil)
+            let session = try #require(try await store.refreshSession(hash: "h1"))
+            #expect(session.record == record && session.user.localID == "u")
+            #expect(try await store.refreshSession(hash: "h2") == nil)
             try await store.deleteUser(projectID: "p1", localID: "u")
-            #expect(try await store.refreshToken(hash: "h1") == nil)
+            #expect(try await store.refreshSession(hash: "h1") == nil)
         }
     }
 

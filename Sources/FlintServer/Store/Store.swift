@@ -129,20 +129,27 @@ extension Store {
 
     /// Users with their identities in one query (one round trip): a row per identity, joined on the user.
     private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
+        try await fetchUserRows(from: "users u", where: condition, binds).map(\.user)
+    }
+
+    /// The query behind `fetchUsers`, with the first row of each user for callers that join more
+    /// tables in `from` and select `extraColumns` from them.
+    private func fetchUserRows(extraColumns: String = "", from source: String, where condition: String,
+                               _ binds: [SQLValue]) async throws -> [(user: UserAccount, row: SQLRow)] {
         let rows = try await database.query(
             """
-            SELECT \(Self.selectedUserColumns), i.provider_id AS i_provider_id, i.raw_id AS i_raw_id, i.email AS i_email,
-                i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
-            FROM users u LEFT JOIN user_identities i ON i.project_id = u.project_id AND i.local_id = u.local_id
+            SELECT \(Self.selectedUserColumns)\(extraColumns), i.provider_id AS i_provider_id, i.raw_id AS i_raw_id,
+                i.email AS i_email, i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
+            FROM \(source) LEFT JOIN user_identities i ON i.project_id = u.project_id AND i.local_id = u.local_id
             WHERE \(condition)
             ORDER BY u.local_id, i.provider_id, i.raw_id
             """,
             binds)
-        var users: [UserAccount] = []
+        var users: [(user: UserAccount, row: SQLRow)] = []
         for row in rows {
-            if users.last?.localID != row.string("local_id") { users.append(Self.user(from: row)) }
+            if users.last?.user.localID != row.string("local_id") { users.append((Self.user(from: row), row)) }
             if let providerID = row.string("i_provider_id"), let rawID = row.string("i_raw_id") {
-                users[users.count - 1].identities.append(FederatedIdentity(
+                users[users.count - 1].user.identities.append(FederatedIdentity(
                     providerID: providerID, rawID: rawID, email: row.string("i_email"),
                     displayName: row.string("i_display_name"), photoURL: row.string("i_photo_url"),
                     screenName: row.string("i_screen_name")))
@@ -225,16 +232,18 @@ extension Store {
             .int(record.authTime), .int(record.createdAt))
     }
 
-    public func refreshToken(hash: String) async throws -> RefreshTokenRecord? {
-        let rows = try await database.query(
-            "SELECT project_id, local_id, sign_in_provider, auth_time, created_at FROM refresh_tokens WHERE token_hash = ?",
-            .text(hash))
-        return rows.first.map { row in
-            RefreshTokenRecord(
-                projectID: row.string("project_id") ?? "", localID: row.string("local_id") ?? "",
-                signInProvider: row.string("sign_in_provider") ?? "", authTime: row.int("auth_time") ?? 0,
-                createdAt: row.int("created_at") ?? 0)
-        }
+    /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
+    /// unknown (never issued, or its user deleted).
+    public func refreshSession(hash: String) async throws -> (record: RefreshTokenRecord, user: UserAccount)? {
+        guard let (user, row) = try await fetchUserRows(
+            extraColumns: ", r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at",
+            from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
+            where: "r.token_hash = ?", [.text(hash)]
+        ).first else { return nil }
+        let record = RefreshTokenRecord(
+            projectID: user.projectID, localID: user.localID, signInProvider: row.string("r_sign_in_provider") ?? "",
+            authTime: row.int("r_auth_time") ?? 0, createdAt: row.int("r_created_at") ?? 0)
+        return (record, user)
     }
 }
 

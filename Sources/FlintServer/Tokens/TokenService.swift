@@ -68,7 +68,7 @@ public final class TokenService: Sendable {
     /// The refresh token stays the same, as Firebase's does.
     public func refresh(_ refreshToken: String, projectID: String) async throws -> (idToken: String, user: UserAccount) {
         guard refreshToken.utf8.count <= 512,
-              let record = try await store.refreshToken(hash: Self.hash(refreshToken)),
+              let (record, user) = try await store.refreshSession(hash: Self.hash(refreshToken)),
               record.projectID == projectID
         else {
             let parts = refreshToken.split(separator: ".")
@@ -76,9 +76,6 @@ public final class TokenService: Sendable {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
-        }
-        guard let user = try await store.user(projectID: projectID, localID: record.localID) else {
-            throw FlintError(.userNotFound)
         }
         if user.disabled { throw FlintError(.userDisabled) }
         if record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
