@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Starts (or stops) a private PostgreSQL server for the test suite: its own data folder under .build-pg,
-# listening on 127.0.0.1 only, no systemd. Prints the database URL the tests use.
+# Starts (or stops) a private PostgreSQL server for the test suite: its own data folder (in /tmp, which the
+# postgres user can always reach, unlike some checkout locations), listening on 127.0.0.1 only, no systemd.
+# Prints the database URL the tests use.
 #   scripts/postgres.sh start   # idempotent
 #   scripts/postgres.sh stop
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${FLINT_TEST_PG_PORT:-15432}"   # below the ephemeral range, so no client socket can hold it
-ROOT="$PWD/.build-pg"
+ROOT="${FLINT_TEST_PG_DIR:-/tmp/flint-test-pg-$PORT}"
 PGBIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 [ -x "$PGBIN/initdb" ] || { echo "PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
