@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Wire types shared by server and SDK. Imports nothing of ours.
@@ -38,6 +39,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The client SDK: Foundation only, so it builds anywhere Swift does.
@@ -52,7 +54,14 @@ let package = Package(
         // Shared test helpers: in-process servers, database URLs, fake clocks.
         .target(
             name: "FlintTestSupport",
-            dependencies: ["FlintServer"],
+            dependencies: [
+                "FlintServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/FlintTestSupport"
         ),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),

@@ -47,6 +47,24 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case claimsTooLarge = "CLAIMS_TOO_LARGE"
     case forbiddenClaim = "FORBIDDEN_CLAIM"
 
+    // Phone
+    case missingPhoneNumber = "MISSING_PHONE_NUMBER"
+    case missingCode = "MISSING_CODE"
+    case invalidCode = "INVALID_CODE"
+    case missingSessionInfo = "MISSING_SESSION_INFO"
+    case invalidSessionInfo = "INVALID_SESSION_INFO"
+    case sessionExpired = "SESSION_EXPIRED"
+    case invalidTemporaryProof = "INVALID_TEMPORARY_PROOF"
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    case missingAppCredential = "MISSING_APP_CREDENTIAL"
+    case invalidAppCredential = "INVALID_APP_CREDENTIAL"
+    case missingIOSAppToken = "MISSING_IOS_APP_TOKEN"
+    case invalidRecaptchaToken = "INVALID_RECAPTCHA_TOKEN"
+    case captchaCheckFailed = "CAPTCHA_CHECK_FAILED"
+    case rejectedCredential = "REJECTED_CREDENTIAL"
+    case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
+    case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
+
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"
     case invalidGrantType = "INVALID_GRANT_TYPE"

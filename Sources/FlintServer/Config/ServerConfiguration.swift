@@ -14,6 +14,12 @@ public struct ServerConfiguration: Sendable {
     public var projectID: String
     /// The external base URL, used in issuers and emailed links. Defaults to `http://host:port`.
     public var publicURL: String?
+    /// SMS, APNs and captcha services.
+    public var delivery = DeliveryConfiguration()
+    /// Phone-verification limits.
+    public var phoneLimits = PhoneLimits()
+    /// Trust the first `X-Forwarded-For` address as the client IP (only behind a proxy that sets it).
+    public var trustForwardedFor = false
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",

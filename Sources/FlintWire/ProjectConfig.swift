@@ -1,0 +1,106 @@
+// The Identity Toolkit v2 project configuration (`GET/PATCH /v2/projects/{p}/config`), the shape the
+// Admin APIs use. Only the parts Flint implements are here; unknown fields are ignored.
+
+/// `projects/{p}/config`.
+public struct ProjectConfig: Codable, Sendable, Equatable {
+    public struct SignIn: Codable, Sendable, Equatable {
+        public struct Email: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            public var passwordRequired: Bool?
+            public init(enabled: Bool? = nil, passwordRequired: Bool? = nil) {
+                self.enabled = enabled
+                self.passwordRequired = passwordRequired
+            }
+        }
+
+        public struct PhoneNumber: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            /// Fictional numbers (E.164) mapped to their fixed 6-digit codes.
+            public var testPhoneNumbers: [String: String]?
+            public init(enabled: Bool? = nil, testPhoneNumbers: [String: String]? = nil) {
+                self.enabled = enabled
+                self.testPhoneNumbers = testPhoneNumbers
+            }
+        }
+
+        public struct Anonymous: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            public init(enabled: Bool? = nil) { self.enabled = enabled }
+        }
+
+        public var email: Email?
+        public var phoneNumber: PhoneNumber?
+        public var anonymous: Anonymous?
+        public var allowDuplicateEmails: Bool?
+
+        public init(email: Email? = nil, phoneNumber: PhoneNumber? = nil, anonymous: Anonymous? = nil,
+                    allowDuplicateEmails: Bool? = nil) {
+            self.email = email
+            self.phoneNumber = phoneNumber
+            self.anonymous = anonymous
+            self.allowDuplicateEmails = allowDuplicateEmails
+        }
+    }
+
+    public struct EmailPrivacyConfig: Codable, Sendable, Equatable {
+        public var enableImprovedEmailPrivacy: Bool?
+        public init(enableImprovedEmailPrivacy: Bool? = nil) { self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
+    }
+
+    /// Which regions (ISO 3166 alpha-2 codes) SMS may be sent to: all but `disallowedRegions`, or only
+    /// `allowedRegions`.
+    public struct SmsRegionConfig: Codable, Sendable, Equatable {
+        public struct AllowByDefault: Codable, Sendable, Equatable {
+            public var disallowedRegions: [String]?
+            public init(disallowedRegions: [String]? = nil) { self.disallowedRegions = disallowedRegions }
+        }
+
+        public struct AllowlistOnly: Codable, Sendable, Equatable {
+            public var allowedRegions: [String]?
+            public init(allowedRegions: [String]? = nil) { self.allowedRegions = allowedRegions }
+        }
+
+        public var allowByDefault: AllowByDefault?
+        public var allowlistOnly: AllowlistOnly?
+
+        public init(allowByDefault: AllowByDefault? = nil, allowlistOnly: AllowlistOnly? = nil) {
+            self.allowByDefault = allowByDefault
+            self.allowlistOnly = allowlistOnly
+        }
+    }
+
+    /// Flint's own extension: which app-verification methods phone sign-in accepts in production mode.
+    public struct AppVerification: Codable, Sendable, Equatable {
+        /// APNs silent push (`verifyClient`, then `iosReceipt` + `iosSecret`).
+        public var apnsEnabled: Bool?
+        /// The captcha behind `recaptchaToken`: `PROOF_OF_WORK` (Flint's own page), `SITE_VERIFY`
+        /// (reCAPTCHA / hCaptcha / Turnstile via the server's siteverify endpoint) or `DISABLED`.
+        public var captcha: String?
+        /// Proof-of-work difficulty in leading zero bits (cost doubles per bit).
+        public var proofOfWorkBits: Int?
+
+        public init(apnsEnabled: Bool? = nil, captcha: String? = nil, proofOfWorkBits: Int? = nil) {
+            self.apnsEnabled = apnsEnabled
+            self.captcha = captcha
+            self.proofOfWorkBits = proofOfWorkBits
+        }
+    }
+
+    public var name: String?
+    public var signIn: SignIn?
+    public var authorizedDomains: [String]?
+    public var emailPrivacyConfig: EmailPrivacyConfig?
+    public var smsRegionConfig: SmsRegionConfig?
+    public var appVerification: AppVerification?
+
+    public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
+                emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
+                appVerification: AppVerification? = nil) {
+        self.name = name
+        self.signIn = signIn
+        self.authorizedDomains = authorizedDomains
+        self.emailPrivacyConfig = emailPrivacyConfig
+        self.smsRegionConfig = smsRegionConfig
+        self.appVerification = appVerification
+    }
+}
