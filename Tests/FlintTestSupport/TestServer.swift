@@ -90,6 +90,8 @@ public final class TestServer: Sendable {
     public let database: ScratchDatabase
     public let port: Int
     public let apiKey: String
+    /// Everything the server logged (notice and above), e.g. the codes of the `log` SMS provider.
+    public let log: CapturedLog
     private let task: Task<Void, Error>
     private let ownsDatabase: Bool
 
@@ -103,16 +105,17 @@ public final class TestServer: Sendable {
     /// Starts a server. Pass `database` to share one (another node, or a restart); it is then not dropped by `stop()`.
     public static func start(emulator: Bool = true, database kind: TestDatabase = .sqlite, sharing shared: ScratchDatabase? = nil,
                              clock: TestClock = TestClock(), projectID: String = "demo-flint",
-                             publicURL: String? = nil) async throws -> TestServer {
+                             publicURL: String? = nil,
+                             configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database: ScratchDatabase
         if let shared { database = shared } else { database = try await ScratchDatabase.make(kind) }
-        var logger = Logger(label: "flint-test")
-        logger.logLevel = .warning
-        let configuration = ServerConfiguration(
+        let log = CapturedLog()
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
             emulator: emulator, projectID: projectID, publicURL: publicURL)
+        configure(&configuration)
         let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey])
-        let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: logger)
+        let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: log.logger())
         let apiKey = try await server.defaultAPIKey()
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
@@ -121,11 +124,12 @@ public final class TestServer: Sendable {
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw TestSupportError.serverDidNotStart }
         return TestServer(server: server, clock: clock, database: database, port: port, apiKey: apiKey, task: task,
-                          ownsDatabase: shared == nil)
+                          ownsDatabase: shared == nil, log: log)
     }
 
     private init(server: AuthServer, clock: TestClock, database: ScratchDatabase, port: Int, apiKey: String,
-                 task: Task<Void, Error>, ownsDatabase: Bool) {
+                 task: Task<Void, Error>, ownsDatabase: Bool, log: CapturedLog) {
+        self.log = log
         self.server = server
         self.clock = clock
         self.database = database
