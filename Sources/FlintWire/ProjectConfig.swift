@@ -78,11 +78,14 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public var captcha: String?
         /// Proof-of-work difficulty in leading zero bits (cost doubles per bit).
         public var proofOfWorkBits: Int?
+        /// Whether real numbers need an app credential at all (default true).
+        public var required: Bool?
 
-        public init(apnsEnabled: Bool? = nil, captcha: String? = nil, proofOfWorkBits: Int? = nil) {
+        public init(apnsEnabled: Bool? = nil, captcha: String? = nil, proofOfWorkBits: Int? = nil, required: Bool? = nil) {
             self.apnsEnabled = apnsEnabled
             self.captcha = captcha
             self.proofOfWorkBits = proofOfWorkBits
+            self.required = required
         }
     }
 

@@ -1,10 +1,24 @@
-/// A project's own settings, stored as JSON in the `projects` table.
+/// A project's own settings, stored as JSON in the `projects` table. Sections added after a project
+/// was created decode to their defaults, so stored settings never need a migration.
 public struct ProjectSettings: Codable, Sendable, Equatable {
     public struct SignIn: Codable, Sendable, Equatable {
         public var allowDuplicateEmails = false
         public var anonymousEnabled = true
         public var emailPasswordEnabled = true
         public var emailLinkEnabled = true
+        public var phoneEnabled = true
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = SignIn()
+            allowDuplicateEmails = try container.decodeIfPresent(Bool.self, forKey: .allowDuplicateEmails) ?? defaults.allowDuplicateEmails
+            anonymousEnabled = try container.decodeIfPresent(Bool.self, forKey: .anonymousEnabled) ?? defaults.anonymousEnabled
+            emailPasswordEnabled = try container.decodeIfPresent(Bool.self, forKey: .emailPasswordEnabled) ?? defaults.emailPasswordEnabled
+            emailLinkEnabled = try container.decodeIfPresent(Bool.self, forKey: .emailLinkEnabled) ?? defaults.emailLinkEnabled
+            phoneEnabled = try container.decodeIfPresent(Bool.self, forKey: .phoneEnabled) ?? defaults.phoneEnabled
+        }
     }
 
     /// Firebase's modified-scrypt parameters. The signer key is sealed with the master key.
@@ -15,15 +29,68 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         public var memoryCost: Int
     }
 
+    /// Phone sign-in: fictional numbers, where SMS may go, and how apps prove they are genuine.
+    public struct Phone: Codable, Sendable, Equatable {
+        /// Which regions (ISO 3166 alpha-2) codes may be sent to.
+        public enum RegionPolicy: Codable, Sendable, Equatable {
+            case allowByDefault(disallowed: [String])
+            case allowlistOnly(allowed: [String])
+        }
+
+        /// The captcha behind `recaptchaToken`.
+        public enum Captcha: String, Codable, Sendable, Equatable {
+            /// Flint's own proof-of-work page at `/__/auth/handler` (no third party).
+            case proofOfWork = "PROOF_OF_WORK"
+            /// A siteverify service (reCAPTCHA, hCaptcha, Turnstile) configured on the server.
+            case siteVerify = "SITE_VERIFY"
+            case disabled = "DISABLED"
+        }
+
+        /// Fictional numbers (E.164) and their fixed codes: no SMS, no limits.
+        public var testNumbers: [String: String] = [:]
+        public var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
+        /// Whether a real number needs an app credential at all (production mode). Turning this off
+        /// leaves only the send limits between the SMS budget and abuse.
+        public var appVerificationRequired = true
+        public var apnsEnabled = true
+        public var captcha = Captcha.proofOfWork
+        /// Proof-of-work difficulty in leading zero bits (the cost doubles per bit).
+        public var proofOfWorkBits = 18
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Phone()
+            testNumbers = try container.decodeIfPresent([String: String].self, forKey: .testNumbers) ?? defaults.testNumbers
+            regionPolicy = try container.decodeIfPresent(RegionPolicy.self, forKey: .regionPolicy) ?? defaults.regionPolicy
+            appVerificationRequired = try container.decodeIfPresent(Bool.self, forKey: .appVerificationRequired)
+                ?? defaults.appVerificationRequired
+            apnsEnabled = try container.decodeIfPresent(Bool.self, forKey: .apnsEnabled) ?? defaults.apnsEnabled
+            captcha = try container.decodeIfPresent(Captcha.self, forKey: .captcha) ?? defaults.captcha
+            proofOfWorkBits = try container.decodeIfPresent(Int.self, forKey: .proofOfWorkBits) ?? defaults.proofOfWorkBits
+        }
+    }
+
     public var authorizedDomains: [String]
     public var signIn = SignIn()
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
     public var improvedEmailPrivacy: Bool
     public var passwordHash: PasswordHash
+    public var phone = Phone()
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
         self.improvedEmailPrivacy = improvedEmailPrivacy
         self.passwordHash = passwordHash
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        authorizedDomains = try container.decode([String].self, forKey: .authorizedDomains)
+        signIn = try container.decodeIfPresent(SignIn.self, forKey: .signIn) ?? SignIn()
+        improvedEmailPrivacy = try container.decode(Bool.self, forKey: .improvedEmailPrivacy)
+        passwordHash = try container.decode(PasswordHash.self, forKey: .passwordHash)
+        phone = try container.decodeIfPresent(Phone.self, forKey: .phone) ?? Phone()
     }
 }

@@ -22,6 +22,17 @@ struct EmulatorRoutes: Sendable {
                 try await store.deleteAllUsers(projectID: projectID)
                 return JSONBody.response(data: Data("{}".utf8))
             },
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/verificationCodes"]) { _, context in
+                let projectID = try Self.projectID(context)
+                let codes = try await store.emulatorVerificationCodes(projectID: projectID).compactMap { record in
+                    record.emulatorSessionInfo.flatMap { sessionInfo in
+                        record.emulatorCode.map {
+                            VerificationCodesResponse.Entry(phoneNumber: record.phoneNumber, sessionInfo: sessionInfo, code: $0)
+                        }
+                    }
+                }
+                return try JSONBody.response(VerificationCodesResponse(verificationCodes: codes))
+            },
             Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/config"]) { _, context in
                 try JSONBody.response(Self.config(try await projects.ensureProject(try Self.projectID(context)).settings))
             },
@@ -42,7 +53,7 @@ struct EmulatorRoutes: Sendable {
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy))
     }
 
-    private static func projectID(_ context: BasicRequestContext) throws -> String {
+    private static func projectID(_ context: FlintRequestContext) throws -> String {
         guard let id = context.parameters.get("projectId"), !id.isEmpty else { throw FlintError.notFound }
         return id
     }

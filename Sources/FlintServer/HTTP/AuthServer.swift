@@ -113,13 +113,15 @@ public final class AuthServer: Sendable {
     }
 
     /// One routing table: every feature's endpoints under all their aliases.
-    private func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    private func makeRouter() -> Router<FlintRequestContext> {
+        let router = Router(context: FlintRequestContext.self)
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware())
         let callers = CallerResolver(
-            projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID)
+            projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID,
+            trustForwardedFor: configuration.trustForwardedFor)
         var endpoints = accounts.endpoints(callers: callers)
+
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
         if configuration.emulator {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints

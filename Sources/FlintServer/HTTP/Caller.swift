@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -6,6 +7,10 @@ public struct Caller: Sendable {
     public let project: Project
     /// True for Admin SDK calls (in emulator mode: `Authorization: Bearer owner`).
     public let isAdmin: Bool
+    /// The client's IP address (the peer, or the first `X-Forwarded-For` hop when the server trusts it).
+    public var clientIP: String? = nil
+    /// The client's language (`X-Firebase-Locale`, the SDKs' `languageCode`).
+    public var locale: String? = nil
 
     public var projectID: String { project.id }
 }
@@ -23,8 +28,10 @@ struct CallerResolver: Sendable {
     let projects: ProjectDirectory
     let emulator: Bool
     let defaultProjectID: String
+    var trustForwardedFor = false
 
-    func resolve(_ request: Request, pathProjectID: String?, access: Access) async throws -> Caller {
+    func resolve(_ request: Request, context: FlintRequestContext, access: Access) async throws -> Caller {
+        let pathProjectID = context.parameters.get("projectId")
         let isAdmin = try adminCredentials(in: request)
         let key = request.uri.queryParameters.get("key") ?? request.headers[Self.apiKeyHeader]
         // Naming a project in the path is for admin callers only.
@@ -43,7 +50,16 @@ struct CallerResolver: Sendable {
         // The emulator serves any project id it is asked about, creating it on first use.
         let project = emulator ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
-        return Caller(project: project, isAdmin: isAdmin)
+        return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
+                      locale: request.headers[Self.localeHeader])
+    }
+
+    private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {
+        if trustForwardedFor, let forwarded = request.headers[Self.forwardedForHeader],
+           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
+            return first
+        }
+        return context.remoteAddress?.ipAddress
     }
 
     /// Whether the request carries admin credentials. Emulator mode accepts `Bearer owner` (and Google
@@ -59,6 +75,8 @@ struct CallerResolver: Sendable {
     }
 
     private static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
+    private static let localeHeader = HTTPField.Name("x-firebase-locale")!
+    private static let forwardedForHeader = HTTPField.Name("x-forwarded-for")!
     private static let unauthenticated = FlintError(
         sentence: "Request had invalid authentication credentials.", status: .unauthorized, reason: "unauthorized")
 }

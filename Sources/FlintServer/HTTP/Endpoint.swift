@@ -2,7 +2,7 @@ import Hummingbird
 
 /// One operation of the server under every address clients use for it.
 struct Endpoint: Sendable {
-    typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
+    typealias Handler = @Sendable (Request, FlintRequestContext) async throws -> Response
 
     let method: HTTPRequest.Method
     let paths: [String]
@@ -27,8 +27,7 @@ extension Endpoint {
         _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
         Endpoint(method: method, paths: paths) { request, context in
-            let caller = try await callers.resolve(
-                request, pathProjectID: context.parameters.get("projectId"), access: access)
+            let caller = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
             return try JSONBody.response(try await operation(body, caller))
         }
@@ -40,8 +39,7 @@ extension Endpoint {
         _ operation: @escaping @Sendable (Request, Caller) async throws -> Result
     ) -> Endpoint {
         Endpoint(method: .get, paths: paths) { request, context in
-            let caller = try await callers.resolve(
-                request, pathProjectID: context.parameters.get("projectId"), access: access)
+            let caller = try await callers.resolve(request, context: context, access: access)
             return try JSONBody.response(try await operation(request, caller))
         }
     }

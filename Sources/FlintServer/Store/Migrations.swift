@@ -93,6 +93,36 @@ enum Migrations {
             )
             """,
         ]),
+        (3, [
+            // Phone verification codes. `id` is the SHA-256 of the sessionInfo handed to the client and
+            // `code_hash` an HMAC of the code keyed with that sessionInfo, so the table alone reveals
+            // neither. The clear columns are filled in emulator mode only (its code listing needs them).
+            """
+            CREATE TABLE verification_codes (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                phone_number TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                code_hash TEXT NOT NULL,
+                attempts BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                emulator_session_info TEXT,
+                emulator_code TEXT
+            )
+            """,
+            "CREATE INDEX verification_codes_phone ON verification_codes(project_id, phone_number, created_at)",
+            "CREATE INDEX verification_codes_expiry ON verification_codes(expires_at)",
+            // APNs app-verification receipts (`verifyClient`): hashes of the receipt and its secret.
+            """
+            CREATE TABLE app_credentials (
+                receipt_hash TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

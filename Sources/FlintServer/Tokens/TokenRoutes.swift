@@ -44,8 +44,8 @@ struct TokenRoutes: Sendable {
     }
 
     /// `grant_type=refresh_token`, from a form or JSON body, in snake_case or camelCase.
-    private func refresh(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let caller = try await callers.resolve(request, pathProjectID: nil, access: .apiKey)
+    private func refresh(_ request: Request, _ context: FlintRequestContext) async throws -> Response {
+        let caller = try await callers.resolve(request, context: context, access: .apiKey)
         let fields = try await Self.fields(of: request)
         guard let grantType = fields["grant_type"] ?? fields["grantType"], !grantType.isEmpty else {
             throw FlintError(.missingGrantType)

@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+
+/// Six-digit codes sent by SMS, and the opaque `sessionInfo` that names one. Shared by phone sign-in
+/// and (later) the phone second factor, told apart by `purpose`.
+///
+/// The client holds the only copy of `sessionInfo`. The store keeps its SHA-256 as the row id and an
+/// HMAC of the code keyed with it, so a leaked table gives an attacker no code to try. Codes are single
+/// use (the consuming DELETE succeeds for one caller only), expire, and die after a few wrong tries.
+struct VerificationCodes: Sendable {
+    let store: Store
+    let clock: any FlintClock
+    let random: any RandomSource
+    let limits: PhoneLimits
+    /// Emulator mode keeps codes in clear too, for `GET /emulator/v1/projects/{p}/verificationCodes`.
+    let emulator: Bool
+
+    static let signIn = "signIn"
+
+    /// A fresh code from the CSPRNG (it may start with 0).
+    func newCode() -> String {
+        random.string(length: 6, alphabet: "0123456789")
+    }
+
+    /// Stores `code` for `phoneNumber` and returns the sessionInfo naming it.
+    func issue(code: String, phoneNumber: String, projectID: String, purpose: String) async throws -> String {
+        let sessionInfo = random.token(byteCount: 48)
+        let now = clock.milliseconds
+        try await store.insertVerificationCode(VerificationCodeRecord(
+            id: Self.id(of: sessionInfo), projectID: projectID, phoneNumber: phoneNumber, purpose: purpose,
+            codeHash: Self.hash(code: code, sessionInfo: sessionInfo), attempts: 0, createdAt: now,
+            expiresAt: now + limits.codeLifetimeSeconds * 1000,
+            emulatorSessionInfo: emulator ? sessionInfo : nil, emulatorCode: emulator ? code : nil))
+        return sessionInfo
+    }
+
+    /// Checks `code` against the session and uses it up; returns the phone number it was sent to.
+    func redeem(sessionInfo: String?, code: String?, projectID: String, purpose: String) async throws -> String {
+        guard let sessionInfo, !sessionInfo.isEmpty else { throw FlintError(.missingSessionInfo) }
+        guard let code, !code.isEmpty else { throw FlintError(.missingCode) }
+        let id = Self.id(of: sessionInfo)
+        guard let record = try await store.verificationCode(id: id),
+              record.projectID == projectID, record.purpose == purpose
+        else { throw FlintError(.invalidSessionInfo) }
+        if record.expiresAt <= clock.milliseconds {
+            try await store.deleteVerificationCode(id: id)
+            throw FlintError(.sessionExpired)
+        }
+        let maxAttempts = Int64(limits.maxAttemptsPerCode)
+        if record.attempts >= maxAttempts { throw FlintError(.tooManyAttempts) }
+        let expected = Data(record.codeHash.utf8)
+        guard constantTimeEquals(Data(Self.hash(code: code, sessionInfo: sessionInfo).utf8), expected) else {
+            let attempts = try await store.recordWrongCode(id: id) ?? maxAttempts
+            throw FlintError(attempts >= maxAttempts ? .tooManyAttempts : .invalidCode)
+        }
+        // Two requests with the right code may race; the DELETE lets exactly one through.
+        guard try await store.consumeVerificationCode(id: id, maxAttempts: maxAttempts) else {
+            throw FlintError(.invalidSessionInfo)
+        }
+        return record.phoneNumber
+    }
+
+    static func id(of sessionInfo: String) -> String {
+        SHA256.hash(data: Data(sessionInfo.utf8)).hexString
+    }
+
+    static func hash(code: String, sessionInfo: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(code.utf8), using: SymmetricKey(data: Data(sessionInfo.utf8))).hexString
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    /// Lowercase hexadecimal.
+    var hexString: String {
+        var text = ""
+        for byte in self {
+            text += String(byte, radix: 16).leftPadded(to: 2)
+        }
+        return text
+    }
+}
+
+private extension String {
+    func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}
