@@ -31,6 +31,8 @@ public final class AuthServer: Sendable {
     public let logger: Logger
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
+    /// Sweeps expired codes and old counters while the server runs.
+    let janitor: Janitor
 
     /// Opens the store (migrating it), loads or creates the signing keys and the default project.
     public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
@@ -51,6 +53,7 @@ public final class AuthServer: Sendable {
         self.logger = logger
         let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
+        janitor = Janitor(store: store, clock: environment.clock, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
         let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
@@ -98,7 +101,7 @@ public final class AuthServer: Sendable {
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [app], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+            services: [app, janitor], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
         runningGroup.withLockedValue { $0 = group }
         try await group.run()
     }

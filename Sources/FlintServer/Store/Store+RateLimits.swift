@@ -27,3 +27,12 @@ extension Store {
         try await database.query("DELETE FROM rate_limits WHERE bucket = ?", .text(bucket))
     }
 }
+
+extension Store {
+    /// Deletes counters whose window started before `windowStart` (epoch seconds): they no longer count.
+    /// Single-use markers store their expiry as the window start, so they go once they are useless.
+    @discardableResult
+    public func deleteCounters(windowStartedBefore windowStart: Int64) async throws -> Int {
+        try await database.query("DELETE FROM rate_limits WHERE window_start < ? RETURNING bucket", .int(windowStart)).count
+    }
+}

@@ -1,0 +1,38 @@
+import Logging
+import ServiceLifecycle
+
+/// Removes what can no longer be used: expired verification codes and app credentials, and counters
+/// of windows long past. Every node runs one; the deletes are idempotent, so running them on several
+/// nodes at once is harmless.
+struct Janitor: Service {
+    let store: Store
+    let clock: any FlintClock
+    let logger: Logger
+    var interval: Duration = .seconds(600)
+
+    /// Counters of windows that started more than a day ago are gone from every limit Flint keeps.
+    static let counterRetentionSeconds: Int64 = 86_400
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await sweep()
+                } catch {
+                    logger.warning("sweep failed", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One pass; returns how many rows went.
+    @discardableResult
+    func sweep() async throws -> Int {
+        let now = clock.milliseconds
+        let codes = try await store.deleteExpiredVerificationCodes(before: now)
+        let credentials = try await store.deleteExpiredAppCredentials(before: now)
+        let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
+        return codes + credentials + counters
+    }
+}
