@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL and the SQLite
+# Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL, Chromium and the SQLite
 # headers from Debian, the official Python clients from PyPI) when missing, starts a private PostgreSQL
 # on 127.0.0.1, runs `swift test`, and stops PostgreSQL again.
 set -euo pipefail
@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)   # the captcha page's browser test
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then echo "Please install: ${missing[*]} (apt-get)" >&2; exit 1; fi
     apt-get update -qq
