@@ -28,6 +28,10 @@ public final class AuthServer: Sendable {
     public let projects: ProjectDirectory
     public let tokens: TokenService
     public let accounts: AccountService
+    public let phone: PhoneService
+    public let delivery: DeliveryServices
+    let appVerifier: AppVerifier
+    let proofOfWork: ProofOfWork
     public let logger: Logger
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
@@ -72,6 +76,23 @@ public final class AuthServer: Sendable {
             })
         accounts = AccountService(
             store: store, tokens: tokens, hasher: PasswordHasher(), clock: environment.clock, random: environment.random)
+        // The emulator makes no outside calls: codes go to the log whatever the configuration says.
+        var deliveryConfiguration = configuration.delivery
+        if emulator { deliveryConfiguration = DeliveryConfiguration() }
+        delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
+        proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
+        appVerifier = AppVerifier(
+            store: store, clock: environment.clock, random: environment.random, delivery: delivery,
+            proofOfWork: proofOfWork, emulator: emulator, logger: logger)
+        phone = PhoneService(
+            store: store, tokens: tokens,
+            codes: VerificationCodes(
+                store: store, clock: environment.clock, random: environment.random, limits: configuration.phoneLimits,
+                emulator: emulator),
+            proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
+            limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
+            appVerifier: appVerifier, sms: delivery.sms, clock: environment.clock, random: environment.random,
+            emulator: emulator)
     }
 
     /// The external base URL (the configured one, or `http://host:boundPort` once bound).
@@ -84,6 +105,15 @@ public final class AuthServer: Sendable {
     public func defaultAPIKey() async throws -> String {
         if configuration.emulator { return "fake-api-key" }
         return try await projects.firstAPIKey(projectID: configuration.projectID)
+    }
+
+    /// Applies a v2 project-config change (the fields `updateMask` names, or all present ones), as an
+    /// admin `PATCH /v2/projects/{p}/config` would; for the CLI and tests.
+    public func updateProjectConfig(_ projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
+        let service = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
+        let project = try await projects.ensureProject(projectID)
+        let updated = try await service.update(project, with: change, mask: updateMask.map(UpdateMask.init(_:)) ?? UpdateMask(present: change))
+        return ProjectConfigService.config(of: updated)
     }
 
     /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
@@ -112,6 +142,7 @@ public final class AuthServer: Sendable {
     }
 
     public func close() async throws {
+        try await delivery.shutdown()
         try await store.close()
     }
 
@@ -124,8 +155,11 @@ public final class AuthServer: Sendable {
             projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID,
             trustForwardedFor: configuration.trustForwardedFor)
         var endpoints = accounts.endpoints(callers: callers)
-
+        endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
+        endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
+            .endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
+        endpoints += HostedRoutes(proofOfWork: proofOfWork, callers: callers).endpoints
         if configuration.emulator {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints
         }

@@ -61,27 +61,10 @@ struct VerificationCodes: Sendable {
     }
 
     static func id(of sessionInfo: String) -> String {
-        SHA256.hash(data: Data(sessionInfo.utf8)).hexString
+        Hex.encode(SHA256.hash(data: Data(sessionInfo.utf8)))
     }
 
     static func hash(code: String, sessionInfo: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(code.utf8), using: SymmetricKey(data: Data(sessionInfo.utf8))).hexString
-    }
-}
-
-extension Sequence where Element == UInt8 {
-    /// Lowercase hexadecimal.
-    var hexString: String {
-        var text = ""
-        for byte in self {
-            text += String(byte, radix: 16).leftPadded(to: 2)
-        }
-        return text
-    }
-}
-
-private extension String {
-    func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(code.utf8), using: SymmetricKey(data: Data(sessionInfo.utf8))))
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import FlintWire
+import Hummingbird
+
+/// The Identity Toolkit v2 project configuration (`GET/PATCH /v2/projects/{p}/config`), as the Admin
+/// APIs read and change it. A PATCH applies the fields its `updateMask` names (comma-separated paths;
+/// a path also covers every field below it); without a mask, every field present in the body.
+struct ProjectConfigService: Sendable {
+    let projects: ProjectDirectory
+    let store: Store
+    let limits: PhoneLimits
+
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
+        let paths = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/config")
+        return [
+            .get(paths, access: .admin, callers: callers) { _, caller in Self.config(of: caller.project) },
+            Endpoint(method: .patch, paths: paths) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let change = try await JSONBody.decode(ProjectConfig.self, from: request)
+                let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
+                let updated = try await update(caller.project, with: change, mask: mask ?? UpdateMask(present: change))
+                return try JSONBody.response(Self.config(of: updated))
+            },
+        ]
+    }
+
+    func update(_ project: Project, with change: ProjectConfig, mask: UpdateMask) async throws -> Project {
+        var settings = project.settings
+        if mask.covers("signIn.allowDuplicateEmails") {
+            settings.signIn.allowDuplicateEmails = change.signIn?.allowDuplicateEmails ?? false
+        }
+        if mask.covers("signIn.email.enabled") { settings.signIn.emailPasswordEnabled = change.signIn?.email?.enabled ?? false }
+        if mask.covers("signIn.email.passwordRequired") {
+            settings.signIn.emailLinkEnabled = !(change.signIn?.email?.passwordRequired ?? true)
+        }
+        if mask.covers("signIn.anonymous.enabled") { settings.signIn.anonymousEnabled = change.signIn?.anonymous?.enabled ?? false }
+        if mask.covers("signIn.phoneNumber.enabled") { settings.signIn.phoneEnabled = change.signIn?.phoneNumber?.enabled ?? false }
+        if mask.covers("signIn.phoneNumber.testPhoneNumbers") {
+            settings.phone.testNumbers = try await testNumbers(
+                change.signIn?.phoneNumber?.testPhoneNumbers ?? [:], previous: settings.phone.testNumbers, projectID: project.id)
+        }
+        if mask.covers("authorizedDomains") { settings.authorizedDomains = change.authorizedDomains ?? [] }
+        if mask.covers("emailPrivacyConfig.enableImprovedEmailPrivacy") {
+            settings.improvedEmailPrivacy = change.emailPrivacyConfig?.enableImprovedEmailPrivacy ?? false
+        }
+        if mask.covers("smsRegionConfig") { settings.phone.regionPolicy = try Self.regionPolicy(change.smsRegionConfig) }
+        if mask.covers("appVerification.apnsEnabled") {
+            settings.phone.apnsEnabled = change.appVerification?.apnsEnabled ?? true
+        }
+        if mask.covers("appVerification.required") {
+            settings.phone.appVerificationRequired = change.appVerification?.required ?? true
+        }
+        if mask.covers("appVerification.captcha") {
+            let raw = change.appVerification?.captcha ?? ProjectSettings.Phone.Captcha.proofOfWork.rawValue
+            guard let captcha = ProjectSettings.Phone.Captcha(rawValue: raw) else {
+                throw FlintError(.invalidArgument, "appVerification.captcha must be PROOF_OF_WORK, SITE_VERIFY or DISABLED")
+            }
+            settings.phone.captcha = captcha
+        }
+        if mask.covers("appVerification.proofOfWorkBits") {
+            let bits = change.appVerification?.proofOfWorkBits ?? ProjectSettings.Phone().proofOfWorkBits
+            guard (1...32).contains(bits) else { throw FlintError(.invalidArgument, "appVerification.proofOfWorkBits must be 1…32") }
+            settings.phone.proofOfWorkBits = bits
+        }
+        let final = settings
+        return try await projects.updateSettings(project.id) { $0 = final }
+    }
+
+    /// Checks a new set of fictional numbers: valid E.164, fixed 6-digit codes, within the allowed count,
+    /// and no newly added number already held by a real user.
+    private func testNumbers(_ numbers: [String: String], previous: [String: String], projectID: String) async throws
+        -> [String: String] {
+        guard numbers.count <= limits.maxTestNumbers else {
+            throw FlintError(.invalidArgument, "At most \(limits.maxTestNumbers) test phone numbers are allowed.")
+        }
+        var checked: [String: String] = [:]
+        for (raw, code) in numbers {
+            let number = try PhoneService.phoneNumber(raw)
+            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw FlintError(.invalidArgument, "The code of test phone number \(number) must be 6 digits.")
+            }
+            if previous[number] == nil, try await store.user(projectID: projectID, phoneNumber: number) != nil {
+                throw FlintError(.invalidArgument, "\(number) belongs to a real user and cannot be a test phone number.")
+            }
+            checked[number] = code
+        }
+        return checked
+    }
+
+    private static func regionPolicy(_ config: ProjectConfig.SmsRegionConfig?) throws -> ProjectSettings.Phone.RegionPolicy {
+        func checked(_ regions: [String]?) throws -> [String] {
+            let codes = (regions ?? []).map { $0.uppercased() }
+            if let unknown = codes.first(where: { !PhoneRegions.isRegion($0) }) {
+                throw FlintError(.invalidArgument, "Unknown region code \(unknown) in smsRegionConfig.")
+            }
+            return codes
+        }
+        switch (config?.allowByDefault, config?.allowlistOnly) {
+        case (.some, .some):
+            throw FlintError(.invalidArgument, "smsRegionConfig takes allowByDefault or allowlistOnly, not both.")
+        case (_, .some(let allowlist)):
+            return .allowlistOnly(allowed: try checked(allowlist.allowedRegions))
+        case (let allowByDefault, nil):
+            return .allowByDefault(disallowed: try checked(allowByDefault?.disallowedRegions))
+        }
+    }
+
+    static func config(of project: Project) -> ProjectConfig {
+        let settings = project.settings
+        let regions: ProjectConfig.SmsRegionConfig
+        switch settings.phone.regionPolicy {
+        case .allowByDefault(let disallowed): regions = .init(allowByDefault: .init(disallowedRegions: disallowed))
+        case .allowlistOnly(let allowed): regions = .init(allowlistOnly: .init(allowedRegions: allowed))
+        }
+        return ProjectConfig(
+            name: "projects/\(project.id)/config",
+            signIn: .init(
+                email: .init(enabled: settings.signIn.emailPasswordEnabled, passwordRequired: !settings.signIn.emailLinkEnabled),
+                phoneNumber: .init(enabled: settings.signIn.phoneEnabled, testPhoneNumbers: settings.phone.testNumbers),
+                anonymous: .init(enabled: settings.signIn.anonymousEnabled),
+                allowDuplicateEmails: settings.signIn.allowDuplicateEmails),
+            authorizedDomains: settings.authorizedDomains,
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy),
+            smsRegionConfig: regions,
+            appVerification: .init(
+                apnsEnabled: settings.phone.apnsEnabled, captcha: settings.phone.captcha.rawValue,
+                proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired))
+    }
+}
+
+/// The field paths a PATCH changes.
+struct UpdateMask: Sendable {
+    let paths: [String]
+
+    init(_ raw: String) {
+        paths = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Every leaf field present in `config` (a PATCH without a mask).
+    init(present config: ProjectConfig) {
+        var paths: [String] = []
+        if let signIn = config.signIn {
+            if signIn.allowDuplicateEmails != nil { paths.append("signIn.allowDuplicateEmails") }
+            if signIn.email?.enabled != nil { paths.append("signIn.email.enabled") }
+            if signIn.email?.passwordRequired != nil { paths.append("signIn.email.passwordRequired") }
+            if signIn.anonymous?.enabled != nil { paths.append("signIn.anonymous.enabled") }
+            if signIn.phoneNumber?.enabled != nil { paths.append("signIn.phoneNumber.enabled") }
+            if signIn.phoneNumber?.testPhoneNumbers != nil { paths.append("signIn.phoneNumber.testPhoneNumbers") }
+        }
+        if config.authorizedDomains != nil { paths.append("authorizedDomains") }
+        if config.emailPrivacyConfig?.enableImprovedEmailPrivacy != nil { paths.append("emailPrivacyConfig.enableImprovedEmailPrivacy") }
+        if config.smsRegionConfig != nil { paths.append("smsRegionConfig") }
+        if let verification = config.appVerification {
+            if verification.apnsEnabled != nil { paths.append("appVerification.apnsEnabled") }
+            if verification.required != nil { paths.append("appVerification.required") }
+            if verification.captcha != nil { paths.append("appVerification.captcha") }
+            if verification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
+        }
+        self.paths = paths
+    }
+
+    /// True if `field` or one of its parents is in the mask.
+    func covers(_ field: String) -> Bool {
+        paths.contains { field == $0 || field.hasPrefix($0 + ".") }
+    }
+}

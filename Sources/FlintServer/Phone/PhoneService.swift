@@ -1,0 +1,158 @@
+import FlintWire
+import Foundation
+import Logging
+
+/// The rules of phone-number sign-in: sending codes (`sendVerificationCode`), signing in, linking and
+/// re-authenticating with them (`signInWithPhoneNumber`), and the APNs app check (`verifyClient`).
+public struct PhoneService: Sendable {
+    let store: Store
+    let tokens: TokenService
+    let codes: VerificationCodes
+    let proofs: TemporaryProofs
+    let limits: SendLimits
+    let appVerifier: AppVerifier
+    let sms: any SMSSender
+    let clock: any FlintClock
+    let random: any RandomSource
+    let emulator: Bool
+
+    // MARK: Sending a code
+
+    public func sendVerificationCode(_ request: SendVerificationCodeRequest, caller: Caller) async throws
+        -> SendVerificationCodeResponse {
+        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        let settings = caller.project.settings
+        guard settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
+        let phoneNumber = try Self.phoneNumber(request.phoneNumber)
+
+        // Fictional numbers: their fixed code, no SMS, no app check, no limits.
+        if let fixedCode = settings.phone.testNumbers[phoneNumber] {
+            let sessionInfo = try await codes.issue(
+                code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: VerificationCodes.signIn)
+            return SendVerificationCodeResponse(sessionInfo: sessionInfo)
+        }
+        try await appVerifier.check(request, caller: caller)
+        try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
+        if !emulator {
+            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, clientIP: caller.clientIP,
+                                   purpose: VerificationCodes.signIn)
+        }
+        let sessionInfo = try await sendCode(to: phoneNumber, caller: caller, purpose: VerificationCodes.signIn)
+        return SendVerificationCodeResponse(sessionInfo: sessionInfo)
+    }
+
+    /// Issues a fresh code and sends it by SMS; the code is withdrawn if the SMS cannot be sent.
+    func sendCode(to phoneNumber: String, caller: Caller, purpose: String) async throws -> String {
+        let code = codes.newCode()
+        let sessionInfo = try await codes.issue(code: code, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
+        let text = SMSText.message(code: code, appName: caller.projectID, locale: caller.locale)
+        do {
+            try await sms.send(SMSMessage(
+                projectID: caller.projectID, phoneNumber: phoneNumber, code: code, text: text.text, locale: text.locale))
+        } catch {
+            try? await store.deleteVerificationCode(id: VerificationCodes.id(of: sessionInfo))
+            throw FlintError(sentence: "The verification code could not be sent (\(error)).",
+                             status: .serviceUnavailable, reason: "backendError")
+        }
+        return sessionInfo
+    }
+
+    // MARK: Signing in
+
+    public func signInWithPhoneNumber(_ request: SignInWithPhoneNumberRequest, caller: Caller) async throws
+        -> SignInWithPhoneNumberResponse {
+        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        guard caller.project.settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
+        let phoneNumber: String
+        let usedTemporaryProof = request.temporaryProof?.isEmpty == false
+        if let proof = request.temporaryProof, usedTemporaryProof {
+            let claimed = try request.phoneNumber.map { try Self.phoneNumber($0) }
+            try await proofs.redeem(proof, phoneNumber: claimed, projectID: caller.projectID)
+            phoneNumber = claimed ?? ""
+        } else {
+            phoneNumber = try await codes.redeem(
+                sessionInfo: request.sessionInfo, code: request.code, projectID: caller.projectID,
+                purpose: VerificationCodes.signIn)
+        }
+
+        if let idToken = request.idToken, !idToken.isEmpty, request.operation != .reauth {
+            return try await link(phoneNumber, idToken: idToken, usedTemporaryProof: usedTemporaryProof, caller: caller)
+        }
+        let existing = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber)
+        if request.operation == .reauth {
+            guard let existing else { throw FlintError(.userNotFound) }
+            return try await signIn(existing, isNewUser: false)
+        }
+        if let existing { return try await signIn(existing, isNewUser: false) }
+
+        var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
+        user.phoneNumber = phoneNumber
+        do {
+            try await store.createUser(user)
+        } catch StoreError.duplicate(.phoneNumber) {
+            // Another request created the same user a moment ago: sign in as that user.
+            guard let winner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber) else { throw FlintError.internalError }
+            return try await signIn(winner, isNewUser: false)
+        }
+        return try await signIn(user, isNewUser: true)
+    }
+
+    /// Adds (or replaces) the phone number of the user in `idToken`. A number held by another account
+    /// is not taken: the answer carries a temporary proof instead, which signs in as that account.
+    private func link(_ phoneNumber: String, idToken: String, usedTemporaryProof: Bool, caller: Caller) async throws
+        -> SignInWithPhoneNumberResponse {
+        var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
+        if let owner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber), owner.localID != user.localID {
+            if usedTemporaryProof { throw FlintError(.phoneNumberExists) }
+            return SignInWithPhoneNumberResponse(
+                phoneNumber: phoneNumber, temporaryProof: try proofs.make(phoneNumber: phoneNumber, projectID: caller.projectID),
+                temporaryProofExpiresIn: String(TemporaryProofs.lifetimeSeconds))
+        }
+        user.phoneNumber = phoneNumber
+        do {
+            try await store.updateUser(user)
+        } catch StoreError.duplicate(.phoneNumber) {
+            throw FlintError(.phoneNumberExists)
+        }
+        return try await signIn(user, isNewUser: false)
+    }
+
+    private func signIn(_ user: UserAccount, isNewUser: Bool) async throws -> SignInWithPhoneNumberResponse {
+        if user.disabled { throw FlintError(.userDisabled) }
+        var signedIn = user
+        signedIn.lastLoginAt = clock.milliseconds
+        if !isNewUser {
+            try await store.updateUser(signedIn)
+        }
+        let issued = try await tokens.issue(for: signedIn, signInProvider: ProviderID.phone)
+        return SignInWithPhoneNumberResponse(
+            idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
+            localId: signedIn.localID, isNewUser: isNewUser, phoneNumber: signedIn.phoneNumber)
+    }
+
+    // MARK: Rules
+
+    /// Firebase's phone format: E.164, `+` and 7 to 15 digits; spaces, dots, dashes and brackets are
+    /// dropped first. A missing number is `MISSING_PHONE_NUMBER`.
+    static func phoneNumber(_ raw: String?) throws -> String {
+        guard let raw, !raw.isEmpty else { throw FlintError(.missingPhoneNumber) }
+        let cleaned = raw.filter { !" \t.-()".contains($0) }
+        return try Validation.phoneNumber(cleaned)
+    }
+
+    /// Refuses numbers of regions the project's `smsRegionConfig` excludes. A calling code shared by
+    /// several regions (+1, +7, +44…) counts as allowed if any of them is allowed.
+    static func checkRegion(of phoneNumber: String, policy: ProjectSettings.Phone.RegionPolicy) throws {
+        let regions = PhoneRegions.regions(ofE164: phoneNumber)
+        let allowed: Bool
+        switch policy {
+        case .allowByDefault(let disallowed):
+            allowed = regions.isEmpty || regions.contains { !disallowed.contains($0) }
+        case .allowlistOnly(let allowedRegions):
+            allowed = regions.contains { allowedRegions.contains($0) }
+        }
+        if !allowed {
+            throw FlintError(.operationNotAllowed, "SMS unable to be sent until this region enabled by the app developer.")
+        }
+    }
+}
