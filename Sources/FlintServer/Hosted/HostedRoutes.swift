@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The pages Firebase serves on an app's auth domain, under `/__/auth/`. For now the one the iOS SDK
+/// opens when it cannot verify the app through APNs (`authType=verifyApp`): Flint's own captcha, a proof
+/// of work, whose token the app then sends as `recaptchaToken` to `accounts:sendVerificationCode`.
+///
+/// - `GET /__/auth/handler?apiKey=…&authType=verifyApp&eventId=…&clientId=…|appId=…[&hl=…]`: the page.
+/// - `POST /__/auth/handler/verify?key=…` with `{"challenge", "nonce"}`: `{"token": "flint-pow.…"}`.
+struct HostedRoutes: Sendable {
+    let proofOfWork: ProofOfWork
+    let callers: CallerResolver
+    /// The difficulty of a project's challenges in leading zero bits.
+    let difficultyBits: @Sendable (Project) -> Int
+
+    static let handlerPath = "/__/auth/handler"
+    static let verifyPath = "/__/auth/handler/verify"
+
+    init(proofOfWork: ProofOfWork, callers: CallerResolver,
+         difficultyBits: @escaping @Sendable (Project) -> Int = { $0.settings.phone.proofOfWorkBits }) {
+        self.proofOfWork = proofOfWork
+        self.callers = callers
+        self.difficultyBits = difficultyBits
+    }
+
+    var endpoints: [Endpoint] {
+        let routes = self
+        return [
+            Endpoint(method: .get, paths: [Self.handlerPath]) { request, _ in try await routes.page(request) },
+            .json([Self.verifyPath], callers: callers) { (body: VerifyRequest, caller) in
+                try await routes.verify(body, caller: caller)
+            },
+        ]
+    }
+
+    struct VerifyRequest: Decodable, Sendable {
+        var challenge: String?
+        var nonce: String?
+    }
+
+    struct VerifyResponse: Encodable, Sendable {
+        var token: String
+    }
+
+    func verify(_ body: VerifyRequest, caller: Caller) async throws -> VerifyResponse {
+        guard let challenge = body.challenge, !challenge.isEmpty else { throw FlintError(.invalidArgument, "challenge is required") }
+        guard let nonce = body.nonce, !nonce.isEmpty else { throw FlintError(.invalidArgument, "nonce is required") }
+        do {
+            return VerifyResponse(token: try await proofOfWork.redeem(challenge: challenge, nonce: nonce, projectID: caller.projectID))
+        } catch let error as ProofOfWorkError {
+            throw error.flintError
+        }
+    }
+
+    /// The captcha page, or a 400 page saying what is wrong with the request.
+    func page(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let messages = CaptchaPage.messages(for: query.get("hl"))
+        let verifyApp: VerifyAppRequest
+        do {
+            verifyApp = try VerifyAppRequest(
+                apiKey: query.get("apiKey"), authType: query.get("authType"), eventID: query.get("eventId"),
+                clientID: query.get("clientId"), appID: query.get("appId"))
+        } catch {
+            return Self.html(CaptchaPage.errorHTML(error.detail, messages: messages), status: .badRequest, scripts: false)
+        }
+        guard let project = try await project(forAPIKey: verifyApp.apiKey) else {
+            return Self.html(CaptchaPage.errorHTML("The API key is not valid.", messages: messages),
+                             status: .badRequest, scripts: false)
+        }
+        let bits = difficultyBits(project)
+        let configuration = CaptchaPage.Configuration(
+            challenge: try proofOfWork.challenge(projectID: project.id, bits: bits),
+            bits: min(max(bits, ProofOfWork.difficultyRange.lowerBound), ProofOfWork.difficultyRange.upperBound),
+            verifyURL: Self.verifyPath + "?key=" + Self.percentEncode(verifyApp.apiKey),
+            callback: verifyApp.callbackScheme + "://firebaseauth/link", eventId: verifyApp.eventID,
+            done: messages.done, failed: messages.failed)
+        return Self.html(try CaptchaPage.html(configuration, messages: messages), status: .ok, scripts: true)
+    }
+
+    /// The project an API key names, as `CallerResolver` finds it for `?key=`: in emulator mode any key
+    /// means the default project.
+    private func project(forAPIKey key: String) async throws -> Project? {
+        if callers.emulator { return try await callers.projects.ensureProject(callers.defaultProjectID) }
+        guard let projectID = try await callers.projects.projectID(forAPIKey: key) else { return nil }
+        return try await callers.projects.project(projectID)
+    }
+
+    private static func html(_ text: String, status: HTTPResponse.Status, scripts: Bool) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .cacheControl: "no-store",
+                contentSecurityPolicy: scripts
+                    ? CaptchaPage.contentSecurityPolicy
+                    : "default-src 'none'; style-src '\(CaptchaPage.hash(CaptchaPage.style))'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                xFrameOptions: "DENY",
+                referrerPolicy: "no-referrer",
+                xContentTypeOptions: "nosniff",
+                crossOriginOpenerPolicy: "same-origin",
+            ],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func percentEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    private static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    private static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    private static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
+}
+
+/// The query of the page the iOS SDK opens for app verification, checked.
+struct VerifyAppRequest: Equatable {
+    var apiKey: String
+    var eventID: String
+    /// The scheme the page returns through: the reversed client id, or `app-` and the app id.
+    var callbackScheme: String
+
+    struct Invalid: Error {
+        var detail: String
+    }
+
+    init(apiKey: String?, authType: String?, eventID: String?, clientID: String?, appID: String?) throws(Invalid) {
+        guard let apiKey, !apiKey.isEmpty, apiKey.utf8.count <= 256 else { throw Invalid(detail: "apiKey is required.") }
+        guard authType == "verifyApp" else { throw Invalid(detail: "authType must be verifyApp.") }
+        guard let eventID, (1...64).contains(eventID.utf8.count),
+              eventID.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+        else { throw Invalid(detail: "eventId is required (letters, digits, - and _).") }
+        self.apiKey = apiKey
+        self.eventID = eventID
+        if let clientID, !clientID.isEmpty {
+            guard let scheme = Self.callbackScheme(clientID: clientID) else { throw Invalid(detail: "clientId is not valid.") }
+            callbackScheme = scheme
+        } else if let appID, !appID.isEmpty {
+            guard let scheme = Self.callbackScheme(appID: appID) else { throw Invalid(detail: "appId is not valid.") }
+            callbackScheme = scheme
+        } else {
+            throw Invalid(detail: "clientId or appId is required.")
+        }
+    }
+
+    /// `123-abc.apps.googleusercontent.com` → `com.googleusercontent.apps.123-abc`.
+    static func callbackScheme(clientID: String) -> String? {
+        let parts = clientID.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.contains(where: \.isEmpty) else { return nil }
+        return validScheme(parts.reversed().joined(separator: "."))
+    }
+
+    /// `1:123:ios:abc` → `app-1-123-ios-abc`.
+    static func callbackScheme(appID: String) -> String? {
+        validScheme("app-" + appID.replacingOccurrences(of: ":", with: "-"))
+    }
+
+    /// A URL scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` and `.`.
+    private static func validScheme(_ scheme: String) -> String? {
+        guard let first = scheme.unicodeScalars.first, scheme.utf8.count <= 200 else { return nil }
+        let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        guard isLetter(first), scheme.unicodeScalars.allSatisfy({
+            isLetter($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "."
+        }) else { return nil }
+        return scheme
+    }
+}

@@ -1,0 +1,269 @@
+import Crypto
+import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// The captcha page at `/__/auth/handler` over HTTP: what it answers, its headers, its checks, and the
+/// verify call it makes.
+@Suite struct CaptchaPageTests {
+    static let clientID = "123-abc.apps.googleusercontent.com"
+
+    static func handlerPath(apiKey: String, authType: String? = "verifyApp", eventID: String? = "ABCDEFGHIJ",
+                            clientID: String? = clientID, appID: String? = nil, hl: String? = nil) -> String {
+        var components = URLComponents()
+        components.path = "/__/auth/handler"
+        components.queryItems = [
+            URLQueryItem(name: "apiKey", value: apiKey), URLQueryItem(name: "authType", value: authType),
+            URLQueryItem(name: "ibi", value: "com.example.app"), URLQueryItem(name: "v", value: "11.0.0"),
+            URLQueryItem(name: "eventId", value: eventID), URLQueryItem(name: "clientId", value: clientID),
+            URLQueryItem(name: "appId", value: appID), URLQueryItem(name: "hl", value: hl),
+        ].filter { $0.value != nil }
+        return components.string!
+    }
+
+    /// The page's configuration block.
+    static func configuration(in html: String) throws -> [String: JSONValue] {
+        let start = try #require(html.range(of: #"<script type="application/json" id="flint-config">"#))
+        let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        let json = try JSONDecoder().decode(JSONValue.self, from: Data(html[start.upperBound..<end.lowerBound].utf8))
+        return try #require(json.objectValue)
+    }
+
+    static func solve(_ challenge: String, bits: Int) -> String {
+        var counter = 0
+        while true {
+            let nonce = String(counter, radix: 36)
+            let digest = Array(SHA256.hash(data: Data((challenge + ":" + nonce).utf8)))
+            var zeros = 0
+            for byte in digest {
+                zeros += byte == 0 ? 8 : byte.leadingZeroBitCount
+                if byte != 0 { break }
+            }
+            if zeros >= bits { return nonce }
+            counter += 1
+        }
+    }
+
+    private func withProductionServer(bits: Int = 4, _ body: (TestServer, TestClient) async throws -> Void) async throws {
+        let server = try await TestServer.start(emulator: false)
+        do {
+            try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = bits }
+            try await body(server, TestClient(server))
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    @Test func pageCarriesAChallengeTheCallbackAndStrictHeaders() async throws {
+        try await withProductionServer { server, client in
+            let reply = try await client.send("GET", Self.handlerPath(apiKey: server.apiKey), includeKey: false)
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
+            #expect(reply.headers["cache-control"] == "no-store")
+            #expect(reply.headers["x-frame-options"] == "DENY")
+            #expect(reply.headers["referrer-policy"] == "no-referrer")
+            let policy = try #require(reply.headers["content-security-policy"])
+            #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'sha256-")
+                && policy.contains("connect-src 'self'") && policy.contains("frame-ancestors 'none'"))
+            #expect(!policy.contains("unsafe-inline"))
+
+            let html = try #require(reply.body.stringValue)
+            #expect(html.contains(#"<html lang="en">"#) && html.contains("Checking you are not a robot"))
+            let configuration = try Self.configuration(in: html)
+            #expect(configuration["callback"]?.stringValue == "com.googleusercontent.apps.123-abc://firebaseauth/link")
+            #expect(configuration["eventId"]?.stringValue == "ABCDEFGHIJ")
+            #expect(configuration["bits"] == .number(4))
+            #expect(configuration["verifyURL"]?.stringValue == "/__/auth/handler/verify?key=\(server.apiKey)")
+
+            // The one executable script is exactly the one the policy allows.
+            let scriptStart = try #require(html.range(of: "<script>"))
+            let scriptEnd = try #require(html.range(of: "</script>", range: scriptStart.upperBound..<html.endIndex))
+            let hash = Data(SHA256.hash(data: Data(html[scriptStart.upperBound..<scriptEnd.lowerBound].utf8))).base64EncodedString()
+            #expect(policy.contains("'sha256-\(hash)'"))
+        }
+    }
+
+    @Test func appIDGivesTheAppSchemeAndHLTheLanguage() async throws {
+        try await withProductionServer { server, client in
+            let reply = try await client.send(
+                "GET", Self.handlerPath(apiKey: server.apiKey, clientID: nil, appID: "1:1234567890:ios:abcdef", hl: "fr-CA"),
+                includeKey: false)
+            #expect(reply.status == 200)
+            let html = try #require(reply.body.stringValue)
+            #expect(html.contains(#"<html lang="fr">"#))
+            #expect(try Self.configuration(in: html)["callback"]?.stringValue == "app-1-1234567890-ios-abcdef://firebaseauth/link")
+        }
+    }
+
+    @Test func badRequestsGetAnHTMLError() async throws {
+        try await withProductionServer { server, client in
+            let key = server.apiKey
+            let cases: [(String, String)] = [
+                (Self.handlerPath(apiKey: key, authType: nil), "authType"),
+                (Self.handlerPath(apiKey: key, authType: "signInViaRedirect"), "authType"),
+                (Self.handlerPath(apiKey: key, eventID: nil), "eventId"),
+                (Self.handlerPath(apiKey: key, eventID: "<script>"), "eventId"),
+                (Self.handlerPath(apiKey: key, clientID: nil), "clientId or appId"),
+                (Self.handlerPath(apiKey: key, clientID: "bad..client"), "clientId"),
+                (Self.handlerPath(apiKey: key, clientID: "1-x.apps.googleusercontent.com/\"><script>"), "clientId"),
+                (Self.handlerPath(apiKey: key, clientID: nil, appID: "1:2:ios:a b"), "appId"),
+                (Self.handlerPath(apiKey: ""), "apiKey"),
+                (Self.handlerPath(apiKey: "AIzaNotAKeyOfThisServer"), "API key"),
+            ]
+            for (path, mention) in cases {
+                let reply = try await client.send("GET", path, includeKey: false)
+                #expect(reply.status == 400, "\(path)")
+                #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
+                #expect(reply.headers["x-frame-options"] == "DENY")
+                let html = reply.body.stringValue ?? ""
+                #expect(html.contains(mention), "\(path): \(html)")
+                #expect(!html.contains("<script"), "\(path)")
+            }
+        }
+    }
+
+    @Test func verifyTradesASolvedChallengeForATokenOnce() async throws {
+        try await withProductionServer(bits: 6) { server, client in
+            let page = try await client.send("GET", Self.handlerPath(apiKey: server.apiKey), includeKey: false)
+            let challenge = try #require(try Self.configuration(in: page.body.stringValue ?? "")["challenge"]?.stringValue)
+            let nonce = Self.solve(challenge, bits: 6)
+
+            let first = try await client.post("/__/auth/handler/verify", ["challenge": .string(challenge), "nonce": .string(nonce)])
+            #expect(first.status == 200, "\(first.body)")
+            let token = try #require(first.string("token"))
+            #expect(ProofOfWork.isProofOfWorkToken(token))
+
+            let again = try await client.post("/__/auth/handler/verify", ["challenge": .string(challenge), "nonce": .string(nonce)])
+            #expect(again.status == 400 && again.errorMessage?.hasPrefix("CAPTCHA_CHECK_FAILED") == true, "\(again.body)")
+
+            let garbage = try await client.post("/__/auth/handler/verify", ["challenge": .string("nope"), "nonce": .string("0")])
+            #expect(garbage.status == 400 && garbage.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "\(garbage.body)")
+            let missing = try await client.post("/__/auth/handler/verify", ["challenge": .string(challenge)])
+            #expect(missing.status == 400 && missing.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "\(missing.body)")
+
+            let keyless = TestClient(baseURL: server.baseURL, apiKey: nil)
+            let noKey = try await keyless.post("/__/auth/handler/verify", ["challenge": .string(challenge), "nonce": .string(nonce)])
+            #expect(noKey.status == 403)
+        }
+    }
+}
+
+/// Debian's headless Chromium loads the page from a live server, solves the proof of work with
+/// WebCrypto, and leaves the callback URL in the page; the token in it then verifies once.
+@Suite struct CaptchaPageBrowserTests {
+    @Test func chromiumSolvesTheCaptchaAndReturnsATokenToTheApp() async throws {
+        let chromium = try #require(
+            Chromium.executable(),
+            "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
+        let server = try await TestServer.start(emulator: false)
+        do {
+            try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = 8 }
+            let url = server.baseURL.absoluteString + CaptchaPageTests.handlerPath(apiKey: server.apiKey)
+            let dom = try await Chromium.dumpDOM(of: url, executable: chromium, timeoutSeconds: 60)
+            let callback = try #require(Chromium.href(ofElementWithID: "return", in: dom), "no #return link in:\n\(dom)")
+
+            let outer = try #require(URLComponents(string: callback))
+            #expect(outer.scheme == "com.googleusercontent.apps.123-abc")
+            #expect(outer.host == "firebaseauth" && outer.path == "/link")
+            let deepLink = try #require(outer.queryItems?.first { $0.name == "deep_link_id" }?.value)
+            let inner = try #require(URLComponents(string: deepLink))
+            let items = Dictionary((inner.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+            #expect(items["authType"] == "verifyApp")
+            #expect(items["eventId"] == "ABCDEFGHIJ")
+            #expect(items["firebaseError"] == nil, "the page reported an error: \(items["firebaseError"] ?? "")")
+            let token = try #require(items["recaptchaToken"], "no recaptchaToken in \(deepLink)")
+            #expect(ProofOfWork.isProofOfWorkToken(token))
+
+            // Another node's view of the same store and master key: the token works once.
+            let proofOfWork = ProofOfWork(
+                secrets: SecretBox(masterKey: SymmetricKey(data: try #require(Data(base64Encoded: TestServer.masterKey)))),
+                store: server.server.store, clock: server.clock, random: SystemRandomSource())
+            #expect(try await proofOfWork.verifyToken(token, projectID: server.projectID))
+            #expect(try await !proofOfWork.verifyToken(token, projectID: server.projectID), "a token is good for one use")
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+}
+
+/// Runs Debian's headless Chromium.
+enum Chromium {
+    /// `chromium` on PATH, else /usr/bin/chromium.
+    static func executable() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/chromium" } + ["/usr/bin/chromium"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The DOM of `url` once its scripts have run (up to 30 s of virtual time; the browser is killed,
+    /// with its children, after `timeoutSeconds`). Waits on Dispatch, never on the cooperative pool.
+    static func dumpDOM(of url: String, executable: String, timeoutSeconds: Int) async throws -> String {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("flint-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let errorLog = profile.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+
+        let process = Process()
+        // coreutils' timeout signals the whole process group it leads, so Chromium's helpers go too.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["--kill-after=5", "\(timeoutSeconds)", executable] + arguments(profile: profile.path) + [url]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = profile.path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let (status, dom) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
+            DispatchQueue.global().async {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+            }
+        }
+        guard status == 0 else {
+            let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+            throw ChromiumError(
+                description: status == 124 || status == 137
+                    ? "chromium did not finish within \(timeoutSeconds) s; its log ends:\n\(log.suffix(2000))"
+                    : "chromium exited with status \(status); its log ends:\n\(log.suffix(2000))")
+        }
+        return dom
+    }
+
+    static func arguments(profile: String) -> [String] {
+        [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--user-data-dir=\(profile)",
+            "--virtual-time-budget=30000", "--dump-dom",
+        ]
+    }
+
+    /// The `href` of the element with `id`, from serialised HTML.
+    static func href(ofElementWithID id: String, in html: String) -> String? {
+        guard let idRange = html.range(of: "id=\"\(id)\""),
+              let tagStart = html.range(of: "<", options: .backwards, range: html.startIndex..<idRange.lowerBound),
+              let tagEnd = html.range(of: ">", range: idRange.upperBound..<html.endIndex)
+        else { return nil }
+        let tag = html[tagStart.lowerBound..<tagEnd.upperBound]
+        guard let hrefStart = tag.range(of: "href=\""),
+              let hrefEnd = tag.range(of: "\"", range: hrefStart.upperBound..<tag.endIndex)
+        else { return nil }
+        return String(tag[hrefStart.upperBound..<hrefEnd.lowerBound])
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
+
+struct ChromiumError: Error, CustomStringConvertible {
+    let description: String
+}
