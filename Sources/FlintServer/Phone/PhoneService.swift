@@ -63,12 +63,14 @@ public struct PhoneService: Sendable {
         -> SignInWithPhoneNumberResponse {
         if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         guard caller.project.settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
+        // A temporary proof stands in for a code; it is used up only once the request will succeed.
+        let proof = try request.temporaryProof.flatMap { $0.isEmpty ? nil : $0 }.map { proof in
+            try proofs.check(proof, phoneNumber: try request.phoneNumber.map { try Self.phoneNumber($0) },
+                             projectID: caller.projectID)
+        }
         let phoneNumber: String
-        let usedTemporaryProof = request.temporaryProof?.isEmpty == false
-        if let proof = request.temporaryProof, usedTemporaryProof {
-            let claimed = try request.phoneNumber.map { try Self.phoneNumber($0) }
-            try await proofs.redeem(proof, phoneNumber: claimed, projectID: caller.projectID)
-            phoneNumber = claimed ?? ""
+        if let proof {
+            phoneNumber = proof.phoneNumber
         } else {
             phoneNumber = try await codes.redeem(
                 sessionInfo: request.sessionInfo, code: request.code, projectID: caller.projectID,
@@ -76,8 +78,9 @@ public struct PhoneService: Sendable {
         }
 
         if let idToken = request.idToken, !idToken.isEmpty, request.operation != .reauth {
-            return try await link(phoneNumber, idToken: idToken, usedTemporaryProof: usedTemporaryProof, caller: caller)
+            return try await link(phoneNumber, idToken: idToken, proof: proof, caller: caller)
         }
+        if let proof { try await proofs.redeem(proof) }
         let existing = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber)
         if request.operation == .reauth {
             guard let existing else { throw FlintError(.userNotFound) }
@@ -99,15 +102,16 @@ public struct PhoneService: Sendable {
 
     /// Adds (or replaces) the phone number of the user in `idToken`. A number held by another account
     /// is not taken: the answer carries a temporary proof instead, which signs in as that account.
-    private func link(_ phoneNumber: String, idToken: String, usedTemporaryProof: Bool, caller: Caller) async throws
+    private func link(_ phoneNumber: String, idToken: String, proof: TemporaryProofs.Checked?, caller: Caller) async throws
         -> SignInWithPhoneNumberResponse {
         var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
         if let owner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber), owner.localID != user.localID {
-            if usedTemporaryProof { throw FlintError(.phoneNumberExists) }
+            if proof != nil { throw FlintError(.phoneNumberExists) }
             return SignInWithPhoneNumberResponse(
                 phoneNumber: phoneNumber, temporaryProof: try proofs.make(phoneNumber: phoneNumber, projectID: caller.projectID),
                 temporaryProofExpiresIn: String(TemporaryProofs.lifetimeSeconds))
         }
+        if let proof { try await proofs.redeem(proof) }
         user.phoneNumber = phoneNumber
         do {
             try await store.updateUser(user)

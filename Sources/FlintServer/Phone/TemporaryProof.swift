@@ -28,8 +28,15 @@ struct TemporaryProofs: Sendable {
         return Base64URL.encode(Data(base64Encoded: sealed) ?? Data())
     }
 
-    /// Checks and uses up a proof for `phoneNumber`; throws `INVALID_TEMPORARY_PROOF` otherwise.
-    func redeem(_ proof: String, phoneNumber: String?, projectID: String) async throws {
+    /// A checked proof, not yet used.
+    struct Checked {
+        fileprivate let id: String
+        fileprivate let expiresAt: Int64
+        let phoneNumber: String
+    }
+
+    /// Checks a proof for `phoneNumber` without using it; throws `INVALID_TEMPORARY_PROOF` if it is not one.
+    func check(_ proof: String, phoneNumber: String?, projectID: String) throws -> Checked {
         guard let phoneNumber, !phoneNumber.isEmpty else { throw FlintError(.missingPhoneNumber) }
         guard let bytes = Base64URL.decode(proof),
               let opened = try? secrets.open(bytes.base64EncodedString(), context: Self.context),
@@ -37,8 +44,13 @@ struct TemporaryProofs: Sendable {
               content.projectID == projectID, content.phoneNumber == phoneNumber
         else { throw FlintError(.invalidTemporaryProof) }
         guard content.expiresAt > clock.seconds else { throw FlintError(.sessionExpired) }
+        return Checked(id: content.id, expiresAt: content.expiresAt, phoneNumber: phoneNumber)
+    }
+
+    /// Uses a checked proof up; a second use fails, on every node.
+    func redeem(_ proof: Checked) async throws {
         // The marker's window is the expiry, so a sweep of old windows removes it once it is useless.
-        let uses = try await store.incrementCounter("temporary-proof:\(content.id)", windowStart: content.expiresAt)
+        let uses = try await store.incrementCounter("temporary-proof:\(proof.id)", windowStart: proof.expiresAt)
         guard uses == 1 else { throw FlintError(.invalidTemporaryProof) }
     }
 
