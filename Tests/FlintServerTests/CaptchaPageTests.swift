@@ -178,12 +178,17 @@ import Testing
             let token = try #require(items["recaptchaToken"], "no recaptchaToken in \(deepLink)")
             #expect(ProofOfWork.isProofOfWorkToken(token))
 
-            // Another node's view of the same store and master key: the token works once.
-            let proofOfWork = ProofOfWork(
-                secrets: SecretBox(masterKey: SymmetricKey(data: try #require(Data(base64Encoded: TestServer.masterKey)))),
-                store: server.server.store, clock: server.clock, random: SystemRandomSource())
-            #expect(try await proofOfWork.verifyToken(token, projectID: server.projectID))
-            #expect(try await !proofOfWork.verifyToken(token, projectID: server.projectID), "a token is good for one use")
+            // The app sends the token with its phone number: a code goes out; the token is good for one use.
+            let client = TestClient(server)
+            let number = "+15551239999"
+            let sent = try await client.post(
+                "/v1/accounts:sendVerificationCode", ["phoneNumber": .string(number), "recaptchaToken": .string(token)])
+            #expect(sent.status == 200, "\(sent.body)")
+            #expect(server.log.smsCodes(to: number).count == 1)
+            server.clock.advance(seconds: 60)
+            let replay = try await client.post(
+                "/v1/accounts:sendVerificationCode", ["phoneNumber": .string(number), "recaptchaToken": .string(token)])
+            #expect(replay.errorCode == "INVALID_APP_CREDENTIAL")
         } catch {
             try? await server.stop()
             throw error
