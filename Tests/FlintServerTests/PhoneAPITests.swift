@@ -254,6 +254,27 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.allCases)
+    func expiredCodesAndOldCountersAreSwept(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            let store = server.server.store
+            let live = try await client.sendCode(Self.number)
+            server.clock.advance(seconds: 200)
+            let fresh = try await client.sendCode("+15551230002")
+            server.clock.advance(seconds: 200)
+            // Only the first code has expired.
+            #expect(try await store.deleteExpiredVerificationCodes(before: server.clock.milliseconds) == 1)
+            #expect(try await client.verify(live, server.log.smsCodes(to: Self.number).last).errorCode == "INVALID_SESSION_INFO")
+            #expect(try await client.verify(fresh, server.log.smsCodes(to: "+15551230002").last).status == 200)
+
+            let now = server.clock.seconds
+            try await store.incrementCounter("old", windowStart: now - 2 * 86_400)
+            try await store.incrementCounter("recent", windowStart: now - 60)
+            #expect(try await store.deleteCounters(windowStartedBefore: now - 86_400) == 1)
+            #expect(try await store.counter("recent", windowStart: now - 60) == 1)
+        }
+    }
+
     @Test func sendLimits() async throws {
         var limits = PhoneLimits()
         limits.perNumberPerHour = 3
