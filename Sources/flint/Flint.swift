@@ -52,12 +52,45 @@ func makeLogger() -> Logger {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the server until SIGINT or SIGTERM.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server until SIGINT or SIGTERM.",
+        discussion: """
+            Phone sign-in reaches outside services set up by environment variables:
+
+              FLINT_SMS_PROVIDER         log (default: codes in the log), webhook, twilio
+              FLINT_SMS_WEBHOOK_URL      webhook: URL to POST the code to, as JSON
+              FLINT_SMS_WEBHOOK_SECRET   webhook: key of the X-Flint-Signature HMAC
+              FLINT_TWILIO_ACCOUNT_SID   twilio: account SID (AC…)
+              FLINT_TWILIO_AUTH_TOKEN    twilio: auth token
+              FLINT_TWILIO_FROM          twilio: the sending number (E.164)
+              FLINT_TWILIO_BASE_URL      twilio: default https://api.twilio.com
+              FLINT_APNS_TEAM_ID         APNs (iOS app verification): team ID
+              FLINT_APNS_KEY_ID          APNs: ID of the .p8 key
+              FLINT_APNS_KEY_FILE        APNs: path of the .p8 key file
+              FLINT_APNS_TOPIC           APNs: the app's bundle ID
+              FLINT_APNS_PRODUCTION_URL  APNs: default https://api.push.apple.com
+              FLINT_APNS_SANDBOX_URL     APNs: default the sandbox host
+              FLINT_CAPTCHA_VERIFY_URL   captcha siteverify URL (reCAPTCHA, hCaptcha…)
+              FLINT_CAPTCHA_SECRET       captcha: the site's secret
+              FLINT_CAPTCHA_SITE_KEY     captcha: the public site key
+              FLINT_TRUST_ROOTS_FILE     PEM roots trusted besides the system's
+            """)
 
     @OptionGroup var options: ServerOptions
 
+    /// The shared options plus the delivery services, which only `serve` needs.
+    private func configuration() throws -> ServerConfiguration {
+        var configuration = try options.configuration()
+        do {
+            configuration.delivery = try DeliveryConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch let error as DeliveryConfigurationError {
+            throw ValidationError(error.description)
+        }
+        return configuration
+    }
+
     func run() async throws {
-        let configuration = try options.configuration()
+        let configuration = try configuration()
         let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
         let apiKey = try await server.defaultAPIKey()
         try await server.run { port in

@@ -80,3 +80,140 @@ public struct PhoneLimits: Sendable, Equatable {
 
     public init() {}
 }
+
+extension DeliveryConfiguration: Equatable {}
+
+/// Why a delivery configuration cannot be used.
+public enum DeliveryConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// A provider is half-configured: `variable` is needed because of `reason`.
+    case missing(variable: String, reason: String)
+    /// A setting (variable or property) has a value that cannot work.
+    case invalid(setting: String, reason: String)
+    /// A file named by `variable` cannot be read.
+    case unreadableFile(variable: String, path: String)
+
+    public var description: String {
+        switch self {
+        case let .missing(variable, reason): "\(variable) is required: \(reason)"
+        case let .invalid(setting, reason): "\(setting) is invalid: \(reason)"
+        case let .unreadableFile(variable, path): "\(variable): cannot read the file \(path)"
+        }
+    }
+}
+
+extension DeliveryConfiguration {
+    /// Reads the delivery settings from `FLINT_*` variables (empty counts as unset):
+    ///
+    /// - `FLINT_SMS_PROVIDER`: `log` (default), `webhook` or `twilio`
+    /// - webhook: `FLINT_SMS_WEBHOOK_URL`, `FLINT_SMS_WEBHOOK_SECRET`
+    /// - twilio: `FLINT_TWILIO_ACCOUNT_SID`, `FLINT_TWILIO_AUTH_TOKEN`, `FLINT_TWILIO_FROM`,
+    ///   `FLINT_TWILIO_BASE_URL` (default `https://api.twilio.com`)
+    /// - APNs (all four or none): `FLINT_APNS_TEAM_ID`, `FLINT_APNS_KEY_ID`, `FLINT_APNS_KEY_FILE` (the .p8
+    ///   file), `FLINT_APNS_TOPIC` (the app's bundle ID); optionally `FLINT_APNS_PRODUCTION_URL`,
+    ///   `FLINT_APNS_SANDBOX_URL`
+    /// - captcha (both or none): `FLINT_CAPTCHA_VERIFY_URL`, `FLINT_CAPTCHA_SECRET`; optionally
+    ///   `FLINT_CAPTCHA_SITE_KEY`
+    /// - `FLINT_TRUST_ROOTS_FILE`: a PEM bundle trusted for outgoing TLS besides the system's roots
+    ///
+    /// Throws `DeliveryConfigurationError` naming the variable that is missing or wrong.
+    public init(environment: [String: String]) throws {
+        let variables = EnvironmentReader(environment)
+        self.init()
+        sms = try Self.smsProvider(variables)
+        apns = try Self.apns(variables)
+        siteVerify = try Self.siteVerify(variables)
+        if let path = variables["FLINT_TRUST_ROOTS_FILE"] {
+            let pem = try variables.file("FLINT_TRUST_ROOTS_FILE", path)
+            guard pem.contains("-----BEGIN CERTIFICATE-----") else {
+                throw DeliveryConfigurationError.invalid(setting: "FLINT_TRUST_ROOTS_FILE", reason: "no PEM certificate in \(path)")
+            }
+            extraTrustRootsPEM = [pem]
+        }
+    }
+
+    private static func smsProvider(_ variables: EnvironmentReader) throws -> SMSProvider {
+        switch variables["FLINT_SMS_PROVIDER"]?.lowercased() ?? "log" {
+        case "log":
+            return .log
+        case "webhook":
+            let because = "FLINT_SMS_PROVIDER=webhook"
+            return .webhook(url: try variables.url("FLINT_SMS_WEBHOOK_URL", because: because),
+                            secret: try variables.required("FLINT_SMS_WEBHOOK_SECRET", because: because))
+        case "twilio":
+            let because = "FLINT_SMS_PROVIDER=twilio"
+            return .twilio(
+                baseURL: try variables.url("FLINT_TWILIO_BASE_URL", because: because, default: "https://api.twilio.com"),
+                accountSID: try variables.required("FLINT_TWILIO_ACCOUNT_SID", because: because),
+                authToken: try variables.required("FLINT_TWILIO_AUTH_TOKEN", because: because),
+                from: try variables.required("FLINT_TWILIO_FROM", because: because))
+        case let other:
+            throw DeliveryConfigurationError.invalid(
+                setting: "FLINT_SMS_PROVIDER", reason: "\"\(other)\" is not one of log, webhook, twilio")
+        }
+    }
+
+    private static func apns(_ variables: EnvironmentReader) throws -> APNs? {
+        let names = ["FLINT_APNS_TEAM_ID", "FLINT_APNS_KEY_ID", "FLINT_APNS_KEY_FILE", "FLINT_APNS_TOPIC",
+                     "FLINT_APNS_PRODUCTION_URL", "FLINT_APNS_SANDBOX_URL"]
+        guard let given = names.first(where: { variables[$0] != nil }) else { return nil }
+        let because = "\(given) is set, and APNs needs a team ID, key ID, key file and topic"
+        let teamID = try variables.required("FLINT_APNS_TEAM_ID", because: because)
+        let keyID = try variables.required("FLINT_APNS_KEY_ID", because: because)
+        let keyPath = try variables.required("FLINT_APNS_KEY_FILE", because: because)
+        let topic = try variables.required("FLINT_APNS_TOPIC", because: because)
+        var apns = APNs(teamID: teamID, keyID: keyID, privateKeyPEM: try variables.file("FLINT_APNS_KEY_FILE", keyPath),
+                        topic: topic)
+        apns.productionURL = try variables.url("FLINT_APNS_PRODUCTION_URL", because: because, default: apns.productionURL)
+        apns.sandboxURL = try variables.url("FLINT_APNS_SANDBOX_URL", because: because, default: apns.sandboxURL)
+        do {
+            _ = try APNsProviderToken(teamID: apns.teamID, keyID: apns.keyID, privateKeyPEM: apns.privateKeyPEM,
+                                      clock: SystemClock())
+        } catch {
+            throw DeliveryConfigurationError.invalid(setting: "FLINT_APNS_KEY_FILE", reason: "\(keyPath) is not a P-256 private key (.p8)")
+        }
+        return apns
+    }
+
+    private static func siteVerify(_ variables: EnvironmentReader) throws -> SiteVerify? {
+        let names = ["FLINT_CAPTCHA_VERIFY_URL", "FLINT_CAPTCHA_SECRET", "FLINT_CAPTCHA_SITE_KEY"]
+        guard let given = names.first(where: { variables[$0] != nil }) else { return nil }
+        let because = "\(given) is set, and captcha verification needs a siteverify URL and secret"
+        return SiteVerify(url: try variables.url("FLINT_CAPTCHA_VERIFY_URL", because: because),
+                          secret: try variables.required("FLINT_CAPTCHA_SECRET", because: because),
+                          siteKey: variables["FLINT_CAPTCHA_SITE_KEY"])
+    }
+}
+
+/// Reads `FLINT_*` variables for `DeliveryConfiguration(environment:)`, naming the variable in every error.
+private struct EnvironmentReader {
+    let environment: [String: String]
+
+    init(_ environment: [String: String]) { self.environment = environment }
+
+    /// The value, trimmed; nil when unset or empty.
+    subscript(name: String) -> String? {
+        guard let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+
+    func required(_ name: String, because reason: String) throws -> String {
+        guard let value = self[name] else { throw DeliveryConfigurationError.missing(variable: name, reason: reason) }
+        return value
+    }
+
+    /// An http(s) URL with a host; `fallback` when unset (required when there is none).
+    func url(_ name: String, because reason: String, default fallback: String? = nil) throws -> String {
+        guard let value = self[name] ?? fallback else { throw DeliveryConfigurationError.missing(variable: name, reason: reason) }
+        guard let components = URLComponents(string: value), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+              components.host?.isEmpty == false
+        else { throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(value)\" is not an http(s) URL") }
+        return value
+    }
+
+    func file(_ name: String, _ path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw DeliveryConfigurationError.unreadableFile(variable: name, path: path)
+        }
+        return text
+    }
+}

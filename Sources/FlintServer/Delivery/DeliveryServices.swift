@@ -1,0 +1,57 @@
+import AsyncHTTPClient
+import Dispatch
+import Logging
+import NIOConcurrencyHelpers
+
+/// The delivery clients the configuration asks for, sharing one HTTP client (HTTP/2 where offered, the
+/// system's trust roots plus `extraTrustRootsPEM`). Built once at start; `shutdown()` at close.
+public final class DeliveryServices: Sendable {
+    public let sms: any SMSSender
+    /// Nil when no APNs key is configured.
+    public let push: (any PushSender)?
+    /// Nil when no siteverify endpoint is configured.
+    public let captcha: (any CaptchaVerifier)?
+    private let httpClient: HTTPClient
+    private let isShutDown = NIOLockedValueBox(false)
+
+    init(sms: any SMSSender, push: (any PushSender)?, captcha: (any CaptchaVerifier)?, httpClient: HTTPClient) {
+        self.sms = sms
+        self.push = push
+        self.captcha = captcha
+        self.httpClient = httpClient
+    }
+
+    /// Throws `DeliveryConfigurationError` for an unusable APNs key or trust-root bundle.
+    public static func make(_ configuration: DeliveryConfiguration, clock: any FlintClock, logger: Logger) throws -> DeliveryServices {
+        let httpClient = try DeliveryHTTP.makeClient(extraTrustRootsPEM: configuration.extraTrustRootsPEM)
+        do {
+            let sms: any SMSSender = switch configuration.sms {
+            case .log:
+                LogSMSSender(logger: logger)
+            case let .webhook(url, secret):
+                WebhookSMSSender(url: url, secret: secret, httpClient: httpClient, clock: clock)
+            case let .twilio(baseURL, accountSID, authToken, from):
+                TwilioSMSSender(baseURL: baseURL, accountSID: accountSID, authToken: authToken, from: from,
+                                httpClient: httpClient)
+            }
+            let push = try configuration.apns.map { try APNsClient(configuration: $0, httpClient: httpClient, clock: clock) }
+            let captcha = configuration.siteVerify.map {
+                SiteVerifyClient(url: $0.url, secret: $0.secret, httpClient: httpClient)
+            }
+            return DeliveryServices(sms: sms, push: push, captcha: captcha, httpClient: httpClient)
+        } catch {
+            // Nothing ran on it yet: shut it down in the background.
+            httpClient.shutdown { _ in }
+            throw error
+        }
+    }
+
+    /// Shuts the shared HTTP client down (once; later calls do nothing).
+    public func shutdown() async throws {
+        let first = isShutDown.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        if first { try await httpClient.shutdown() }
+    }
+}
