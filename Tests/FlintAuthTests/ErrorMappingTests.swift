@@ -48,9 +48,13 @@ import Testing
         ("UNSUPPORTED_TENANT_OPERATION", .unsupportedTenantOperation),
         ("UNVERIFIED_EMAIL", .unverifiedEmail),
         ("FEDERATED_USER_ID_ALREADY_LINKED", .credentialAlreadyInUse),
+        // Phone codes FirebaseAuth leaves unmapped, mapped by Flint to their natural codes.
+        ("MISSING_PHONE_NUMBER", .missingPhoneNumber), ("MISSING_CODE", .missingVerificationCode),
+        ("MISSING_SESSION_INFO", .missingVerificationID), ("INVALID_TEMPORARY_PROOF", .invalidCredential),
+        ("PHONE_NUMBER_EXISTS", .credentialAlreadyInUse), ("REJECTED_CREDENTIAL", .rejectedCredential),
+        ("INVALID_RECAPTCHA_TOKEN", .invalidRecaptchaToken),
         // Codes FirebaseAuth leaves unmapped.
-        ("INVALID_REFRESH_TOKEN", .internalError), ("MISSING_CODE", .internalError),
-        ("PHONE_NUMBER_EXISTS", .internalError), ("SOMETHING_NEW", .internalError),
+        ("INVALID_REFRESH_TOKEN", .internalError), ("SOMETHING_NEW", .internalError),
     ]
 
     static func envelope(_ message: String, reasons: [String] = ["invalid"]) -> ErrorEnvelope {

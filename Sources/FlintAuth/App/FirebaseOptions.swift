@@ -11,6 +11,7 @@ public final class FirebaseOptions: NSObject, NSCopying, Sendable {
         var googleAppID: String?
         var gcmSenderID: String?
         var bundleID: String?
+        var clientID: String?
         var serverURL: URL?
     }
 
@@ -40,10 +41,19 @@ public final class FirebaseOptions: NSObject, NSCopying, Sendable {
         set { values[\.gcmSenderID] = newValue }
     }
 
-    /// The app's bundle identifier; on Linux it names the default credential directory.
+    /// The app's bundle identifier; on Linux it names the default credential directory. Phone sign-in's
+    /// reCAPTCHA page receives it as `ibi`; when nil, `Bundle.main.bundleIdentifier` is used.
     public var bundleID: String? {
         get { values[\.bundleID] }
         set { values[\.bundleID] = newValue }
+    }
+
+    /// The OAuth client ID (`123-abc.apps.googleusercontent.com`). When set, the reCAPTCHA fallback of
+    /// phone sign-in returns to the app through the reversed client ID as URL scheme
+    /// (`com.googleusercontent.apps.123-abc`); otherwise through `app-<googleAppID, ':' → '-'>`.
+    public var clientID: String? {
+        get { values[\.clientID] }
+        set { values[\.clientID] = newValue }
     }
 
     /// Flint: the base URL (https, or http for development) of the Flint server to talk to,

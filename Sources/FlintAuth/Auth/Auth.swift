@@ -27,6 +27,8 @@ public final class Auth: NSObject, Sendable {
     private let credentialStore: any AuthCredentialStore
     private let httpClient: any AuthHTTPClient
     let state: Locked<State>
+    /// Phone sign-in: recent code sends, the APNs token and app credential, the web flow.
+    let phoneAuth = PhoneAuthState()
 
     /// The app this instance belongs to.
     public var app: FirebaseApp? { firebaseApp }

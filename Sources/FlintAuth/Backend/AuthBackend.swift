@@ -23,19 +23,27 @@ struct AuthBackend: Sendable {
     let configuration: RequestConfiguration
     let httpClient: any AuthHTTPClient
 
-    /// The URL of `endpoint`: `https://{host}/{path}?key=…` in production, `{base}/{host}/{path}?key=…` otherwise.
-    func url(for endpoint: Endpoint) -> URL {
+    /// The URL of `endpoint`: `https://{host}/{path}?key=…` in production, `{base}/{host}/{path}?key=…` otherwise,
+    /// followed by `query`.
+    func url(for endpoint: Endpoint, query: [URLQueryItem] = []) -> URL {
         var root = "https://"
         if let base = configuration.baseURL?.absoluteString {
             root = base.hasSuffix("/") ? base : base + "/"
         }
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&+=?#")
-        let key = configuration.apiKey.addingPercentEncoding(withAllowedCharacters: allowed) ?? configuration.apiKey
-        guard let url = URL(string: "\(root)\(endpoint.hostAndPath)?key=\(key)") else {
+        var parameters = "key=" + Self.queryEncoded(configuration.apiKey)
+        for item in query {
+            parameters += "&" + Self.queryEncoded(item.name) + "=" + Self.queryEncoded(item.value ?? "")
+        }
+        guard let url = URL(string: "\(root)\(endpoint.hostAndPath)?\(parameters)") else {
             preconditionFailure("Invalid Auth base URL: \(root)")
         }
         return url
+    }
+
+    private static func queryEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=?#")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     /// POSTs `body` as JSON to `endpoint` and decodes a 2xx answer as `Response`.
@@ -46,6 +54,18 @@ struct AuthBackend: Sendable {
         request.httpMethod = "POST"
         request.httpBody = try JSONEncoder().encode(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return try await send(request)
+    }
+
+    /// GETs `endpoint` with the extra `query` parameters; answers and failures as for `post`.
+    func get<Response: Decodable>(_ endpoint: Endpoint, query: [URLQueryItem] = []) async throws -> Response {
+        var request = URLRequest(url: url(for: endpoint, query: query))
+        request.httpMethod = "GET"
+        return try await send(request)
+    }
+
+    private func send<Response: Decodable>(_ request: URLRequest) async throws -> Response {
+        var request = request
         request.setValue(Self.clientVersion, forHTTPHeaderField: "X-Client-Version")
         if let languageCode = configuration.languageCode {
             request.setValue(languageCode, forHTTPHeaderField: "X-Firebase-Locale")

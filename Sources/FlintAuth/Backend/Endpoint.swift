@@ -14,5 +14,12 @@ struct Endpoint: Sendable, Equatable {
     static let update = identityToolkit("accounts:update")
     static let delete = identityToolkit("accounts:delete")
     static let createAuthURI = identityToolkit("accounts:createAuthUri")
+    static let sendVerificationCode = identityToolkit("accounts:sendVerificationCode")
+    static let signInWithPhoneNumber = identityToolkit("accounts:signInWithPhoneNumber")
+    static let verifyClient = identityToolkit("accounts:verifyClient")
+    /// GET: the project's ID and authorized domains (v3 `getProjectConfig`).
+    static let projectConfig = identityToolkit("projects")
+    /// GET: which providers enforce reCAPTCHA Enterprise.
+    static let recaptchaConfig = Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/recaptchaConfig")
     static let secureToken = Endpoint(hostAndPath: "securetoken.googleapis.com/v1/token")
 }

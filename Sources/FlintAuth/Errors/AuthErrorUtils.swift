@@ -136,7 +136,42 @@ enum AuthErrorUtils {
         "UNSUPPORTED_TENANT_OPERATION": .unsupportedTenantOperation,
         "UNVERIFIED_EMAIL": .unverifiedEmail,
         "FEDERATED_USER_ID_ALREADY_LINKED": .credentialAlreadyInUse,
+        // Phone sign-in codes FirebaseAuth leaves unmapped (it checks these conditions before sending,
+        // or never meets them); Flint's server can send them, so they get their natural codes.
+        "MISSING_PHONE_NUMBER": .missingPhoneNumber,
+        "MISSING_CODE": .missingVerificationCode,
+        "MISSING_SESSION_INFO": .missingVerificationID,
+        "INVALID_TEMPORARY_PROOF": .invalidCredential,
+        "PHONE_NUMBER_EXISTS": .credentialAlreadyInUse,
+        "REJECTED_CREDENTIAL": .rejectedCredential,
+        "INVALID_RECAPTCHA_TOKEN": .invalidRecaptchaToken,
     ]
+}
+
+extension AuthErrorUtils {
+    /// A phone number is held by another account: `credentialAlreadyInUse` carrying the credential
+    /// (a temporary proof) that signs in as that account, and the number.
+    static func credentialAlreadyInUse(updatedCredential: AuthCredential, phoneNumber: String?) -> NSError {
+        var info: [String: Any] = [AuthErrorUserInfoUpdatedCredentialKey: updatedCredential]
+        info[AuthErrorUserInfoPhoneNumberKey] = phoneNumber
+        return error(.credentialAlreadyInUse, userInfo: info)
+    }
+
+    /// The error a web page reports to the app as `firebaseError={"code":…,"message":…}`: FirebaseAuth's
+    /// `auth/…` codes of web flows, and any other code as the failure of the user interaction.
+    static func webError(code: String, message: String?) -> NSError {
+        switch code {
+        case "auth/invalid-oauth-client-id": error(.invalidClientID, message: message)
+        case "auth/network-request-failed": error(.webNetworkRequestFailed, message: message)
+        case "auth/internal-error": error(.webInternalError, message: message)
+        default: appVerificationFailure(reason: message ?? code)
+        }
+    }
+
+    /// The reCAPTCHA page ended without a token.
+    static func appVerificationFailure(reason: String) -> NSError {
+        error(.appVerificationUserInteractionFailure, userInfo: [NSLocalizedFailureReasonErrorKey: reason])
+    }
 }
 
 extension AuthErrorCode {
@@ -169,6 +204,24 @@ extension AuthErrorCode {
         case .keychainError: "An error occurred when accessing the keychain or the credential store."
         case .internalError: "An internal error has occurred, print and inspect the error details for more information."
         case .malformedJWT: "Failed to parse JWT. Check the userInfo dictionary for the full token."
+        case .missingPhoneNumber: "A phone number is required to send a verification code."
+        case .invalidPhoneNumber: "The phone number is not valid. Write it in E.164 format: +, the country code, then the subscriber number."
+        case .missingVerificationCode: "The phone credential has an empty verification code."
+        case .invalidVerificationCode: "The verification code is not valid. Send a new code and try again."
+        case .missingVerificationID: "The phone credential has an empty verification ID."
+        case .invalidVerificationID: "The verification ID of the phone credential is not valid."
+        case .sessionExpired: "The verification code has expired. Send a new code and try again."
+        case .quotaExceeded: "The project's quota of verification codes is used up. Try again later."
+        case .missingAppCredential: "The request carries no app credential: no APNs receipt and secret, and no reCAPTCHA token."
+        case .invalidAppCredential: "The app credential (APNs receipt and secret, or APNs device token) is not valid."
+        case .missingAppToken: "No APNs device token is available to verify the app. Pass it to Auth.setAPNSToken(_:type:)."
+        case .appNotVerified: "The app could not be verified: no silent push notification arrived and no reCAPTCHA page could be shown."
+        case .captchaCheckFailed: "The reCAPTCHA token is not valid, has expired or was already used."
+        case .webContextAlreadyPresented: "Another web page of Auth is being shown; only one can be shown at a time."
+        case .webContextCancelled: "The user closed the web page before it finished."
+        case .appVerificationUserInteractionFailure: "App verification failed; the failure reason in the error's userInfo says why."
+        case .invalidRecaptchaToken: "The reCAPTCHA token is not valid."
+        case .rejectedCredential: "The request carries a malformed or mismatched credential."
         default: "The operation failed (\(name))."
         }
     }

@@ -9,6 +9,9 @@ public let AuthErrorUserInfoNameKey = "FIRAuthErrorUserInfoNameKey"
 public let AuthErrorUserInfoEmailKey = "FIRAuthErrorUserInfoEmailKey"
 /// `userInfo` key of a credential the app can use to recover from a conflict.
 public let AuthErrorUserInfoUpdatedCredentialKey = "FIRAuthErrorUserInfoUpdatedCredentialKey"
+/// Flint: `userInfo` key of the phone number of a `credentialAlreadyInUse` error raised when linking
+/// (or updating to) a number another account holds. FirebaseAuth has no such key.
+public let AuthErrorUserInfoPhoneNumberKey = "FIRAuthErrorUserInfoPhoneNumberKey"
 /// `userInfo` key of the `MultiFactorResolver` of a `secondFactorRequired` error.
 public let AuthErrorUserInfoMultiFactorResolverKey = "FIRAuthErrorUserInfoMultiFactorResolverKey"
 
@@ -22,6 +25,8 @@ public final class AuthErrors: NSObject, Sendable {
     public static let userInfoEmailKey = AuthErrorUserInfoEmailKey
     /// `AuthErrorUserInfoUpdatedCredentialKey`.
     public static let userInfoUpdatedCredentialKey = AuthErrorUserInfoUpdatedCredentialKey
+    /// `AuthErrorUserInfoPhoneNumberKey`.
+    public static let userInfoPhoneNumberKey = AuthErrorUserInfoPhoneNumberKey
     /// `AuthErrorUserInfoMultiFactorResolverKey`.
     public static let userInfoMultiFactorResolverKey = AuthErrorUserInfoMultiFactorResolverKey
 

@@ -1,0 +1,313 @@
+import FlintWire
+import Foundation
+
+/// The sign-in method of phone accounts in `Auth.fetchSignInMethods(forEmail:)` terms: `"phone"`.
+public let PhoneAuthSignInMethod = ProviderID.phone
+/// The provider ID of phone identities: `"phone"`.
+public let PhoneAuthProviderID = ProviderID.phone
+
+/// Phone-number sign-in: texts a verification code to a number, and turns the code into a credential.
+///
+/// ```swift
+/// let provider = PhoneAuthProvider.provider()
+/// let verificationID = try await provider.verifyPhoneNumber("+15555550100", uiDelegate: nil)
+/// // … ask the user for the code …
+/// let credential = provider.credential(withVerificationID: verificationID, verificationCode: code)
+/// let result = try await Auth.auth().signIn(with: credential)
+/// ```
+///
+/// Before sending, the app proves it is genuine as FirebaseAuth does: with a silent push (the app passes
+/// its APNs token to `Auth.setAPNSToken(_:type:)` and the push to `Auth.canHandleNotification(_:)`), else
+/// with a reCAPTCHA page shown through the `AuthUIDelegate` (the app passes the page's callback URL to
+/// `Auth.canHandle(_:)`). `Auth.settings.isAppVerificationDisabledForTesting` (set by `useEmulator`) skips
+/// both; servers then only accept their fictional test numbers (or, in emulator mode, any number).
+public final class PhoneAuthProvider: NSObject, Sendable {
+    /// The provider ID of phone identities: `"phone"`.
+    public static let id = ProviderID.phone
+
+    /// `authType` of the reCAPTCHA page and its callback.
+    static let verifyAppAuthType = "verifyApp"
+    /// The longest wait for the silent push, whatever the server suggests.
+    static let maximumPushWait: TimeInterval = 60
+    /// The wait for the silent push when the server's suggestion cannot be read.
+    static let defaultPushWait: TimeInterval = 5
+
+    private let auth: Auth
+
+    private init(auth: Auth) {
+        self.auth = auth
+    }
+
+    /// The provider of the default app's `Auth`.
+    public class func provider() -> PhoneAuthProvider {
+        PhoneAuthProvider(auth: Auth.auth())
+    }
+
+    /// The provider of `auth`.
+    public class func provider(auth: Auth) -> PhoneAuthProvider {
+        PhoneAuthProvider(auth: auth)
+    }
+
+    /// Texts a verification code to `phoneNumber` (E.164, e.g. `+15555550100`) and returns the
+    /// verification ID to pair with the code in `credential(withVerificationID:verificationCode:)`.
+    ///
+    /// Asking again for the same number while the first send is in flight, or within two minutes of it
+    /// and before its code was used, sends nothing and returns the same verification ID.
+    ///
+    /// `uiDelegate` shows the reCAPTCHA page if the app cannot be verified with a silent push.
+    /// `multiFactorSession` must be nil: multi-factor authentication is not supported yet.
+    ///
+    /// Errors include `missingPhoneNumber`, `invalidPhoneNumber`, `quotaExceeded`, `tooManyRequests`,
+    /// `captchaCheckFailed`, `webContextCancelled`, `appNotVerified` and `missingAppCredential`.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String,
+        uiDelegate: AuthUIDelegate? = nil,
+        multiFactorSession: MultiFactorSession? = nil
+    ) async throws -> String {
+        let presenter = makeWebPagePresenter(uiDelegate, callbackQueue: auth.callbackQueue)
+        return try await verify(phoneNumber, presenter: presenter, multiFactorSession: multiFactorSession)
+    }
+
+    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`; `completion`
+    /// runs on the `Auth`'s callback queue.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String,
+        uiDelegate: AuthUIDelegate? = nil,
+        completion: (@Sendable (String?, (any Error)?) -> Void)?
+    ) {
+        verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: nil, completion: completion)
+    }
+
+    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`; `completion`
+    /// runs on the `Auth`'s callback queue.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String,
+        uiDelegate: AuthUIDelegate? = nil,
+        multiFactorSession: MultiFactorSession? = nil,
+        completion: (@Sendable (String?, (any Error)?) -> Void)?
+    ) {
+        let presenter = makeWebPagePresenter(uiDelegate, callbackQueue: auth.callbackQueue)
+        auth.callbackQueue.complete(completion) {
+            try await self.verify(phoneNumber, presenter: presenter, multiFactorSession: multiFactorSession)
+        }
+    }
+
+    /// A credential of the code texted for `verificationID`, for `Auth.signIn(with:)`, `User.link(with:)`,
+    /// `User.reauthenticate(with:)` or `User.updatePhoneNumber(_:)`.
+    public func credential(withVerificationID verificationID: String, verificationCode: String) -> PhoneAuthCredential {
+        PhoneAuthCredential(verificationID: verificationID, verificationCode: verificationCode,
+                            issuer: auth.phoneAuth.verifications)
+    }
+
+    // MARK: Sending the code
+
+    private func verify(
+        _ phoneNumber: String,
+        presenter: (any WebPagePresenter)?,
+        multiFactorSession: MultiFactorSession?
+    ) async throws -> String {
+        guard !phoneNumber.isEmpty else {
+            throw AuthErrorUtils.error(.missingPhoneNumber)
+        }
+        guard multiFactorSession == nil else {
+            throw AuthErrorUtils.error(.invalidMultiFactorSession,
+                                       message: "Multi-factor authentication is not supported by FlintAuth yet.")
+        }
+        let key = (auth.tenantID ?? "") + "\n" + phoneNumber
+        return try await auth.phoneAuth.verifications.verificationID(for: key) {
+            try await self.sendCode(to: phoneNumber, presenter: presenter)
+        }
+    }
+
+    /// The code send proper: app verification as configured, then `sendVerificationCode`.
+    private func sendCode(to phoneNumber: String, presenter: (any WebPagePresenter)?) async throws -> String {
+        let backend = auth.backend
+        if auth.settings?.isAppVerificationDisabledForTesting == true {
+            return try await backend.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: phoneNumber))
+        }
+        var request = SendVerificationCodeRequest(phoneNumber: phoneNumber)
+        switch try await backend.phoneRecaptchaEnforcement() {
+        case "ENFORCE":
+            throw AuthErrorUtils.error(
+                .recaptchaSDKNotLinked,
+                message: "The project enforces reCAPTCHA Enterprise for phone sign-in, which FlintAuth does not support.")
+        case "AUDIT":
+            // What FirebaseAuth sends when it cannot produce a reCAPTCHA Enterprise token.
+            request.captchaResponse = "NO_RECAPTCHA"
+            request.recaptchaVersion = "RECAPTCHA_ENTERPRISE"
+        default:
+            break
+        }
+        return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: true)
+    }
+
+    private enum AppProof {
+        case appCredential(AuthAppCredential, cached: Bool)
+        case recaptchaToken(String)
+    }
+
+    private func sendWithAppVerification(
+        _ request: SendVerificationCodeRequest,
+        presenter: (any WebPagePresenter)?,
+        retryOnInvalidAppCredential: Bool
+    ) async throws -> String {
+        var proven = request
+        let proof = try await appProof(presenter: presenter)
+        switch proof {
+        case .appCredential(let credential, _):
+            proven.iosReceipt = credential.receipt
+            proven.iosSecret = credential.secret
+        case .recaptchaToken(let token):
+            proven.recaptchaToken = token
+        }
+        do {
+            return try await auth.backend.sendVerificationCode(proven)
+        } catch let error where AuthErrorCode(error) == .invalidAppCredential {
+            // A kept credential the server no longer accepts: verify the app afresh, once.
+            guard case .appCredential(_, cached: true) = proof, retryOnInvalidAppCredential else { throw error }
+            auth.phoneAuth.appCredentials.clearCredential()
+            return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: false)
+        }
+    }
+
+    /// The app credential kept from an earlier push, else a new one from a silent push, else a reCAPTCHA
+    /// token from the web page (without an APNs token, or when no push arrives in time).
+    private func appProof(presenter: (any WebPagePresenter)?) async throws -> AppProof {
+        let manager = auth.phoneAuth.appCredentials
+        if let credential = manager.credential {
+            return .appCredential(credential, cached: true)
+        }
+        if let token = manager.token {
+            let backend = auth.backend
+            do {
+                let credential = try await manager.verify {
+                    try await backend.verifyClient(appToken: token.hexString, isSandbox: token.type == .sandbox)
+                } receipt: {
+                    $0.receipt
+                } timeout: {
+                    min(TimeInterval($0.suggestedTimeout) ?? Self.defaultPushWait, Self.maximumPushWait)
+                }
+                try Task.checkCancellation()
+                if let credential {
+                    return .appCredential(credential, cached: false)
+                }
+                // No push in time: the reCAPTCHA page instead, as FirebaseAuth does.
+            } catch let error where [.invalidAppCredential, .missingAppToken].contains(AuthErrorCode(error)) {
+                // The server will not push to this token: the reCAPTCHA page instead.
+            }
+        }
+        return .recaptchaToken(try await recaptchaToken(presenter: presenter))
+    }
+
+    // MARK: The reCAPTCHA page
+
+    /// Shows the reCAPTCHA page and returns the token its callback URL carries.
+    private func recaptchaToken(presenter: (any WebPagePresenter)?) async throws -> String {
+        guard let presenter else {
+            throw AuthErrorUtils.error(
+                .appNotVerified,
+                message: "The app could not be verified with a silent push, and no AuthUIDelegate was given to show the reCAPTCHA page.")
+        }
+        let eventID = Self.randomEventID()
+        let url = try await recaptchaPageURL(eventID: eventID)
+        let callback = try await auth.phoneAuth.webFlows.run(
+            url, eventID: eventID, authType: Self.verifyAppAuthType, callbackScheme: callbackScheme, presenter: presenter)
+        return try Self.recaptchaToken(fromCallback: callback)
+    }
+
+    /// `{site}/__/auth/handler?apiKey=…&authType=verifyApp&ibi=…&v=…&eventId=…&clientId=…|appId=…[&hl=…]`,
+    /// where the site is the Flint server (or emulator), or for Google's hosts the project's
+    /// `firebaseapp.com` (else `web.app`) domain.
+    func recaptchaPageURL(eventID: String) async throws -> URL {
+        let backend = auth.backend
+        let configuration = backend.configuration
+        var site: String
+        if let base = configuration.baseURL?.absoluteString {
+            site = base.hasSuffix("/") ? String(base.dropLast()) : base
+        } else {
+            let domains = try await backend.authorizedDomains()
+            guard let domain = domains.first(where: { $0.hasSuffix("firebaseapp.com") })
+                ?? domains.first(where: { $0.hasSuffix("web.app") })
+            else {
+                throw AuthErrorUtils.error(.unauthorizedDomain,
+                                           message: "The project has no firebaseapp.com or web.app domain for the reCAPTCHA page.")
+            }
+            site = "https://" + domain
+        }
+        let options = auth.app?.configuration
+        var items = [
+            URLQueryItem(name: "apiKey", value: configuration.apiKey),
+            URLQueryItem(name: "authType", value: Self.verifyAppAuthType),
+            URLQueryItem(name: "ibi", value: options?.bundleID ?? Bundle.main.bundleIdentifier ?? ""),
+            URLQueryItem(name: "v", value: AuthBackend.clientVersion),
+            URLQueryItem(name: "eventId", value: eventID),
+        ]
+        if let clientID = options?.clientID, !clientID.isEmpty {
+            items.append(URLQueryItem(name: "clientId", value: clientID))
+        } else {
+            items.append(URLQueryItem(name: "appId", value: appID))
+        }
+        if let languageCode = configuration.languageCode {
+            items.append(URLQueryItem(name: "hl", value: languageCode))
+        }
+        guard var components = URLComponents(string: site + "/__/auth/handler") else {
+            throw AuthErrorUtils.internalError(response: "Invalid server URL \(site)")
+        }
+        components.queryItems = items
+        // URLComponents leaves `+` alone in queries; the page would read it as a space.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.url else {
+            throw AuthErrorUtils.internalError(response: "Invalid reCAPTCHA page URL for \(site)")
+        }
+        return url
+    }
+
+    /// The app ID the page derives the callback scheme from: `FirebaseOptions.googleAppID`, or for apps
+    /// configured without one, `flint:<projectID>`.
+    private var appID: String {
+        let options = auth.app?.configuration
+        if let googleAppID = options?.googleAppID, !googleAppID.isEmpty {
+            return googleAppID
+        }
+        return "flint:" + (options?.projectID ?? "app")
+    }
+
+    /// The URL scheme the reCAPTCHA page returns through: the reversed client ID
+    /// (`com.googleusercontent.apps.123-abc`) if the app has a client ID, else `app-` and the app ID with
+    /// `:` replaced by `-` (`app-1-123-ios-abc`).
+    var callbackScheme: String {
+        if let clientID = auth.app?.configuration.clientID, !clientID.isEmpty {
+            return clientID.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
+        }
+        return "app-" + appID.replacingOccurrences(of: ":", with: "-")
+    }
+
+    /// Ten random capital letters.
+    static func randomEventID() -> String {
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return String((0..<10).map { _ in letters.randomElement()! })
+    }
+
+    /// The `recaptchaToken` of a callback URL; its `firebaseError` as the matching `AuthErrorCode`.
+    static func recaptchaToken(fromCallback url: URL) throws -> String {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let query = WebFlowCoordinator.deepLinkQuery(of: components)
+        else {
+            throw AuthErrorUtils.appVerificationFailure(reason: "The callback URL carries no deep link: \(url)")
+        }
+        if let token = query["recaptchaToken"], !token.isEmpty {
+            return token
+        }
+        if let json = query["firebaseError"] {
+            struct WebError: Decodable {
+                var code: String
+                var message: String?
+            }
+            if let error = try? JSONDecoder().decode(WebError.self, from: Data(json.utf8)) {
+                throw AuthErrorUtils.webError(code: error.code, message: error.message)
+            }
+            throw AuthErrorUtils.appVerificationFailure(reason: "The page reported an unreadable error: \(json)")
+        }
+        throw AuthErrorUtils.appVerificationFailure(reason: "The callback URL carries neither a token nor an error: \(url)")
+    }
+}
