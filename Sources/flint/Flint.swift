@@ -74,6 +74,18 @@ struct Serve: AsyncParsableCommand {
               FLINT_CAPTCHA_SECRET       captcha: the site's secret
               FLINT_CAPTCHA_SITE_KEY     captcha: the public site key
               FLINT_TRUST_ROOTS_FILE     PEM roots trusted besides the system's
+
+            Phone limits (defaults as Firebase documents them):
+
+              FLINT_PHONE_CODE_LIFETIME         seconds a code stays valid (300)
+              FLINT_PHONE_MAX_ATTEMPTS          wrong codes before a session dies (5)
+              FLINT_SMS_PER_PROJECT_PER_MINUTE  codes per project per minute (1000)
+              FLINT_SMS_PER_IP_PER_MINUTE       codes per client IP per minute (50)
+              FLINT_SMS_PER_IP_PER_HOUR         codes per client IP per hour (500)
+              FLINT_SMS_PER_NUMBER_PER_HOUR     codes per number per hour (10)
+              FLINT_SMS_RESEND_INTERVAL         seconds between two codes to one number (30)
+              FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
+              FLINT_TRUST_FORWARDED_FOR         1: the client IP is X-Forwarded-For's first hop
             """)
 
     @OptionGroup var options: ServerOptions
@@ -82,7 +94,10 @@ struct Serve: AsyncParsableCommand {
     private func configuration() throws -> ServerConfiguration {
         var configuration = try options.configuration()
         do {
-            configuration.delivery = try DeliveryConfiguration(environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            configuration.delivery = try DeliveryConfiguration(environment: environment)
+            configuration.phoneLimits = try PhoneLimits(environment: environment)
+            configuration.trustForwardedFor = ["1", "true", "yes"].contains(environment["FLINT_TRUST_FORWARDED_FOR"]?.lowercased() ?? "")
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)
         }

@@ -217,3 +217,32 @@ private struct EnvironmentReader {
         return text
     }
 }
+
+extension PhoneLimits {
+    /// Reads overrides from `FLINT_*` variables (unset or empty keeps the default):
+    /// `FLINT_PHONE_CODE_LIFETIME` (seconds), `FLINT_PHONE_MAX_ATTEMPTS`, `FLINT_SMS_PER_PROJECT_PER_MINUTE`,
+    /// `FLINT_SMS_PER_IP_PER_MINUTE`, `FLINT_SMS_PER_IP_PER_HOUR`, `FLINT_SMS_PER_NUMBER_PER_HOUR`,
+    /// `FLINT_SMS_RESEND_INTERVAL` (seconds), `FLINT_MAX_TEST_PHONE_NUMBERS`.
+    public init(environment variables: [String: String]) throws {
+        self.init()
+        func read(_ name: String, into value: inout Int64) throws {
+            guard let text = variables[name], !text.isEmpty else { return }
+            guard let number = Int64(text), number >= 0 else {
+                throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(text)\" is not a whole number ≥ 0")
+            }
+            value = number
+        }
+        var maxAttempts = Int64(maxAttemptsPerCode)
+        var maxTestNumbers = Int64(self.maxTestNumbers)
+        try read("FLINT_PHONE_CODE_LIFETIME", into: &codeLifetimeSeconds)
+        try read("FLINT_PHONE_MAX_ATTEMPTS", into: &maxAttempts)
+        try read("FLINT_SMS_PER_PROJECT_PER_MINUTE", into: &perProjectPerMinute)
+        try read("FLINT_SMS_PER_IP_PER_MINUTE", into: &perIPPerMinute)
+        try read("FLINT_SMS_PER_IP_PER_HOUR", into: &perIPPerHour)
+        try read("FLINT_SMS_PER_NUMBER_PER_HOUR", into: &perNumberPerHour)
+        try read("FLINT_SMS_RESEND_INTERVAL", into: &resendIntervalSeconds)
+        try read("FLINT_MAX_TEST_PHONE_NUMBERS", into: &maxTestNumbers)
+        maxAttemptsPerCode = Int(maxAttempts)
+        self.maxTestNumbers = Int(maxTestNumbers)
+    }
+}
