@@ -85,6 +85,9 @@ let package = Package(
             name: "FlintServerTests",
             dependencies: ["FlintServer", "FlintTestSupport", .product(name: "_CryptoExtras", package: "swift-crypto")]
         ),
-        .testTarget(name: "FlintAuthTests", dependencies: ["FlintAuth", "FlintTestSupport"]),
+        .testTarget(
+            name: "FlintAuthTests",
+            dependencies: ["FlintAuth", "FlintTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
     ]
 )

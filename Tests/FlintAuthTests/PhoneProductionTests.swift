@@ -1,4 +1,6 @@
 @testable import FlintAuth
+import Crypto
+import FlintServer
 import FlintTestSupport
 import FlintWire
 import Foundation
@@ -7,13 +9,13 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// Phone sign-in against a Flint server in production mode, where real numbers need an app credential.
-/// The APNs push itself is covered with a scripted backend (`PhoneAppVerificationTests`); here the
-/// server has no APNs, so the SDK falls back to the server's own captcha page, which the test works
-/// through as a browser would.
+/// Phone sign-in against a Flint server in production mode, where real numbers need an app credential:
+/// the APNs silent push through the fake APNs (HTTP/2, TLS, provider-token checks), and, where the server
+/// has no APNs, the server's own captcha page solved by headless Chromium.
 @Suite struct PhoneProductionTests {
-    static func withProductionHarness(_ body: (TestServer, Auth) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: false)
+    static func withProductionHarness(configure: (inout ServerConfiguration) -> Void = { _ in },
+                                      _ body: (TestServer, Auth) async throws -> Void) async throws {
+        let server = try await TestServer.start(emulator: false, configure: configure)
         let name = "flint-auth-test-\(UUID().uuidString)"
         let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)
         options.googleAppID = "1:1234567890:ios:abcdef"
@@ -51,36 +53,51 @@ import Testing
         }
     }
 
-    #if !canImport(UIKit)
-    /// The JSON configuration block of the captcha page.
-    static func pageConfiguration(_ html: String) throws -> [String: Any] {
-        let start = try #require(html.range(of: #"<script type="application/json" id="flint-config">"#))
-        let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
-        let json = Data(html[start.upperBound..<end.lowerBound].utf8)
-        return try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
-    }
-
-    /// Does what the page's script does: finds a nonce the server accepts for the page's challenge (the
-    /// project asks for one zero bit, so about every other nonce does) and trades it for a token.
-    static func solve(_ configuration: [String: Any], server: TestServer) async throws -> String {
-        let challenge = try #require(configuration["challenge"] as? String)
-        let verifyPath = try #require(configuration["verifyURL"] as? String)
-        let client = TestClient(baseURL: server.baseURL, apiKey: nil)
-        for nonce in 0..<64 {
-            let reply = try await client.post(verifyPath, ["challenge": .string(challenge), "nonce": .string(String(nonce, radix: 36))])
-            if let token = reply.string("token") {
-                return token
+    @Test func apnsSilentPushProvesTheApp() async throws {
+        let teamKey = P256.Signing.PrivateKey()
+        let apns = try await FakeAPNs.start(publicKey: teamKey.publicKey)
+        defer { Task { await apns.stop() } }
+        try await Self.withProductionHarness(configure: {
+            $0.delivery.apns = apns.configuration(privateKeyPEM: teamKey.pemRepresentation)
+            $0.delivery.extraTrustRootsPEM = [apns.caCertificatePEM]
+        }) { server, auth in
+            let device = apns.registerDevice(sandbox: true)
+            let tokenBytes = stride(from: 0, to: device.count, by: 2).map { offset -> UInt8 in
+                let start = device.index(device.startIndex, offsetBy: offset)
+                return UInt8(device[start..<device.index(start, offsetBy: 2)], radix: 16) ?? 0
             }
-            #expect(reply.errorMessage?.hasPrefix("CAPTCHA_CHECK_FAILED") == true, "\(reply.body)")
+            auth.setAPNSToken(Data(tokenBytes), type: .sandbox)
+            // The app's notification handler: it forwards the silent push to the SDK, as an app delegate does.
+            let forwarded = Task {
+                let push = await apns.pushes.waitFor(count: 1)[0]
+                return auth.canHandleNotification([
+                    AppCredentialPush.key: ["receipt": push.credential.receipt, "secret": push.credential.secret],
+                ])
+            }
+            let provider = PhoneAuthProvider.provider(auth: auth)
+            let number = "+14155550140"
+            let id = try await provider.verifyPhoneNumber(number, uiDelegate: nil)
+            #expect(await forwarded.value)
+            #expect(apns.pushes.all.first?.sandbox == true)
+            let code = try #require(server.log.smsCodes(to: number).last)
+            let result = try await auth.signIn(with: provider.credential(withVerificationID: id, verificationCode: code))
+            #expect(result.user.phoneNumber == number)
+
+            // The proven credential serves the next number too: no second push.
+            let other = "+14155550141"
+            _ = try await provider.verifyPhoneNumber(other, uiDelegate: nil)
+            #expect(server.log.smsCodes(to: other).count == 1)
+            #expect(apns.pushes.all.count == 1)
         }
-        Issue.record("No nonce out of 64 was accepted")
-        return ""
     }
 
-    @Test func captchaPageProvesTheAppWhenAPNsCannot() async throws {
+    #if !canImport(UIKit)
+    @Test func captchaPageSolvedInChromiumProvesTheAppWhenAPNsCannot() async throws {
+        let chromium = try #require(
+            Chromium.executable(), "chromium is not installed: scripts/test.sh installs Debian's chromium package")
         try await Self.withProductionHarness { server, auth in
             _ = try await server.server.updateProjectConfig(
-                server.projectID, ProjectConfig(appVerification: .init(proofOfWorkBits: 1)),
+                server.projectID, ProjectConfig(appVerification: .init(proofOfWorkBits: 8)),
                 updateMask: "appVerification.proofOfWorkBits")
             auth.languageCode = "fr"
             // The server has no APNs: verifyClient refuses the token, and the SDK turns to the page.
@@ -91,23 +108,15 @@ import Testing
             let number = "+14155550130"
             let verification = Task { try await provider.verifyPhoneNumber(number, uiDelegate: delegate) }
 
-            // The browser: load the page the SDK opened, do the work, follow the redirect into the app.
+            // The browser: headless Chromium runs the page the SDK opened; the page's last act is the
+            // redirect into the app, which the app hands to `canHandle`.
             let url = await page.wait()
             #expect(url.absoluteString.hasPrefix(server.baseURL.absoluteString + "/__/auth/handler?"))
-            let (data, response) = try await URLSession.shared.data(from: url)
-            #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            let html = String(decoding: data, as: UTF8.self)
-            #expect(html.contains(#"<html lang="fr">"#))
-            let configuration = try Self.pageConfiguration(html)
-            let callback = try #require(configuration["callback"] as? String)
-            #expect(callback == "app-1-1234567890-ios-abcdef://firebaseauth/link")
-            let eventID = try #require(configuration["eventId"] as? String)
-            #expect(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "eventId" }?.value == eventID)
-            let token = try await Self.solve(configuration, server: server)
-            let inner = server.baseURL.absoluteString + "/__/auth/callback?authType=verifyApp&eventId=\(encodeURIComponent(eventID))"
-                + "&recaptchaToken=\(encodeURIComponent(token))"
-            let redirect = try #require(URL(string: callback + "?deep_link_id=" + encodeURIComponent(inner)))
-            #expect(auth.canHandle(redirect))
+            let dom = try await Chromium.dumpDOM(of: url.absoluteString, executable: chromium, timeoutSeconds: 60)
+            #expect(dom.contains(#"lang="fr""#))
+            let callback = try #require(Chromium.href(ofElementWithID: "return", in: dom), "no #return link in:\n\(dom)")
+            #expect(callback.hasPrefix("app-1-1234567890-ios-abcdef://firebaseauth/link?deep_link_id="))
+            #expect(auth.canHandle(try #require(URL(string: callback))))
 
             let id = try await verification.value
             let code = try #require(server.log.smsCodes(to: number).last)
