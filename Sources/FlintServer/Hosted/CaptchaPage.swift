@@ -42,18 +42,7 @@ enum CaptchaPage {
             // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
             .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
             .replacingOccurrences(of: "&", with: "\\u0026")
-        return """
-            <!DOCTYPE html>
-            <html lang="\(escape(messages.language))">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="robots" content="noindex">
-            <title>\(escape(messages.title))</title>
-            <style>\(style)</style>
-            </head>
-            <body>
-            <main>
+        return document(language: messages.language, title: messages.title, body: """
             <h1>\(escape(messages.heading))</h1>
             <p id="status" role="status" aria-live="polite">\(escape(messages.working))</p>
             <progress id="progress" max="1" value="0" aria-label="\(escape(messages.progress))"></progress>
@@ -62,29 +51,33 @@ enum CaptchaPage {
             </main>
             <script type="application/json" id="flint-config">\(json)</script>
             <script>\(script)</script>
-            </body>
-            </html>
-
-            """
+            """)
     }
 
     /// A page explaining why the request cannot be served (no script: nothing to return to).
     static func errorHTML(_ detail: String, messages: Messages) -> String {
+        document(language: messages.language, title: messages.invalidRequest, body: """
+            <h1>\(escape(messages.invalidRequest))</h1>
+            <p id="error">\(escape(detail))</p>
+            </main>
+            """)
+    }
+
+    /// The frame both pages share; `body` closes the `<main>` it opens.
+    private static func document(language: String, title: String, body: String) -> String {
         """
         <!DOCTYPE html>
-        <html lang="\(escape(messages.language))">
+        <html lang="\(escape(language))">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="robots" content="noindex">
-        <title>\(escape(messages.invalidRequest))</title>
+        <title>\(escape(title))</title>
         <style>\(style)</style>
         </head>
         <body>
         <main>
-        <h1>\(escape(messages.invalidRequest))</h1>
-        <p id="error">\(escape(detail))</p>
-        </main>
+        \(body)
         </body>
         </html>
 

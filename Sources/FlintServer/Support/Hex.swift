@@ -1,6 +1,6 @@
 import Foundation
 
-/// Hexadecimal text, as webhook signatures and APNs device tokens use it.
+/// Hexadecimal text, as webhook signatures, APNs device tokens and stored hashes use it.
 enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
