@@ -160,6 +160,8 @@ public struct UpdateAccountRequest: Codable, Sendable {
     public var deleteProvider: [String]?
     public var returnSecureToken: Bool?
     public var tenantId: String?
+    /// An action code to apply: `VERIFY_EMAIL`, `VERIFY_AND_CHANGE_EMAIL` or `RECOVER_EMAIL`.
+    public var oobCode: String?
     // Privileged (admin) fields.
     public var emailVerified: Bool?
     public var disableUser: Bool?
@@ -193,6 +195,8 @@ public struct UpdateAccountResponse: Codable, Sendable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// After applying an action code: the new email (`VERIFY_AND_CHANGE_EMAIL`, `RECOVER_EMAIL`).
+    public var newEmail: String?
 
     public init(localId: String) { self.localId = localId }
 }

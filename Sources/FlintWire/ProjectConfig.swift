@@ -89,16 +89,46 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         }
     }
 
+    /// Flint's own extension: the project's apps, for universal links and Android app links.
+    public struct Apps: Codable, Sendable, Equatable {
+        public struct IOS: Codable, Sendable, Equatable {
+            public var bundleId: String
+            public var teamId: String
+            public init(bundleId: String, teamId: String) {
+                self.bundleId = bundleId
+                self.teamId = teamId
+            }
+        }
+
+        public struct Android: Codable, Sendable, Equatable {
+            public var packageName: String
+            public var sha256CertFingerprints: [String]?
+            public init(packageName: String, sha256CertFingerprints: [String]? = nil) {
+                self.packageName = packageName
+                self.sha256CertFingerprints = sha256CertFingerprints
+            }
+        }
+
+        public var ios: [IOS]?
+        public var android: [Android]?
+        public init(ios: [IOS]? = nil, android: [Android]? = nil) {
+            self.ios = ios
+            self.android = android
+        }
+    }
+
     public var name: String?
     public var signIn: SignIn?
     public var authorizedDomains: [String]?
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var smsRegionConfig: SmsRegionConfig?
     public var appVerification: AppVerification?
+    public var apps: Apps?
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
-                appVerification: AppVerification? = nil) {
+                appVerification: AppVerification? = nil, apps: Apps? = nil) {
+        self.apps = apps
         self.name = name
         self.signIn = signIn
         self.authorizedDomains = authorizedDomains

@@ -65,6 +65,18 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
     case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
 
+    // Email action codes
+    case invalidOobCode = "INVALID_OOB_CODE"
+    case expiredOobCode = "EXPIRED_OOB_CODE"
+    case missingOobCode = "MISSING_OOB_CODE"
+    case missingRequestType = "MISSING_REQ_TYPE"
+    case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
+    case missingIOSBundleID = "MISSING_IOS_BUNDLE_ID"
+    case missingAndroidPackageName = "MISSING_ANDROID_PACKAGE_NAME"
+    case missingNewEmail = "MISSING_NEW_EMAIL"
+    case emailChangeNeedsVerification = "EMAIL_CHANGE_NEEDS_VERIFICATION"
+    case resetPasswordExceedLimit = "RESET_PASSWORD_EXCEED_LIMIT"
+
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"
     case invalidGrantType = "INVALID_GRANT_TYPE"

@@ -62,6 +62,9 @@ struct ProjectConfigService: Sendable {
             guard (1...32).contains(bits) else { throw FlintError(.invalidArgument, "appVerification.proofOfWorkBits must be 1…32") }
             settings.phone.proofOfWorkBits = bits
         }
+        if mask.covers("apps") {
+            settings.apps = try Self.apps(change.apps)
+        }
         let final = settings
         return try await projects.updateSettings(project.id) { $0 = final }
     }
@@ -85,6 +88,20 @@ struct ProjectConfigService: Sendable {
             checked[number] = code
         }
         return checked
+    }
+
+    private static func apps(_ config: ProjectConfig.Apps?) throws -> ProjectSettings.Apps {
+        var apps = ProjectSettings.Apps()
+        for app in config?.ios ?? [] {
+            guard !app.bundleId.isEmpty, app.teamId.count == 10, app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+            else { throw FlintError(.invalidArgument, "An iOS app needs a bundle ID and a 10-character team ID.") }
+            apps.iOS.append(.init(bundleID: app.bundleId, teamID: app.teamId))
+        }
+        for app in config?.android ?? [] {
+            guard !app.packageName.isEmpty else { throw FlintError(.invalidArgument, "An Android app needs a package name.") }
+            apps.android.append(.init(packageName: app.packageName, sha256CertFingerprints: app.sha256CertFingerprints ?? []))
+        }
+        return apps
     }
 
     private static func regionPolicy(_ config: ProjectConfig.SmsRegionConfig?) throws -> ProjectSettings.Phone.RegionPolicy {
@@ -124,7 +141,10 @@ struct ProjectConfigService: Sendable {
             smsRegionConfig: regions,
             appVerification: .init(
                 apnsEnabled: settings.phone.apnsEnabled, captcha: settings.phone.captcha.rawValue,
-                proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired))
+                proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired),
+            apps: .init(
+                ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID) },
+                android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }))
     }
 }
 
@@ -156,6 +176,7 @@ struct UpdateMask: Sendable {
             if verification.captcha != nil { paths.append("appVerification.captcha") }
             if verification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
         }
+        if config.apps != nil { paths.append("apps") }
         self.paths = paths
     }
 

@@ -46,6 +46,44 @@ public struct DeliveryConfiguration: Sendable {
         }
     }
 
+    /// Where action emails go.
+    public enum EmailProvider: Sendable, Equatable {
+        /// Written to the server log (the default; development and emulator mode).
+        case log
+        /// An SMTP relay.
+        case smtp(SMTP)
+    }
+
+    /// An SMTP relay and how to reach it.
+    public struct SMTP: Sendable, Equatable {
+        public enum Security: String, Sendable, Equatable {
+            /// Plain connection upgraded with STARTTLS (submission port 587); refused if not offered.
+            case startTLS
+            /// TLS from the first byte (port 465).
+            case implicitTLS
+            /// No TLS at all: only for a relay on loopback.
+            case none
+        }
+
+        public var host: String
+        public var port: Int
+        public var security: Security
+        public var username: String?
+        public var password: String?
+        /// The envelope and `From:` address.
+        public var from: String
+
+        public init(host: String, port: Int, security: Security, username: String? = nil, password: String? = nil, from: String) {
+            self.host = host
+            self.port = port
+            self.security = security
+            self.username = username
+            self.password = password
+            self.from = from
+        }
+    }
+
+    public var email: EmailProvider = .log
     public var sms: SMSProvider = .log
     public var apns: APNs?
     public var siteVerify: SiteVerify?

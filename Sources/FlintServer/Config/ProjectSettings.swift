@@ -72,12 +72,59 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// The project's apps, for universal links (`apple-app-site-association`) and Android app links
+    /// (`assetlinks.json`).
+    public struct Apps: Codable, Sendable, Equatable {
+        public struct IOS: Codable, Sendable, Equatable {
+            public var bundleID: String
+            public var teamID: String
+            public init(bundleID: String, teamID: String) {
+                self.bundleID = bundleID
+                self.teamID = teamID
+            }
+        }
+
+        public struct Android: Codable, Sendable, Equatable {
+            public var packageName: String
+            /// SHA-256 fingerprints of the signing certificates, `AA:BB:…`.
+            public var sha256CertFingerprints: [String]
+            public init(packageName: String, sha256CertFingerprints: [String]) {
+                self.packageName = packageName
+                self.sha256CertFingerprints = sha256CertFingerprints
+            }
+        }
+
+        public var iOS: [IOS] = []
+        public var android: [Android] = []
+        public init() {}
+    }
+
+    /// A project's own wording for one kind of action email. `subject` and `body` may use Firebase's
+    /// placeholders `%LINK%`, `%EMAIL%`, `%NEW_EMAIL%`, `%APP_NAME%`, `%DISPLAY_NAME%`.
+    public struct EmailTemplate: Codable, Sendable, Equatable {
+        public var subject: String
+        public var body: String
+        /// `PLAIN_TEXT` or `HTML`.
+        public var bodyFormat: String
+        public var senderDisplayName: String?
+        public init(subject: String, body: String, bodyFormat: String = "PLAIN_TEXT", senderDisplayName: String? = nil) {
+            self.subject = subject
+            self.body = body
+            self.bodyFormat = bodyFormat
+            self.senderDisplayName = senderDisplayName
+        }
+    }
+
     public var authorizedDomains: [String]
     public var signIn = SignIn()
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
     public var improvedEmailPrivacy: Bool
     public var passwordHash: PasswordHash
     public var phone = Phone()
+    public var apps = Apps()
+    /// Overrides of the built-in action emails, keyed by request type (`PASSWORD_RESET`) or by request
+    /// type and locale (`PASSWORD_RESET:fr`).
+    public var emailTemplates: [String: EmailTemplate] = [:]
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -92,5 +139,7 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         improvedEmailPrivacy = try container.decode(Bool.self, forKey: .improvedEmailPrivacy)
         passwordHash = try container.decode(PasswordHash.self, forKey: .passwordHash)
         phone = try container.decodeIfPresent(Phone.self, forKey: .phone) ?? Phone()
+        apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
+        emailTemplates = try container.decodeIfPresent([String: EmailTemplate].self, forKey: .emailTemplates) ?? [:]
     }
 }
