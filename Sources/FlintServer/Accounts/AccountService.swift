@@ -272,7 +272,7 @@ public struct AccountService: Sendable {
 
     // MARK: Helpers
 
-    private func setPassword(_ password: String, on user: inout UserAccount, project: Project) async throws {
+    func setPassword(_ password: String, on user: inout UserAccount, project: Project) async throws {
         let salt = Data(random.bytes(12))
         let hash = try await hasher.hash(password: password, salt: salt, project: project)
         user.passwordHash = hash.base64EncodedString()
@@ -280,7 +280,7 @@ public struct AccountService: Sendable {
         user.passwordUpdatedAt = clock.milliseconds
     }
 
-    private func create(_ user: UserAccount) async throws {
+    func create(_ user: UserAccount) async throws {
         do {
             try await store.createUser(user)
         } catch let StoreError.duplicate(field) {
@@ -288,7 +288,7 @@ public struct AccountService: Sendable {
         }
     }
 
-    private func save(_ user: UserAccount) async throws {
+    func save(_ user: UserAccount) async throws {
         do {
             try await store.updateUser(user)
         } catch let StoreError.duplicate(field) {

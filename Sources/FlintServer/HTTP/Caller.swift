@@ -11,6 +11,8 @@ public struct Caller: Sendable {
     public var clientIP: String? = nil
     /// The client's language (`X-Firebase-Locale`, the SDKs' `languageCode`).
     public var locale: String? = nil
+    /// The API key the request carried, if any (emailed links name it, as Firebase's do).
+    public var apiKey: String? = nil
 
     public var projectID: String { project.id }
 }
@@ -51,7 +53,7 @@ struct CallerResolver: Sendable {
         let project = emulator ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
         return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
-                      locale: request.headers[Self.localeHeader])
+                      locale: request.headers[Self.localeHeader], apiKey: key)
     }
 
     private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {

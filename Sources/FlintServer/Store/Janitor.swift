@@ -1,7 +1,8 @@
 import Logging
 import ServiceLifecycle
 
-/// Removes what can no longer be used: expired verification codes and app credentials, and counters
+/// Removes what can no longer be used: expired verification codes, app credentials and email action
+/// codes, and counters
 /// of windows long past. Every node runs one; the deletes are idempotent, so running them on several
 /// nodes at once is harmless.
 struct Janitor: Service {
@@ -32,7 +33,8 @@ struct Janitor: Service {
         let now = clock.milliseconds
         let codes = try await store.deleteExpiredVerificationCodes(before: now)
         let credentials = try await store.deleteExpiredAppCredentials(before: now)
+        let actionCodes = try await store.deleteExpiredOobCodes(before: now)
         let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
-        return codes + credentials + counters
+        return codes + credentials + actionCodes + counters
     }
 }

@@ -123,6 +123,26 @@ enum Migrations {
             )
             """,
         ]),
+        (4, [
+            // Email action codes. `id` is the SHA-256 of the code; the clear columns are filled in emulator
+            // mode only (its oob-code listing needs them).
+            """
+            CREATE TABLE oob_codes (
+                id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                request_type TEXT NOT NULL,
+                email TEXT NOT NULL,
+                new_email TEXT,
+                local_id TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                emulator_code TEXT,
+                emulator_link TEXT
+            )
+            """,
+            "CREATE INDEX oob_codes_project ON oob_codes(project_id, created_at)",
+            "CREATE INDEX oob_codes_expiry ON oob_codes(expires_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.
