@@ -76,6 +76,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case missingNewEmail = "MISSING_NEW_EMAIL"
     case emailChangeNeedsVerification = "EMAIL_CHANGE_NEEDS_VERIFICATION"
     case resetPasswordExceedLimit = "RESET_PASSWORD_EXCEED_LIMIT"
+    case invalidHostingLinkDomain = "INVALID_HOSTING_LINK_DOMAIN"
 
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var delivery = DeliveryConfiguration()
     /// Phone-verification limits.
     public var phoneLimits = PhoneLimits()
+    /// Action-email limits.
+    public var emailLimits = EmailLimits()
     /// Trust the first `X-Forwarded-For` address as the client IP (only behind a proxy that sets it).
     public var trustForwardedFor = false
 

@@ -33,6 +33,17 @@ struct EmulatorRoutes: Sendable {
                 }
                 return try JSONBody.response(VerificationCodesResponse(verificationCodes: codes))
             },
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/oobCodes"]) { _, context in
+                let codes = try await store.emulatorOobCodes(projectID: try Self.projectID(context)).compactMap { record in
+                    record.emulatorCode.flatMap { code in
+                        record.emulatorLink.map {
+                            OobCodesResponse.Entry(email: record.email, requestType: record.requestType, oobCode: code,
+                                                   oobLink: $0, newEmail: record.newEmail)
+                        }
+                    }
+                }
+                return try JSONBody.response(OobCodesResponse(oobCodes: codes))
+            },
             Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/config"]) { _, context in
                 try JSONBody.response(Self.config(try await projects.ensureProject(try Self.projectID(context)).settings))
             },
