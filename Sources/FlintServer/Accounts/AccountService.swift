@@ -90,12 +90,12 @@ public struct AccountService: Sendable {
         let hidesAccounts = project.settings.improvedEmailPrivacy
         try await throttle.checkAllowed(projectID: caller.projectID, email: email)
 
-        guard let user = try await store.user(projectID: caller.projectID, email: email),
-              let hash = user.passwordHash, let salt = user.passwordSalt
-        else {
+        let found = try await store.user(projectID: caller.projectID, email: email)
+        guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
             // Spend the same time as a real check, so response times do not reveal which emails exist.
             _ = try await hasher.hash(password: password, salt: Data(random.bytes(12)), project: project)
-            throw FlintError(hidesAccounts ? .invalidLoginCredentials : .emailNotFound)
+            // Firebase: "the password is invalid or the user does not have a password".
+            throw FlintError(hidesAccounts ? .invalidLoginCredentials : found == nil ? .emailNotFound : .invalidPassword)
         }
         guard password.utf8.count <= PasswordHasher.maximumLength,
               try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
