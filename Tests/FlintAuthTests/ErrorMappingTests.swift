@@ -53,6 +53,8 @@ import Testing
         ("MISSING_SESSION_INFO", .missingVerificationID), ("INVALID_TEMPORARY_PROOF", .invalidCredential),
         ("PHONE_NUMBER_EXISTS", .credentialAlreadyInUse), ("REJECTED_CREDENTIAL", .rejectedCredential),
         ("INVALID_RECAPTCHA_TOKEN", .invalidRecaptchaToken),
+        // Email action codes FirebaseAuth leaves unmapped, mapped by Flint as the web SDK does.
+        ("RESET_PASSWORD_EXCEED_LIMIT", .tooManyRequests), ("MISSING_NEW_EMAIL", .missingEmail),
         // Codes FirebaseAuth leaves unmapped.
         ("INVALID_REFRESH_TOKEN", .internalError), ("SOMETHING_NEW", .internalError),
     ]

@@ -145,6 +145,9 @@ enum AuthErrorUtils {
         "PHONE_NUMBER_EXISTS": .credentialAlreadyInUse,
         "REJECTED_CREDENTIAL": .rejectedCredential,
         "INVALID_RECAPTCHA_TOKEN": .invalidRecaptchaToken,
+        // Email action codes FirebaseAuth leaves unmapped, mapped as the web SDK does.
+        "RESET_PASSWORD_EXCEED_LIMIT": .tooManyRequests,
+        "MISSING_NEW_EMAIL": .missingEmail,
     ]
 }
 
@@ -222,6 +225,13 @@ extension AuthErrorCode {
         case .appVerificationUserInteractionFailure: "App verification failed; the failure reason in the error's userInfo says why."
         case .invalidRecaptchaToken: "The reCAPTCHA token is not valid."
         case .rejectedCredential: "The request carries a malformed or mismatched credential."
+        case .expiredActionCode: "The action code has expired."
+        case .invalidActionCode: "The action code is invalid. This can happen if the code is malformed, expired, or has already been used."
+        case .unauthorizedDomain: "The domain of the continue URL is not allowlisted. Add it to the project's authorized domains."
+        case .invalidContinueURI: "The continue URL provided in the request is invalid."
+        case .missingContinueURI: "A continue URL must be provided in the request."
+        case .missingIosBundleID: "An iOS bundle ID must be provided when an App Store ID is given."
+        case .missingAndroidPackageName: "An Android package name must be provided when installing the Android app is requested."
         default: "The operation failed (\(name))."
         }
     }
