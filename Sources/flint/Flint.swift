@@ -55,7 +55,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server until SIGINT or SIGTERM.",
         discussion: """
-            Phone sign-in reaches outside services set up by environment variables:
+            Phone sign-in and action emails reach outside services set up by environment variables:
 
               FLINT_SMS_PROVIDER         log (default: codes in the log), webhook, twilio
               FLINT_SMS_WEBHOOK_URL      webhook: URL to POST the code to, as JSON
@@ -74,6 +74,16 @@ struct Serve: AsyncParsableCommand {
               FLINT_CAPTCHA_SECRET       captcha: the site's secret
               FLINT_CAPTCHA_SITE_KEY     captcha: the public site key
               FLINT_TRUST_ROOTS_FILE     PEM roots trusted besides the system's
+
+            Action emails (sign-in links, password resets, verifications):
+
+              FLINT_EMAIL_PROVIDER       log (default: links in the log), smtp
+              FLINT_SMTP_HOST            smtp: the relay's host
+              FLINT_SMTP_PORT            smtp: default 587 (starttls), 465 (tls), 25 (none)
+              FLINT_SMTP_SECURITY        smtp: starttls (default), tls, none (loopback only)
+              FLINT_SMTP_USERNAME        smtp: AUTH user (never sent without TLS)
+              FLINT_SMTP_PASSWORD        smtp: AUTH password
+              FLINT_SMTP_FROM            smtp: the sender address (envelope and From:)
 
             Phone limits (defaults as Firebase documents them):
 

@@ -151,6 +151,10 @@ extension DeliveryConfiguration {
     ///   `FLINT_APNS_SANDBOX_URL`
     /// - captcha (both or none): `FLINT_CAPTCHA_VERIFY_URL`, `FLINT_CAPTCHA_SECRET`; optionally
     ///   `FLINT_CAPTCHA_SITE_KEY`
+    /// - `FLINT_EMAIL_PROVIDER`: `log` (default) or `smtp`
+    /// - smtp: `FLINT_SMTP_HOST`, `FLINT_SMTP_FROM`; optionally `FLINT_SMTP_SECURITY` (`starttls`, the
+    ///   default, `tls` or `none`), `FLINT_SMTP_PORT` (default 587, 465 for `tls`, 25 for `none`),
+    ///   `FLINT_SMTP_USERNAME` and `FLINT_SMTP_PASSWORD` (both or neither)
     /// - `FLINT_TRUST_ROOTS_FILE`: a PEM bundle trusted for outgoing TLS besides the system's roots
     ///
     /// Throws `DeliveryConfigurationError` naming the variable that is missing or wrong.
@@ -158,6 +162,7 @@ extension DeliveryConfiguration {
         let variables = EnvironmentReader(environment)
         self.init()
         sms = try Self.smsProvider(variables)
+        email = try Self.emailProvider(variables)
         apns = try Self.apns(variables)
         siteVerify = try Self.siteVerify(variables)
         if let path = variables["FLINT_TRUST_ROOTS_FILE"] {
@@ -187,6 +192,58 @@ extension DeliveryConfiguration {
         case let other:
             throw DeliveryConfigurationError.invalid(
                 setting: "FLINT_SMS_PROVIDER", reason: "\"\(other)\" is not one of log, webhook, twilio")
+        }
+    }
+
+    private static func emailProvider(_ variables: EnvironmentReader) throws -> EmailProvider {
+        switch variables["FLINT_EMAIL_PROVIDER"]?.lowercased() ?? "log" {
+        case "log":
+            return .log
+        case "smtp":
+            let because = "FLINT_EMAIL_PROVIDER=smtp"
+            let security: SMTP.Security
+            switch variables["FLINT_SMTP_SECURITY"]?.lowercased() ?? "starttls" {
+            case "starttls": security = .startTLS
+            case "tls", "implicit", "ssl": security = .implicitTLS
+            case "none": security = .none
+            case let other:
+                throw DeliveryConfigurationError.invalid(
+                    setting: "FLINT_SMTP_SECURITY", reason: "\"\(other)\" is not one of starttls, tls, none")
+            }
+            let host = try variables.required("FLINT_SMTP_HOST", because: because)
+            if security == .none, !SMTPClient.isLoopback(host) {
+                throw DeliveryConfigurationError.invalid(
+                    setting: "FLINT_SMTP_SECURITY", reason: "none is only allowed for a relay on loopback, not \(host)")
+            }
+            var port = switch security {
+            case .startTLS: 587
+            case .implicitTLS: 465
+            case .none: 25
+            }
+            if let text = variables["FLINT_SMTP_PORT"] {
+                guard let number = Int(text), (1...65535).contains(number) else {
+                    throw DeliveryConfigurationError.invalid(setting: "FLINT_SMTP_PORT", reason: "\"\(text)\" is not a port number")
+                }
+                port = number
+            }
+            let from = try variables.required("FLINT_SMTP_FROM", because: because)
+            do {
+                try MIMEMessage.checkAddress(from, name: "FLINT_SMTP_FROM")
+            } catch {
+                throw DeliveryConfigurationError.invalid(setting: "FLINT_SMTP_FROM", reason: "\"\(from)\" is not a plain address (name@domain)")
+            }
+            let username = variables["FLINT_SMTP_USERNAME"]
+            let password = variables["FLINT_SMTP_PASSWORD"]
+            if username != nil, password == nil {
+                throw DeliveryConfigurationError.missing(variable: "FLINT_SMTP_PASSWORD", reason: "FLINT_SMTP_USERNAME is set")
+            }
+            if password != nil, username == nil {
+                throw DeliveryConfigurationError.missing(variable: "FLINT_SMTP_USERNAME", reason: "FLINT_SMTP_PASSWORD is set")
+            }
+            return .smtp(SMTP(host: host, port: port, security: security, username: username, password: password, from: from))
+        case let other:
+            throw DeliveryConfigurationError.invalid(
+                setting: "FLINT_EMAIL_PROVIDER", reason: "\"\(other)\" is not one of log, smtp")
         }
     }
 

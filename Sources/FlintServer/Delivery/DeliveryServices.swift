@@ -7,6 +7,8 @@ import NIOConcurrencyHelpers
 /// system's trust roots plus `extraTrustRootsPEM`). Built once at start; `shutdown()` at close.
 public final class DeliveryServices: Sendable {
     public let sms: any SMSSender
+    /// Action emails (sign-in links, password resets, verifications): the log or an SMTP relay.
+    public let email: any EmailSender
     /// Nil when no APNs key is configured.
     public let push: (any PushSender)?
     /// Nil when no siteverify endpoint is configured.
@@ -14,8 +16,10 @@ public final class DeliveryServices: Sendable {
     private let httpClient: HTTPClient
     private let isShutDown = NIOLockedValueBox(false)
 
-    init(sms: any SMSSender, push: (any PushSender)?, captcha: (any CaptchaVerifier)?, httpClient: HTTPClient) {
+    init(sms: any SMSSender, email: any EmailSender, push: (any PushSender)?, captcha: (any CaptchaVerifier)?,
+         httpClient: HTTPClient) {
         self.sms = sms
+        self.email = email
         self.push = push
         self.captcha = captcha
         self.httpClient = httpClient
@@ -34,11 +38,18 @@ public final class DeliveryServices: Sendable {
                 TwilioSMSSender(baseURL: baseURL, accountSID: accountSID, authToken: authToken, from: from,
                                 httpClient: httpClient)
             }
+            // SMTP opens one connection per message on the shared event loops: nothing to shut down.
+            let email: any EmailSender = switch configuration.email {
+            case .log:
+                LogEmailSender(logger: logger)
+            case let .smtp(smtp):
+                try SMTPEmailSender(configuration: smtp, extraTrustRootsPEM: configuration.extraTrustRootsPEM, clock: clock)
+            }
             let push = try configuration.apns.map { try APNsClient(configuration: $0, httpClient: httpClient, clock: clock) }
             let captcha = configuration.siteVerify.map {
                 SiteVerifyClient(url: $0.url, secret: $0.secret, httpClient: httpClient)
             }
-            return DeliveryServices(sms: sms, push: push, captcha: captcha, httpClient: httpClient)
+            return DeliveryServices(sms: sms, email: email, push: push, captcha: captcha, httpClient: httpClient)
         } catch {
             // Nothing ran on it yet: shut it down in the background.
             httpClient.shutdown { _ in }
