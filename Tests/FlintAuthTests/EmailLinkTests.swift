@@ -61,7 +61,9 @@ import Testing
             #expect(parts.operation == .emailLink)
             #expect(parts.apiKey == harness.server.apiKey)
             #expect(parts.continueURL?.absoluteString == "http://localhost/finish?state=1")
-            #expect(parts.code?.isEmpty == false)
+            let code = try #require(parts.code)
+            // Checking a code does not use it up.
+            #expect(try await harness.auth.checkActionCode(code).operation == .emailLink)
 
             let first = try await harness.auth.signIn(withEmail: email, link: link)
             #expect(first.additionalUserInfo?.isNewUser == true)
@@ -241,12 +243,24 @@ import Testing
             #expect(info.email == newEmail)
             #expect(info.previousEmail == oldEmail)
 
-            try await harness.auth.applyActionCode(entry.oobCode)
+            // Applying the change emails the old address a code that undoes it.
+            let recovery = try await Self.emailed(harness.server) { try await harness.auth.applyActionCode(entry.oobCode) }
             try harness.auth.signOut()
             let result = try await harness.auth.signIn(withEmail: newEmail, password: "pass word")
             #expect(result.user.uid == user.uid)
             #expect(result.user.email == newEmail)
             #expect(result.user.isEmailVerified)
+
+            #expect(recovery.requestType == .recoverEmail)
+            #expect(recovery.email == oldEmail)
+            let undo = try await harness.auth.checkActionCode(recovery.oobCode)
+            #expect(undo.operation == .recoverEmail)
+            // FirebaseAuth's reading: `email` is the address changed to, `previousEmail` the one recovered.
+            #expect(undo.email == newEmail)
+            #expect(undo.previousEmail == oldEmail)
+            try await harness.auth.applyActionCode(recovery.oobCode)
+            try harness.auth.signOut()
+            #expect(try await harness.auth.signIn(withEmail: oldEmail, password: "pass word").user.uid == user.uid)
         }
     }
 

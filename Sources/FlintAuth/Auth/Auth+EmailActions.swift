@@ -114,14 +114,12 @@ extension Auth {
 
     // MARK: Action codes
 
-    /// What an action code is for, and the addresses involved, without using it up.
+    /// What an action code is for, and the addresses involved, without using it up. `email` is empty
+    /// when the server does not reveal it (Flint does not for sign-in codes).
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
         let response = try await backend.resetPassword(oobCode: code, newPassword: nil)
-        guard let email = response.email else {
-            throw AuthErrorUtils.internalError(response: "accounts:resetPassword answered without an email")
-        }
         return ActionCodeInfo(operation: ActionCodeOperation(requestTypeOrMode: response.requestType?.rawValue),
-                              email: email, newEmail: response.newEmail)
+                              email: response.email ?? "", newEmail: response.newEmail)
     }
 
     /// Completion-handler form of `checkActionCode(_:)`.
