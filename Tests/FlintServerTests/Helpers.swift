@@ -56,6 +56,9 @@ extension TestClient.Reply {
 }
 
 extension JSONValue {
+    /// A member of an object (nil for other values).
+    subscript(key: String) -> JSONValue? { objectValue?[key] }
+
     var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil

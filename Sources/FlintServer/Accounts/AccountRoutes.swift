@@ -3,7 +3,7 @@ import Hummingbird
 
 /// The account operations' addresses, user-facing and admin (`projects/{p}/…`).
 extension AccountService {
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    func endpoints(callers: CallerResolver, actionCodes: ActionCodeService) -> [Endpoint] {
         func paths(_ name: String, legacy: String? = nil) -> [String] {
             Endpoint.identityToolkitPaths("accounts:\(name)", legacy: legacy)
                 + Endpoint.identityToolkitPaths("projects/:projectId/accounts:\(name)")
@@ -18,7 +18,9 @@ extension AccountService {
                 try await lookup(body, caller: caller)
             },
             .json(paths("update", legacy: "setAccountInfo"), callers: callers) { (body: UpdateAccountRequest, caller) in
-                try await update(body, caller: caller)
+                // With an action code, `update` applies it (verify, change or recover an address).
+                if body.oobCode != nil { return try await actionCodes.apply(oobCode: body.oobCode, caller: caller) }
+                return try await update(body, caller: caller)
             },
             .json(paths("delete", legacy: "deleteAccount"), callers: callers) { (body: DeleteAccountRequest, caller) in
                 try await delete(body, caller: caller)

@@ -29,6 +29,7 @@ public final class AuthServer: Sendable {
     public let tokens: TokenService
     public let accounts: AccountService
     public let phone: PhoneService
+    public let actionCodes: ActionCodeService
     public let delivery: DeliveryServices
     let appVerifier: AppVerifier
     let proofOfWork: ProofOfWork
@@ -93,6 +94,12 @@ public final class AuthServer: Sendable {
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
             appVerifier: appVerifier, sms: delivery.sms, clock: environment.clock, random: environment.random,
             emulator: emulator)
+        let publicURLBox = boundPublicURL
+        actionCodes = ActionCodeService(
+            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email,
+            clock: environment.clock, random: environment.random, limits: configuration.emailLimits, emulator: emulator,
+            publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
+            logger: logger)
     }
 
     /// The external base URL (the configured one, or `http://host:boundPort` once bound).
@@ -154,14 +161,18 @@ public final class AuthServer: Sendable {
         let callers = CallerResolver(
             projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID,
             trustForwardedFor: configuration.trustForwardedFor)
-        var endpoints = accounts.endpoints(callers: callers)
+        var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
+        endpoints += actionCodes.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
             .endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += HostedRoutes(proofOfWork: proofOfWork, callers: callers).endpoints
+        endpoints += ActionRoutes(callers: callers, publicURL: { self.publicURL }).endpoints
+        endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
         if configuration.emulator {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints
+            endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
         for endpoint in endpoints {
             for path in endpoint.paths {

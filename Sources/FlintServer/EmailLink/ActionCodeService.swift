@@ -1,0 +1,396 @@
+import Crypto
+import FlintWire
+import Foundation
+import Logging
+
+/// Email action codes: sign-in links, password resets, address verification, change and recovery.
+/// `sendOobCode` makes a code and mails a link; `signInWithEmailLink`, `resetPassword` and
+/// `accounts:update` with an `oobCode` use one up.
+///
+/// Codes are 240 random bits, stored only as SHA-256, single use (the consuming DELETE lets one caller
+/// through) and expire per kind as Firebase's do.
+public struct ActionCodeService: Sendable {
+    let store: Store
+    let tokens: TokenService
+    let accounts: AccountService
+    let projects: ProjectDirectory
+    let email: any EmailSender
+    let clock: any FlintClock
+    let random: any RandomSource
+    let limits: EmailLimits
+    let emulator: Bool
+    let publicURL: @Sendable () -> String
+    let logger: Logger
+
+    /// How long each kind of code lives, in seconds.
+    static func lifetime(of type: OobRequestType) -> Int64 {
+        switch type {
+        case .emailSignIn: 6 * 3600
+        case .passwordReset: 3600
+        case .verifyEmail, .verifyAndChangeEmail, .recoverEmail: 3 * 86_400
+        }
+    }
+
+    // MARK: Sending
+
+    public func sendOobCode(_ request: SendOobCodeRequest, caller: Caller) async throws -> SendOobCodeResponse {
+        guard let type = request.requestType else { throw FlintError(.missingRequestType) }
+        let returnLink = request.returnOobLink ?? false
+        if returnLink, !caller.isAdmin { throw FlintError.adminRequired }
+        let settings = caller.project.settings
+        let continueURL = try continueURL(request, settings: settings, required: type == .emailSignIn)
+        let linkBase = try linkBase(request.linkDomain, settings: settings)
+
+        // Who the code is for, and where the mail goes.
+        var target: (email: String, newEmail: String?, user: UserAccount?)
+        switch type {
+        case .emailSignIn:
+            guard settings.signIn.emailLinkEnabled, settings.signIn.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
+            if request.canHandleCodeInApp == false {
+                throw FlintError(.invalidArgument, "canHandleCodeInApp must be true for EMAIL_SIGNIN")
+            }
+            let address = try Validation.email(request.email)
+            target = (address, nil, try await store.user(projectID: caller.projectID, email: address))
+        case .passwordReset:
+            let address = try Validation.email(request.email)
+            target = (address, nil, try await store.user(projectID: caller.projectID, email: address))
+        case .verifyEmail:
+            let user = try await user(of: request, caller: caller)
+            guard let address = user.email else { throw FlintError(.invalidEmail) }
+            target = (address, nil, user)
+        case .verifyAndChangeEmail:
+            let user = try await user(of: request, caller: caller)
+            guard let newEmail = request.newEmail, !newEmail.isEmpty else { throw FlintError(.missingNewEmail) }
+            let address = try Validation.email(newEmail)
+            if let owner = try await store.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
+                throw FlintError(.emailExists)
+            }
+            // The link goes to the new address; the code remembers the old one.
+            target = (address, user.email, user)
+        case .recoverEmail:
+            throw FlintError(.invalidArgument, "RECOVER_EMAIL codes are sent by Flint itself when an address changes")
+        }
+
+        if !returnLink { try await admit(address: target.email, caller: caller) }
+        // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
+        if type == .passwordReset, target.user == nil {
+            if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }
+            throw FlintError(.emailNotFound)
+        }
+
+        let issued = try await issue(
+            type, email: target.email, newEmail: target.newEmail, localID: target.user?.localID, caller: caller,
+            continueURL: continueURL, linkBase: linkBase, wrapForApp: type == .emailSignIn && request.canHandleCodeInApp == true)
+        if returnLink {
+            return SendOobCodeResponse(email: target.email, oobCode: issued.code, oobLink: issued.link)
+        }
+        try await mail(type, to: target.email, link: issued.link, newEmail: type == .verifyAndChangeEmail ? target.email : nil,
+                       user: target.user, caller: caller)
+        return SendOobCodeResponse(email: target.email)
+    }
+
+    /// The user a verification request is about: the `idToken`'s, or (admin) the one with `email`.
+    private func user(of request: SendOobCodeRequest, caller: Caller) async throws -> UserAccount {
+        if caller.isAdmin, request.idToken == nil, let address = request.email {
+            guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(address)) else {
+                throw FlintError(.emailNotFound)
+            }
+            return user
+        }
+        return try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID).user
+    }
+
+    /// Makes a code and its link; returns both.
+    func issue(_ type: OobRequestType, email: String, newEmail: String?, localID: String?, caller: Caller,
+               continueURL: String?, linkBase: String?, wrapForApp: Bool) async throws -> (code: String, link: String) {
+        let code = random.token(byteCount: 30)
+        let link = try await link(for: type, code: code, caller: caller, continueURL: continueURL, base: linkBase,
+                                  wrapForApp: wrapForApp)
+        let now = clock.milliseconds
+        try await store.insertOobCode(OobCodeRecord(
+            id: Self.id(of: code), projectID: caller.projectID, requestType: type, email: email, newEmail: newEmail,
+            localID: localID, createdAt: now, expiresAt: now + Self.lifetime(of: type) * 1000,
+            emulatorCode: emulator ? code : nil, emulatorLink: emulator ? link : nil))
+        return (code, link)
+    }
+
+    /// The emailed link: the action page with the code, as Firebase Hosting serves it; sign-in links for
+    /// apps are wrapped in `/__/auth/links` so a universal link opens the app. Emulator mode links to the
+    /// emulator's own `/emulator/action`, as the official emulator does.
+    private func link(for type: OobRequestType, code: String, caller: Caller, continueURL: String?, base: String?,
+                      wrapForApp: Bool) async throws -> String {
+        let apiKey: String
+        if let key = caller.apiKey, !key.isEmpty {
+            apiKey = key
+        } else {
+            apiKey = emulator ? "fake-api-key" : try await projects.firstAPIKey(projectID: caller.projectID)
+        }
+        let root = base ?? publicURL()
+        var components = URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "apiKey", value: apiKey), URLQueryItem(name: "mode", value: Self.mode(of: type)),
+            URLQueryItem(name: "oobCode", value: code), URLQueryItem(name: "continueUrl", value: continueURL),
+            URLQueryItem(name: "lang", value: caller.locale.map { SMSText.resolve($0) }),
+        ].filter { $0.value != nil }
+        let query = Self.encodedQuery(components)
+        if emulator { return "\(root)/emulator/action?\(query)" }
+        let action = "\(root)/__/auth/action?\(query)"
+        guard wrapForApp else { return action }
+        return "\(root)/__/auth/links?link=\(Self.encodeComponent(action))"
+    }
+
+    private func mail(_ type: OobRequestType, to address: String, link: String, newEmail: String?, user: UserAccount?,
+                      caller: Caller) async throws {
+        let rendered = EmailTemplates.render(
+            action: type, locale: caller.locale, link: link, email: address, newEmail: newEmail,
+            appName: caller.projectID, displayName: user?.displayName, overrides: caller.project.settings.emailTemplates)
+        do {
+            try await email.send(EmailMessage(
+                projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
+                text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
+        } catch {
+            logger.warning("action email could not be sent", metadata: ["error": "\(error)"])
+            throw FlintError(sentence: "The email could not be sent (\(error)).", status: .serviceUnavailable,
+                             reason: "backendError")
+        }
+    }
+
+    /// Per-IP and per-address budgets, in the shared store.
+    private func admit(address: String, caller: Caller) async throws {
+        let now = clock.seconds
+        let hour = now - now % 3600
+        if let ip = caller.clientIP,
+           try await store.incrementCounter("email:ip-hour:\(caller.projectID):\(ip)", windowStart: hour) > limits.perIPPerHour {
+            throw FlintError(.tooManyAttempts, "Too many emails requested from this address.")
+        }
+        if try await store.incrementCounter("email:address-hour:\(caller.projectID):\(address)", windowStart: hour)
+            > limits.perAddressPerHour {
+            throw FlintError(.tooManyAttempts, "Too many emails sent to this address.")
+        }
+    }
+
+    // MARK: Signing in with a link
+
+    public func signInWithEmailLink(_ request: SignInWithEmailLinkRequest, caller: Caller) async throws -> SignInWithEmailLinkResponse {
+        let settings = caller.project.settings.signIn
+        guard settings.emailLinkEnabled, settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
+        let address = try Validation.email(request.email)
+        let record = try await useCode(request.oobCode, caller: caller, expecting: [.emailSignIn]) { record in
+            // The link only signs in the address it was sent to.
+            guard record.email == address else {
+                throw FlintError(.invalidEmail, "The email provided does not match the sign-in email address.")
+            }
+        }
+        let now = clock.milliseconds
+
+        if let idToken = request.idToken, !idToken.isEmpty {
+            var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
+            if let owner = try await store.user(projectID: caller.projectID, email: record.email), owner.localID != user.localID {
+                throw FlintError(.emailExists)
+            }
+            user.email = record.email
+            user.emailVerified = true
+            user.emailLinkSignin = true
+            user.lastLoginAt = now
+            try await accounts.save(user)
+            return try await response(for: user, isNewUser: false)
+        }
+
+        if var user = try await store.user(projectID: caller.projectID, email: record.email) {
+            if user.disabled { throw FlintError(.userDisabled) }
+            if !user.emailVerified, user.hasPassword {
+                // Someone set a password on this address without proving they own it: the owner has now
+                // proved it, so the stranger's password and every session it opened are revoked.
+                user.passwordHash = nil
+                user.passwordSalt = nil
+                user.passwordUpdatedAt = nil
+                user.validSince = clock.seconds
+            }
+            user.emailVerified = true
+            user.emailLinkSignin = true
+            user.lastLoginAt = now
+            try await accounts.save(user)
+            return try await response(for: user, isNewUser: false)
+        }
+        var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: now)
+        user.email = record.email
+        user.emailVerified = true
+        user.emailLinkSignin = true
+        user.lastLoginAt = now
+        try await accounts.create(user)
+        return try await response(for: user, isNewUser: true)
+    }
+
+    private func response(for user: UserAccount, isNewUser: Bool) async throws -> SignInWithEmailLinkResponse {
+        let issued = try await tokens.issue(for: user, signInProvider: ProviderID.password)
+        return SignInWithEmailLinkResponse(
+            idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
+            localId: user.localID, email: user.email, isNewUser: isNewUser)
+    }
+
+    // MARK: Password reset and checking codes
+
+    public func resetPassword(_ request: ResetPasswordRequest, caller: Caller) async throws -> ResetPasswordResponse {
+        guard let newPassword = request.newPassword else {
+            // "checkActionCode": what the code is for, without using it.
+            let record = try await liveCode(request.oobCode, caller: caller)
+            return ResetPasswordResponse(
+                email: record.requestType == .emailSignIn ? nil : record.email, newEmail: record.newEmail,
+                requestType: record.requestType)
+        }
+        let password = try Validation.newPassword(newPassword)
+        let record = try await useCode(request.oobCode, caller: caller, expecting: [.passwordReset]) { _ in }
+        var user = try await owner(of: record, caller: caller)
+        try await accounts.setPassword(password, on: &user, project: caller.project)
+        // The reset proves the address; every older session ends.
+        user.emailVerified = true
+        user.validSince = clock.seconds
+        try await accounts.save(user)
+        return ResetPasswordResponse(email: record.email, requestType: .passwordReset)
+    }
+
+    // MARK: Applying verification, change and recovery codes (`accounts:update` with `oobCode`)
+
+    public func apply(oobCode: String?, caller: Caller) async throws -> UpdateAccountResponse {
+        let record = try await useCode(oobCode, caller: caller, expecting: [.verifyEmail, .verifyAndChangeEmail, .recoverEmail]) { _ in }
+        var user = try await owner(of: record, caller: caller)
+        var newEmail: String?
+        var undoableChange: (previous: String, changed: String)?
+        switch record.requestType {
+        case .verifyEmail:
+            guard user.email == record.email else { throw FlintError(.invalidOobCode) }
+            user.emailVerified = true
+        case .verifyAndChangeEmail:
+            let previous = user.email
+            user.email = record.email
+            user.emailVerified = true
+            user.validSince = clock.seconds
+            newEmail = record.email
+            if let previous, previous != record.email { undoableChange = (previous, record.email) }
+        case .recoverEmail:
+            user.email = record.email
+            user.emailVerified = true
+            user.validSince = clock.seconds
+            newEmail = record.newEmail
+        case .emailSignIn, .passwordReset:
+            throw FlintError(.invalidOobCode)
+        }
+        try await accounts.save(user)
+        // The old address may undo a change.
+        if let undoableChange {
+            try await sendRecovery(to: undoableChange.previous, undoing: undoableChange.changed, user: user, caller: caller)
+        }
+        var response = UpdateAccountResponse(localId: user.localID)
+        response.kind = "identitytoolkit#SetAccountInfoResponse"
+        response.email = user.email
+        response.emailVerified = user.emailVerified
+        response.displayName = user.displayName
+        response.newEmail = newEmail
+        response.providerUserInfo = user.providerUserInfo
+        return response
+    }
+
+    private func sendRecovery(to previous: String, undoing changed: String, user: UserAccount, caller: Caller) async throws {
+        let issued = try await issue(
+            .recoverEmail, email: previous, newEmail: changed, localID: user.localID, caller: caller, continueURL: nil,
+            linkBase: nil, wrapForApp: false)
+        do {
+            try await mail(.recoverEmail, to: previous, link: issued.link, newEmail: changed, user: user, caller: caller)
+        } catch {
+            // The change itself stands; the recovery mail is best effort (and logged).
+        }
+    }
+
+    // MARK: Codes
+
+    /// A live code of this project (not used up); INVALID_OOB_CODE / EXPIRED_OOB_CODE otherwise.
+    func liveCode(_ code: String?, caller: Caller) async throws -> OobCodeRecord {
+        guard let code, !code.isEmpty else { throw FlintError(.missingOobCode) }
+        guard let record = try await store.oobCode(id: Self.id(of: code), projectID: caller.projectID) else {
+            throw FlintError(.invalidOobCode)
+        }
+        if record.expiresAt <= clock.milliseconds {
+            _ = try await store.consumeOobCode(id: record.id)
+            throw FlintError(.expiredOobCode)
+        }
+        return record
+    }
+
+    /// Checks a code is live, of an expected kind and passes `check`, then uses it up.
+    private func useCode(_ code: String?, caller: Caller, expecting types: Set<OobRequestType>,
+                         check: (OobCodeRecord) throws -> Void) async throws -> OobCodeRecord {
+        let record = try await liveCode(code, caller: caller)
+        guard types.contains(record.requestType) else { throw FlintError(.invalidOobCode) }
+        try check(record)
+        guard try await store.consumeOobCode(id: record.id) else { throw FlintError(.invalidOobCode) }
+        return record
+    }
+
+    private func owner(of record: OobCodeRecord, caller: Caller) async throws -> UserAccount {
+        let user: UserAccount?
+        if let localID = record.localID {
+            user = try await store.user(projectID: caller.projectID, localID: localID)
+        } else {
+            user = try await store.user(projectID: caller.projectID, email: record.email)
+        }
+        guard let user else { throw FlintError(.userNotFound) }
+        if user.disabled { throw FlintError(.userDisabled) }
+        return user
+    }
+
+    // MARK: Rules
+
+    /// The `continueUrl`, which must be an http(s) URL on one of the project's authorized domains.
+    private func continueURL(_ request: SendOobCodeRequest, settings: ProjectSettings, required: Bool) throws -> String? {
+        guard let raw = request.continueUrl, !raw.isEmpty else {
+            if required { throw FlintError(.missingContinueURI) }
+            return nil
+        }
+        guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty
+        else { throw FlintError(.invalidContinueURI) }
+        guard Self.isAuthorized(host, settings: settings) else {
+            throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
+        }
+        return raw
+    }
+
+    /// The base of emailed links: `https://<linkDomain>` when the request names an authorized one.
+    private func linkBase(_ linkDomain: String?, settings: ProjectSettings) throws -> String? {
+        guard let domain = linkDomain?.lowercased(), !domain.isEmpty else { return nil }
+        guard !domain.contains("/"), Self.isAuthorized(domain, settings: settings) else {
+            throw FlintError(.invalidHostingLinkDomain)
+        }
+        return "https://\(domain)"
+    }
+
+    static func isAuthorized(_ host: String, settings: ProjectSettings) -> Bool {
+        let host = host.lowercased()
+        return settings.authorizedDomains.contains { $0.lowercased() == host }
+    }
+
+    static func mode(of type: OobRequestType) -> String {
+        switch type {
+        case .emailSignIn: "signIn"
+        case .passwordReset: "resetPassword"
+        case .verifyEmail: "verifyEmail"
+        case .verifyAndChangeEmail: "verifyAndChangeEmail"
+        case .recoverEmail: "recoverEmail"
+        }
+    }
+
+    static func id(of code: String) -> String {
+        Hex.encode(SHA256.hash(data: Data(code.utf8)))
+    }
+
+    /// Percent-encodes a whole URL for use as one query value.
+    static func encodeComponent(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+
+    private static func encodedQuery(_ components: URLComponents) -> String {
+        (components.queryItems ?? []).map { "\($0.name)=\(encodeComponent($0.value ?? ""))" }.joined(separator: "&")
+    }
+}
