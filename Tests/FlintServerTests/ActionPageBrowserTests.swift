@@ -1,0 +1,131 @@
+import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// Debian's headless Chromium, driven over the DevTools protocol by Tests/python/action_page_browser.py,
+/// resets a password through the hosted page with a real emailed code; the new password then signs in.
+@Suite struct ActionPageBrowserTests {
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("python/action_page_browser.py")
+
+    /// Runs the driver (killed with its browser after `timeoutSeconds`) and decodes what it prints.
+    private static func drive(page: String, submissions: [[String]], chromium: String,
+                              timeoutSeconds: Int = 60) async throws -> [String: JSONValue] {
+        let process = Process()
+        // The driver stops the browser itself; timeout is the backstop (TERM, which the driver turns into
+        // killing chromium's session, then KILL).
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["--kill-after=5", "\(timeoutSeconds)", "python3", script.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FLINT_CHROMIUM"] = chromium
+        environment["FLINT_PAGE_URL"] = page
+        environment["FLINT_SUBMISSIONS"] = String(decoding: try JSONEncoder().encode(submissions), as: UTF8.self)
+        environment["FLINT_TIMEOUT"] = "\(max(timeoutSeconds - 10, 10))"
+        process.environment = environment
+        let output = Pipe()
+        let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("flint-driver-\(UUID().uuidString).txt")
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorLog) }
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorLog)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Wait on Dispatch: blocking a cooperative thread could starve the in-process server.
+        let (status, out) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
+            DispatchQueue.global().async {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+            }
+        }
+        let err = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw DriverError(description: status == 124 || status == 137
+                ? "the browser driver did not finish within \(timeoutSeconds) s:\n\(err.suffix(3000))"
+                : "the browser driver failed (status \(status)):\n\(err.suffix(3000))\n\(out.suffix(2000))")
+        }
+        let json = try JSONDecoder().decode(JSONValue.self, from: Data(out.utf8))
+        return try #require(json.objectValue, "unexpected driver output: \(out)")
+    }
+
+    @Test func chromiumResetsThePasswordThroughTheHostedPage() async throws {
+        let chromium = try #require(
+            Chromium.executable(),
+            "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
+        let server = try await TestServer.start()
+        do {
+            let client = TestClient(server)
+            let email = "reset-me@example.com"
+            _ = try await client.signUp(email: email, password: "old-password-1")
+            let sent = try await client.post("/v1/accounts:sendOobCode", [
+                "requestType": .string("PASSWORD_RESET"), "email": .string(email),
+            ])
+            #expect(sent.status == 200, "\(sent.body)")
+            let codes = try await client.send("GET", "/emulator/v1/projects/\(server.projectID)/oobCodes")
+            let entry = try #require(codes["oobCodes"]?.arrayValue?.last { item in
+                item.objectValue?["email"]?.stringValue == email
+                    && item.objectValue?["requestType"]?.stringValue == "PASSWORD_RESET"
+            }?.objectValue, "no PASSWORD_RESET code in \(codes.body)")
+            let code = try #require(entry["oobCode"]?.stringValue)
+
+            let page = server.baseURL.absoluteString + ActionPageTests.actionPath(
+                mode: "resetPassword", oobCode: code, apiKey: server.apiKey, continueURL: "http://localhost:3000/signed-out",
+                lang: "en")
+            let run = try await Self.drive(page: page, submissions: [
+                ["new-password-2", "something-else"],  // refused in the page: the two differ
+                ["abc", "abc"],  // refused by the server: WEAK_PASSWORD
+                ["new-password-2", "new-password-2"],
+            ], chromium: chromium)
+            let log = (run["log"]?.arrayValue ?? []).compactMap { $0.stringValue }
+
+            let initial = try #require(run["initial"]?.objectValue)
+            #expect(initial["formVisible"] == .bool(true), "the form did not appear: \(initial); log: \(log)")
+            #expect(initial["status"]?.stringValue == "Choose a new password for \(email).")
+            #expect(initial["lang"]?.stringValue == "en" && initial["title"]?.stringValue == "Reset your password")
+
+            let submissions = (run["submissions"]?.arrayValue ?? []).compactMap { $0.objectValue }
+            try #require(submissions.count == 3, "submissions: \(submissions); log: \(log)")
+            #expect(submissions[0]["error"]?.stringValue == "The two passwords do not match.")
+            #expect(submissions[0]["formVisible"] == .bool(true))
+            #expect(submissions[1]["error"]?.stringValue == "This password is too weak. Please use at least 6 characters.",
+                    "\(submissions[1]); log: \(log)")
+            #expect(submissions[1]["formVisible"] == .bool(true))
+            let done = submissions[2]
+            #expect(done["formVisible"] == .bool(false))
+            #expect(done["error"] == .null, "\(done)")
+            #expect(done["status"]?.stringValue == "Your password has been changed. You can now sign in with your new password.")
+            #expect(done["continueVisible"] == .bool(true))
+            #expect(done["continueHref"]?.stringValue == "http://localhost:3000/signed-out")
+            #expect(!log.contains { $0.contains("Content Security Policy") || $0.hasPrefix("exception") }, "\(log)")
+
+            // The new password signs in; the old one no longer does.
+            let signedIn = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": .string(email), "password": .string("new-password-2"), "returnSecureToken": .bool(true),
+            ])
+            #expect(signedIn.status == 200, "\(signedIn.body)")
+            #expect(signedIn.string("idToken") != nil)
+            let old = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": .string(email), "password": .string("old-password-1"), "returnSecureToken": .bool(true),
+            ])
+            #expect(old.status == 400)
+
+            // The used link now says so, in the link's language.
+            let again = try await Self.drive(page: server.baseURL.absoluteString + ActionPageTests.actionPath(
+                mode: "resetPassword", oobCode: code, apiKey: server.apiKey, lang: "fr"), submissions: [], chromium: chromium)
+            let reused = try #require(again["initial"]?.objectValue)
+            #expect(reused["formVisible"] == .bool(false))
+            #expect(reused["error"]?.stringValue == "Ce lien n’est pas valide ou a déjà été utilisé. Demandez-en un nouveau.",
+                    "\(reused)")
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+}
+
+struct DriverError: Error, CustomStringConvertible {
+    let description: String
+}
