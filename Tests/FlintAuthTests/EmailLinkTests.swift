@@ -51,9 +51,7 @@ import Testing
 
     /// Like Firebase, an email-link account has the `password` identity (its sign-in method is `emailLink`).
     static func expectPasswordProvider(_ user: User, sourceLocation: SourceLocation = #_sourceLocation) {
-        withKnownIssue("Flint lists the password identity only for accounts with a password", isIntermittent: true) {
-            #expect(user.providerData.map(\.providerID) == ["password"], sourceLocation: sourceLocation)
-        }
+        #expect(user.providerData.map(\.providerID) == ["password"], sourceLocation: sourceLocation)
     }
 
     @Test func signInLinkCreatesTheUserThenSignsItIn() async throws {
@@ -249,11 +247,8 @@ import Testing
             #expect(info.operation == .verifyAndChangeEmail)
             // Firebase answers `email` = the current address and `newEmail` = the one changed to, which
             // FirebaseAuth reads as `email` = new, `previousEmail` = old.
-            withKnownIssue("Flint's accounts:resetPassword reports VERIFY_AND_CHANGE_EMAIL addresses swapped",
-                           isIntermittent: true) {
-                #expect(info.email == newEmail)
-                #expect(info.previousEmail == oldEmail)
-            }
+            #expect(info.email == newEmail)
+            #expect(info.previousEmail == oldEmail)
 
             // Applying the change emails the old address a code that undoes it.
             let recovery = try await Self.emailed(harness.server) { try await harness.auth.applyActionCode(entry.oobCode) }

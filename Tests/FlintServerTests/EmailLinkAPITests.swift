@@ -158,7 +158,11 @@ import Testing
             ])
             #expect(change.status == 200)
             let changeEntry = try #require(try await client.oobCodes(server).last?.objectValue)
-            #expect(changeEntry["email"] == .string("second@example.com"))
+            #expect(changeEntry["email"] == .string("first@example.com"))
+            #expect(changeEntry["newEmail"] == .string("second@example.com"))
+            let checked = try await client.post("/v1/accounts:resetPassword", ["oobCode": changeEntry["oobCode"]!])
+            #expect(checked.string("requestType") == "VERIFY_AND_CHANGE_EMAIL")
+            #expect(checked.string("email") == "first@example.com" && checked.string("newEmail") == "second@example.com")
             let changed = try await client.post("/v1/accounts:update", ["oobCode": changeEntry["oobCode"]!])
             #expect(changed.string("email") == "second@example.com")
 

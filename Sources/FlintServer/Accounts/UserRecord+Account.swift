@@ -46,7 +46,7 @@ extension UserAccount {
     /// followed by the federated ones.
     var providerUserInfo: [ProviderUserInfo] {
         var infos: [ProviderUserInfo] = []
-        if hasPassword, let email {
+        if hasPassword || emailLinkSignin, let email {
             infos.append(ProviderUserInfo(
                 providerId: ProviderID.password, rawId: email, federatedId: email, email: email,
                 displayName: displayName, photoUrl: photoURL))

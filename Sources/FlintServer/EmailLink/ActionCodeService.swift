@@ -65,13 +65,15 @@ public struct ActionCodeService: Sendable {
             if let owner = try await store.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
                 throw FlintError(.emailExists)
             }
-            // The link goes to the new address; the code remembers the old one.
-            target = (address, user.email, user)
+            // As Firebase keeps it: `email` is the current address, `newEmail` the one to change to.
+            target = (user.email ?? address, address, user)
         case .recoverEmail:
             throw FlintError(.invalidArgument, "RECOVER_EMAIL codes are sent by Flint itself when an address changes")
         }
 
-        if !returnLink { try await admit(address: target.email, caller: caller) }
+        // The mail goes to the address being proved: the new one for a change.
+        let recipient = type == .verifyAndChangeEmail ? (target.newEmail ?? target.email) : target.email
+        if !returnLink { try await admit(address: recipient, caller: caller) }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
         if type == .passwordReset, target.user == nil {
             if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }
@@ -84,8 +86,7 @@ public struct ActionCodeService: Sendable {
         if returnLink {
             return SendOobCodeResponse(email: target.email, oobCode: issued.code, oobLink: issued.link)
         }
-        try await mail(type, to: target.email, link: issued.link, newEmail: type == .verifyAndChangeEmail ? target.email : nil,
-                       user: target.user, caller: caller)
+        try await mail(type, to: recipient, link: issued.link, newEmail: target.newEmail, user: target.user, caller: caller)
         return SendOobCodeResponse(email: target.email)
     }
 
@@ -261,12 +262,16 @@ public struct ActionCodeService: Sendable {
             guard user.email == record.email else { throw FlintError(.invalidOobCode) }
             user.emailVerified = true
         case .verifyAndChangeEmail:
+            guard let changed = record.newEmail else { throw FlintError(.invalidOobCode) }
+            if let owner = try await store.user(projectID: caller.projectID, email: changed), owner.localID != user.localID {
+                throw FlintError(.emailExists)
+            }
             let previous = user.email
-            user.email = record.email
+            user.email = changed
             user.emailVerified = true
             user.validSince = clock.seconds
-            newEmail = record.email
-            if let previous, previous != record.email { undoableChange = (previous, record.email) }
+            newEmail = changed
+            if let previous, previous != changed { undoableChange = (previous, changed) }
         case .recoverEmail:
             user.email = record.email
             user.emailVerified = true
