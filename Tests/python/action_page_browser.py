@@ -3,14 +3,16 @@
 Environment:
   FLINT_CHROMIUM     the chromium executable
   FLINT_PAGE_URL     the /__/auth/action?mode=resetPassword&... page
-  FLINT_SUBMISSIONS  JSON list of [newPassword, confirmation] pairs to submit in turn
+  FLINT_SUBMISSIONS  JSON list of steps: [newPassword, confirmation] pairs to submit in the reset form, or the
+                     id of a button to click ("send-reset")
   FLINT_TIMEOUT      overall deadline in seconds (default 45)
 
 Starts chromium with --remote-debugging-port=0, reads the port from DevToolsActivePort in a fresh profile,
-opens the page, waits (polling the DOM, bounded) for the form or an error, then for each submission sets
-both fields, clicks Save and waits for the outcome. Prints one JSON object:
+opens the page, waits (polling the DOM, bounded) until the page's data-flint-state says it is waiting for input,
+done or failed, then for each step sets both fields and clicks Save (or clicks the button) and waits for the
+outcome. Prints one JSON object:
   {"initial": state, "submissions": [state, ...], "log": [console/security messages]}
-where a state is {"status", "error", "formVisible", "continueVisible", "continueHref", "lang", "title"}.
+where a state is {"state", "status", "error", "formVisible", "continueVisible", "continueHref", "lang", "title"}.
 Exit status: 0 when the run completed (the caller judges the states), 2 on a setup failure or timeout.
 """
 
@@ -100,6 +102,7 @@ STATE = """(() => {
   const link = byId('continue');
   return {
     ready: document.readyState,
+    state: document.documentElement.dataset.flintState || null,
     status: byId('status') ? byId('status').textContent : null,
     error: visible(byId('error')) ? byId('error').textContent : null,
     formVisible: visible(byId('reset-form')),
@@ -112,20 +115,22 @@ STATE = """(() => {
 })()"""
 
 
-def submit(tools, first, second):
-    tools.evaluate(
-        "(() => { document.getElementById('new-password').value = %s;"
-        " document.getElementById('confirm-password').value = %s;"
-        " document.getElementById('save').click(); })()" % (json.dumps(first), json.dumps(second)))
-    return poll(lambda: settled_after_submit(tools.evaluate(STATE)), "the outcome of the submission")
+def settled(state):
+    return state if state["ready"] == "complete" and state["state"] in ("form", "done", "error") else None
 
 
-def settled_after_submit(state):
-    if not state["formVisible"]:
-        return state
-    if state["error"] and not state["saveDisabled"]:
-        return state
-    return None
+def step(tools, action):
+    """Fills and submits the reset form ([password, confirmation]) or clicks a button (its id), then waits
+    until the page is no longer busy."""
+    if isinstance(action, str):
+        tools.evaluate("document.getElementById(%s).click()" % json.dumps(action))
+    else:
+        first, second = action
+        tools.evaluate(
+            "(() => { document.getElementById('new-password').value = %s;"
+            " document.getElementById('confirm-password').value = %s;"
+            " document.getElementById('save').click(); })()" % (json.dumps(first), json.dumps(second)))
+    return poll(lambda: settled(tools.evaluate(STATE)), "the outcome of " + json.dumps(action))
 
 
 def main():
@@ -176,20 +181,19 @@ def main():
         if navigation.get("errorText"):
             raise RuntimeError(f"navigation failed: {navigation['errorText']}")
 
-        def page_settled():
-            state = tools.evaluate(STATE)
-            if state["ready"] == "complete" and state["status"] is not None and (state["formVisible"] or state["error"]):
-                return state
-            return None
+        def loaded():
+            try:
+                return settled(tools.evaluate(STATE))
+            except RuntimeError:  # the execution context changed under the navigation
+                return None
 
-        initial = poll(page_settled, "the reset form or an error")
+        initial = poll(loaded, "the page to be ready")
         results = []
-        if initial["formVisible"]:
-            for first, second in submissions:
-                state = submit(tools, first, second)
-                results.append(state)
-                if not state["formVisible"]:
-                    break
+        for action in submissions:
+            state = step(tools, action)
+            results.append(state)
+            if state["state"] == "done":
+                break
         print(json.dumps({"initial": initial, "submissions": results, "log": tools.log}))
         return 0
     except Timeout as error:

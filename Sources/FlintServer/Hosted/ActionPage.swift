@@ -307,8 +307,12 @@ enum ActionPage {
           const byId = (id) => document.getElementById(id);
           const status = byId('status');
           const errorBox = byId('error');
+          // data-flint-state on <html>: form (waiting for input), busy, done or error; tests and styles read it.
+          const setState = (state) => { document.documentElement.dataset.flintState = state; };
           const show = (text) => { status.textContent = text; };
-          const fail = (text) => { errorBox.textContent = text; errorBox.hidden = false; status.textContent = ''; };
+          const fail = (text) => {
+            errorBox.textContent = text; errorBox.hidden = false; status.textContent = ''; setState('error');
+          };
           const clearError = () => { errorBox.textContent = ''; errorBox.hidden = true; };
           const withEmail = (text, email) => text.split('%EMAIL%').join(email || '');
           const showContinue = () => { const link = byId('continue'); if (link) link.hidden = false; };
@@ -357,6 +361,7 @@ enum ActionPage {
             byId('username').value = email || '';
             show(withEmail(words.resetFor, email));
             form.hidden = false;
+            setState('form');
             first.focus();
             form.addEventListener('submit', async (event) => {
               event.preventDefault();
@@ -364,21 +369,25 @@ enum ActionPage {
               if (first.value !== second.value) {
                 fail(words.mismatch);
                 show(withEmail(words.resetFor, email));
+                setState('form');
                 return;
               }
               save.disabled = true;
+              setState('busy');
               try {
                 await call('resetPassword', { oobCode: config.oobCode, newPassword: first.value });
               } catch (error) {
                 failWith(error);
                 show(withEmail(words.resetFor, email));
                 save.disabled = false;
+                setState('form');
                 return;
               }
               form.hidden = true;
               form.reset();
               show(words.resetDone);
               showContinue();
+              setState('done');
             });
           };
 
@@ -401,6 +410,7 @@ enum ActionPage {
               button.addEventListener('click', async () => {
                 button.disabled = true;
                 clearError();
+                setState('busy');
                 try {
                   await call('sendOobCode', { requestType: 'PASSWORD_RESET', email: reply.email });
                 } catch (error) {
@@ -410,9 +420,11 @@ enum ActionPage {
                 }
                 button.hidden = true;
                 show(withEmail(words.resetSent, reply.email));
+                setState('done');
               });
             }
             showContinue();
+            setState('done');
           };
 
           if (config.mode === 'resetPassword') resetPassword(); else applyCode();
