@@ -60,13 +60,14 @@ public struct SMTPClient: Sendable {
         for address in [from] + recipients { try MIMEMessage.checkHeaderValue(address, name: "address") }
         let where_ = "SMTP \(configuration.host):\(configuration.port)"
         let channel: any Channel
+        let handler: NIOLoopBound<SMTPReplyHandler>
         do {
-            channel = try await connect()
+            (channel, handler) = try await connect()
         } catch {
             throw DeliveryError.unavailable("\(where_): cannot connect (\(error))")
         }
         do {
-            try await converse(on: channel, from: from, to: recipients, message: message)
+            try await converse(on: channel, handler: handler, from: from, to: recipients, message: message)
             try? await channel.close()
         } catch let error as DeliveryError {
             try? await channel.close()
@@ -77,7 +78,9 @@ public struct SMTPClient: Sendable {
         }
     }
 
-    private func connect() async throws -> any Channel {
+    /// The connected channel and its reply handler (taken as soon as the connection is up, before a failing
+    /// TLS handshake can tear the pipeline down).
+    private func connect() async throws -> (any Channel, NIOLoopBound<SMTPReplyHandler>) {
         let implicitTLS = configuration.security == .implicitTLS
         let context = tlsContext
         let sni = Self.sniName(configuration.host)
@@ -92,6 +95,15 @@ public struct SMTPClient: Sendable {
                 }
             }
             .connect(host: configuration.host, port: configuration.port)
+            .flatMap { channel in
+                let take: @Sendable () throws -> (any Channel, NIOLoopBound<SMTPReplyHandler>) = {
+                    (channel, NIOLoopBound(try channel.pipeline.syncOperations.handler(type: SMTPReplyHandler.self),
+                                           eventLoop: channel.eventLoop))
+                }
+                return channel.eventLoop.inEventLoop
+                    ? channel.eventLoop.makeCompletedFuture { try take() }
+                    : channel.eventLoop.submit { try take() }
+            }
             .get()
     }
 
@@ -103,8 +115,8 @@ public struct SMTPClient: Sendable {
         return bare
     }
 
-    private func converse(on channel: any Channel, from: String, to recipients: [String], message: String) async throws {
-        let session = Session(channel: channel, timeout: replyTimeout)
+    private func converse(on channel: any Channel, handler: NIOLoopBound<SMTPReplyHandler>, from: String, to recipients: [String], message: String) async throws {
+        let session = Session(channel: channel, timeout: replyTimeout, handler: handler)
         try await session.expect(220, "greeting")
         var capabilities = try await session.command("EHLO \(clientName)", expect: 250).lines.dropFirst().map { $0.uppercased() }
         var encrypted = configuration.security == .implicitTLS
@@ -167,19 +179,15 @@ public struct SMTPClient: Sendable {
     private struct Session {
         let channel: any Channel
         let timeout: TimeAmount
+        /// Kept even once the pipeline is torn down, to tell why the connection ended.
+        let handler: NIOLoopBound<SMTPReplyHandler>
 
         /// Waits for a reply with one of `codes`; anything else is `DeliveryError.rejected`.
         @discardableResult
         func expect(_ codes: [Int], _ what: String) async throws -> SMTPReply {
-            let channel = channel
-            let timeout = timeout
+            let (channel, timeout, handler) = (channel, timeout, handler)
             let reply = try await channel.eventLoop.flatSubmit {
-                do {
-                    let handler = try channel.pipeline.syncOperations.handler(type: SMTPReplyHandler.self)
-                    return handler.nextReply(on: channel.eventLoop, channel: channel, timeout: timeout)
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
+                handler.value.nextReply(on: channel.eventLoop, channel: channel, timeout: timeout)
             }.get()
             guard codes.contains(reply.code) else {
                 throw DeliveryError.rejected(status: reply.code, detail: what.isEmpty ? reply.text : "\(what): \(reply.text)")
@@ -190,11 +198,18 @@ public struct SMTPClient: Sendable {
         @discardableResult
         func expect(_ code: Int, _ what: String) async throws -> SMTPReply { try await expect([code], what) }
 
-        /// Sends `line` (CRLF added) and waits for a reply with one of `codes`.
+        /// Sends `line` (CRLF added) and waits for a reply with one of `codes`. A write that fails because the
+        /// connection already failed (a TLS handshake, say) reports that first failure.
         @discardableResult
         func command(_ line: String, expect codes: Int..., what: String? = nil) async throws -> SMTPReply {
             let text = line.hasSuffix("\r\n") ? line : line + "\r\n"
-            try await channel.writeAndFlush(ByteBuffer(string: text))
+            do {
+                try await channel.writeAndFlush(ByteBuffer(string: text))
+            } catch {
+                let handler = handler
+                let cause = try? await channel.eventLoop.submit { handler.value.failure }.get()
+                throw (cause ?? nil) ?? error
+            }
             return try await expect(codes, what ?? String(line.prefix { $0 != " " && $0 != ":" }))
         }
     }

@@ -38,7 +38,8 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var lines: [String] = []
     private var replies: [SMTPReply] = []
     private var waiter: (promise: EventLoopPromise<SMTPReply>, timeout: Scheduled<Void>)?
-    private var failure: (any Error)?
+    /// The first thing that went wrong on the connection, if anything did.
+    private(set) var failure: (any Error)?
 
     /// The next reply; fails after `timeout` (closing the connection), or when the connection fails or closes.
     func nextReply(on eventLoop: any EventLoop, channel: any Channel, timeout: TimeAmount) -> EventLoopFuture<SMTPReply> {
