@@ -18,7 +18,7 @@ enum SMTPTransportError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .timedOut(limit): "no reply within \(limit.nanoseconds / 1_000_000_000) s"
+        case let .timedOut(limit): "no reply within \(limit.nanoseconds / 1_000_000) ms"
         case .closed: "the server closed the connection"
         case let .malformedReply(line): "malformed reply line: \(line.prefix(100))"
         case .lineTooLong: "reply line too long"
