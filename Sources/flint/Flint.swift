@@ -96,6 +96,11 @@ struct Serve: AsyncParsableCommand {
               FLINT_SMS_RESEND_INTERVAL         seconds between two codes to one number (30)
               FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
               FLINT_TRUST_FORWARDED_FOR         1: the client IP is X-Forwarded-For's first hop
+
+            Email limits:
+
+              FLINT_EMAIL_PER_IP_PER_HOUR       action emails per client IP per hour (100)
+              FLINT_EMAIL_PER_ADDRESS_PER_HOUR  action emails per address per hour (10)
             """)
 
     @OptionGroup var options: ServerOptions
@@ -107,6 +112,7 @@ struct Serve: AsyncParsableCommand {
             let environment = ProcessInfo.processInfo.environment
             configuration.delivery = try DeliveryConfiguration(environment: environment)
             configuration.phoneLimits = try PhoneLimits(environment: environment)
+            configuration.emailLimits = try EmailLimits(environment: environment)
             configuration.trustForwardedFor = ["1", "true", "yes"].contains(environment["FLINT_TRUST_FORWARDED_FOR"]?.lowercased() ?? "")
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)

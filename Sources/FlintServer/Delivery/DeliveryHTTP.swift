@@ -18,26 +18,30 @@ enum DeliveryHTTP {
     static func makeClient(extraTrustRootsPEM: [String],
                            httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic,
                            connectTimeout: TimeAmount = .seconds(10)) throws -> HTTPClient {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        let extraRoots = try extraTrustRootsPEM.flatMap { pem in
-            do {
-                let certificates = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
-                guard !certificates.isEmpty else { throw DeliveryConfigurationError.invalid(setting: "extraTrustRootsPEM", reason: "no certificate in it") }
-                return certificates
-            } catch let error as DeliveryConfigurationError {
-                throw error
-            } catch {
-                throw DeliveryConfigurationError.invalid(setting: "extraTrustRootsPEM", reason: "not a PEM certificate bundle (\(error))")
-            }
-        }
-        if !extraRoots.isEmpty { tls.additionalTrustRoots = [.certificates(extraRoots)] }
+        let tls = try clientTLS(extraTrustRootsPEM: extraTrustRootsPEM)
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
             timeout: .init(connect: connectTimeout, read: .seconds(10)))
         configuration.httpVersion = httpVersion
         return HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: configuration)
+    }
+
+    /// Client TLS for every outside service (HTTP and SMTP): 1.2 or later, full verification, the system's
+    /// roots plus `extraTrustRootsPEM`.
+    static func clientTLS(extraTrustRootsPEM: [String]) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.certificateVerification = .fullVerification
+        let extraRoots = try extraTrustRootsPEM.flatMap { pem in
+            let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+            guard let certificates, !certificates.isEmpty else {
+                throw DeliveryConfigurationError.invalid(setting: "extraTrustRootsPEM", reason: "not a PEM certificate bundle")
+            }
+            return certificates
+        }
+        if !extraRoots.isEmpty { tls.additionalTrustRoots = [.certificates(extraRoots)] }
+        return tls
     }
 
     /// A service's answer, read in full.

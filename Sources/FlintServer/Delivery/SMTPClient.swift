@@ -27,24 +27,7 @@ public struct SMTPClient: Sendable {
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
         self.group = group
-        tlsContext = try NIOSSLContext(configuration: Self.tlsConfiguration(extraTrustRootsPEM: extraTrustRootsPEM))
-    }
-
-    /// Client TLS, 1.2 or later, full verification, the system's roots plus `extraTrustRootsPEM` (as
-    /// `DeliveryHTTP` trusts them).
-    static func tlsConfiguration(extraTrustRootsPEM: [String]) throws -> TLSConfiguration {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        tls.certificateVerification = .fullVerification
-        let extraRoots = try extraTrustRootsPEM.flatMap { pem in
-            let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
-            guard let certificates, !certificates.isEmpty else {
-                throw DeliveryConfigurationError.invalid(setting: "extraTrustRootsPEM", reason: "not a PEM certificate bundle")
-            }
-            return certificates
-        }
-        if !extraRoots.isEmpty { tls.additionalTrustRoots = [.certificates(extraRoots)] }
-        return tls
+        tlsContext = try NIOSSLContext(configuration: DeliveryHTTP.clientTLS(extraTrustRootsPEM: extraTrustRootsPEM))
     }
 
     /// True for `localhost`, 127.0.0.0/8 and `::1`.
