@@ -262,7 +262,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
             #expect(rendered.text.contains(link))
             #expect(rendered.text.contains("Ada"))
             #expect(!rendered.text.contains("{"), "\(locale) \(action): \(rendered.text)")
-            #expect(rendered.html?.contains(EmailTemplates.escapeHTML(link)) == true)
+            #expect(rendered.html?.contains(HTML.escape(link)) == true)
             #expect(rendered.senderName == "Flint Demo")
             if action == .verifyAndChangeEmail || action == .recoverEmail { #expect(rendered.text.contains("ada@new.example")) }
         }

@@ -62,7 +62,7 @@ public enum EmailTemplates {
         let subject = substitute(template.subject, placeholders { $0 })
         let senderName = template.senderDisplayName.map { substitute($0, placeholders { $0 }) }
         if template.bodyFormat.uppercased() == "HTML" {
-            let html = substitute(template.body, placeholders(escapeHTML))
+            let html = substitute(template.body, placeholders(HTML.escape))
             return (subject, textFromHTML(html), html, locale, senderName)
         }
         return (subject, substitute(template.body, placeholders { $0 }), nil, locale, senderName)
@@ -74,7 +74,7 @@ public enum EmailTemplates {
              "{name}": escape(values.displayName)]
         }
         let plain = placeholders { $0 }
-        let html = placeholders(escapeHTML)
+        let html = placeholders(HTML.escape)
         let subject = substitute(wording.subjects[action]!, plain)
         let greeting = values.displayName.isEmpty ? wording.greeting : wording.namedGreeting
         var paragraphs = [greeting, wording.intros[action]!]
@@ -83,13 +83,13 @@ public enum EmailTemplates {
         let text = (paragraphs.map { substitute($0, plain) } + [values.link] + closing.map { substitute($0, plain) })
             .joined(separator: "\n\n") + "\n"
         paragraphs = paragraphs.map { "<p>\(substitute($0, html))</p>" }
-        let link = escapeHTML(values.link)
+        let link = HTML.escape(values.link)
         let body = paragraphs + ["<p><a href=\"\(link)\">\(link)</a></p>"] + closing.map { "<p>\(substitute($0, html))</p>" }
         let direction = wording.rightToLeft ? " dir=\"rtl\"" : ""
         let document = """
             <!DOCTYPE html>
             <html lang="\(locale)"\(direction)>
-            <head><meta charset="utf-8"><title>\(escapeHTML(subject))</title></head>
+            <head><meta charset="utf-8"><title>\(HTML.escape(subject))</title></head>
             <body>
             \(body.joined(separator: "\n"))
             </body>
@@ -112,23 +112,6 @@ public enum EmailTemplates {
             result.append(rest.removeFirst())
         }
         return result
-    }
-
-    /// `&`, `<`, `>`, `"` and `'` as entities.
-    public static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 
     /// A readable text version of `html`: scripts and styles dropped, `<a href="u">label</a>` as

@@ -84,27 +84,27 @@ enum ActionPage {
             .replacingOccurrences(of: "&", with: "\\u0026")
         let title = messages.title(of: configuration.mode)
         let continueLink = continueURL.map {
-            #"<p><a id="continue" href="\#(escape($0))" hidden>\#(escape(messages.continueLink))</a></p>"#
+            #"<p><a id="continue" href="\#(HTML.escape($0))" hidden>\#(HTML.escape(messages.continueLink))</a></p>"#
         } ?? ""
         let form = configuration.mode != .resetPassword ? "" : """
             <form id="reset-form" hidden>
             <input id="username" type="email" autocomplete="username" readonly hidden>
-            <label for="new-password">\(escape(messages.newPassword))</label>
+            <label for="new-password">\(HTML.escape(messages.newPassword))</label>
             <input id="new-password" name="new-password" type="password" autocomplete="new-password" required>
-            <label for="confirm-password">\(escape(messages.confirmPassword))</label>
+            <label for="confirm-password">\(HTML.escape(messages.confirmPassword))</label>
             <input id="confirm-password" name="confirm-password" type="password" autocomplete="new-password" required>
-            <button id="save" type="submit">\(escape(messages.save))</button>
+            <button id="save" type="submit">\(HTML.escape(messages.save))</button>
             </form>
             """
         let sendReset = configuration.mode != .recoverEmail ? "" : """
-            <p><button id="send-reset" type="button" hidden>\(escape(messages.sendReset))</button></p>
+            <p><button id="send-reset" type="button" hidden>\(HTML.escape(messages.sendReset))</button></p>
             """
-        return document(language: messages.language, title: title, body: """
-            <h1 id="title">\(escape(title))</h1>
-            <p id="status" role="status" aria-live="polite">\(escape(messages.working))</p>
+        return HostedPage.document(language: messages.language, title: title, style: style, body: """
+            <h1 id="title">\(HTML.escape(title))</h1>
+            <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
             <p id="error" role="alert" hidden></p>
             \(form)\(sendReset)\(continueLink)
-            <noscript><p>\(escape(messages.noScript))</p></noscript>
+            <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
             </main>
             <script type="application/json" id="flint-config">\(json)</script>
             <script>\(script)</script>
@@ -113,48 +113,25 @@ enum ActionPage {
 
     /// A page explaining why the link cannot be used (no script).
     static func errorHTML(_ detail: String, messages: Messages) -> String {
-        document(language: messages.language, title: messages.invalidLink, body: """
-            <h1>\(escape(messages.invalidLink))</h1>
-            <p id="error">\(escape(detail))</p>
+        HostedPage.document(language: messages.language, title: messages.invalidLink, style: style, body: """
+            <h1>\(HTML.escape(messages.invalidLink))</h1>
+            <p id="error">\(HTML.escape(detail))</p>
             </main>
             """)
     }
 
-    /// The frame of both pages; `body` closes the `<main>` it opens.
-    private static func document(language: String, title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="\(escape(language))">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="robots" content="noindex">
-        <title>\(escape(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body>
-        <main>
-        \(body)
-        </body>
-        </html>
-
-        """
-    }
-
     /// Only the page's own script and style, and requests to its own origin.
     static let contentSecurityPolicy = [
-        "default-src 'none'", "script-src '\(hash(script))'", "style-src '\(hash(style))'", "connect-src 'self'",
+        "default-src 'none'", "script-src '\(HostedPage.hash(script))'", "style-src '\(HostedPage.hash(style))'", "connect-src 'self'",
         "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
     /// The error page's policy: its style only.
     static let errorContentSecurityPolicy = [
-        "default-src 'none'", "style-src '\(hash(style))'", "base-uri 'none'", "form-action 'none'",
+        "default-src 'none'", "style-src '\(HostedPage.hash(style))'", "base-uri 'none'", "form-action 'none'",
         "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
-    static func hash(_ text: String) -> String { CaptchaPage.hash(text) }
-    static func escape(_ text: String) -> String { CaptchaPage.escape(text) }
 
     /// The messages for `lang` (`fr`, `fr-CA`, `fr_CA` …), English for anything else.
     static func messages(for lang: String?) -> Messages {

@@ -42,12 +42,12 @@ enum CaptchaPage {
             // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
             .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
             .replacingOccurrences(of: "&", with: "\\u0026")
-        return document(language: messages.language, title: messages.title, body: """
-            <h1>\(escape(messages.heading))</h1>
-            <p id="status" role="status" aria-live="polite">\(escape(messages.working))</p>
-            <progress id="progress" max="1" value="0" aria-label="\(escape(messages.progress))"></progress>
-            <p><a id="return" href="#" hidden>\(escape(messages.returnLink))</a></p>
-            <noscript><p>\(escape(messages.noScript))</p></noscript>
+        return HostedPage.document(language: messages.language, title: messages.title, style: style, body: """
+            <h1>\(HTML.escape(messages.heading))</h1>
+            <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
+            <progress id="progress" max="1" value="0" aria-label="\(HTML.escape(messages.progress))"></progress>
+            <p><a id="return" href="#" hidden>\(HTML.escape(messages.returnLink))</a></p>
+            <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
             </main>
             <script type="application/json" id="flint-config">\(json)</script>
             <script>\(script)</script>
@@ -56,60 +56,18 @@ enum CaptchaPage {
 
     /// A page explaining why the request cannot be served (no script: nothing to return to).
     static func errorHTML(_ detail: String, messages: Messages) -> String {
-        document(language: messages.language, title: messages.invalidRequest, body: """
-            <h1>\(escape(messages.invalidRequest))</h1>
-            <p id="error">\(escape(detail))</p>
+        HostedPage.document(language: messages.language, title: messages.invalidRequest, style: style, body: """
+            <h1>\(HTML.escape(messages.invalidRequest))</h1>
+            <p id="error">\(HTML.escape(detail))</p>
             </main>
             """)
     }
 
-    /// The frame both pages share; `body` closes the `<main>` it opens.
-    private static func document(language: String, title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="\(escape(language))">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="robots" content="noindex">
-        <title>\(escape(title))</title>
-        <style>\(style)</style>
-        </head>
-        <body>
-        <main>
-        \(body)
-        </body>
-        </html>
-
-        """
-    }
-
     /// Only the page's own script and style, and requests to its own origin.
     static let contentSecurityPolicy = [
-        "default-src 'none'", "script-src '\(hash(script))'", "style-src '\(hash(style))'", "connect-src 'self'",
+        "default-src 'none'", "script-src '\(HostedPage.hash(script))'", "style-src '\(HostedPage.hash(style))'", "connect-src 'self'",
         "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
-
-    /// The CSP source expression allowing exactly `text` inline.
-    static func hash(_ text: String) -> String {
-        "sha256-" + Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString()
-    }
-
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
 
     /// The messages for `hl` (`fr`, `fr-CA`, `fr_CA` …), English for anything else.
     static func messages(for hl: String?) -> Messages {
