@@ -78,10 +78,6 @@ enum ActionPage {
     /// The page for a mode the script handles; `continueURL` (already checked) becomes the link shown
     /// once the action has succeeded.
     static func html(_ configuration: Configuration, continueURL: String?, messages: Messages) throws -> String {
-        let json = String(decoding: try JSONBody.encoder.encode(configuration), as: UTF8.self)
-            // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
-            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
-            .replacingOccurrences(of: "&", with: "\\u0026")
         let title = messages.title(of: configuration.mode)
         let continueLink = continueURL.map {
             #"<p><a id="continue" href="\#(HTML.escape($0))" hidden>\#(HTML.escape(messages.continueLink))</a></p>"#
@@ -99,38 +95,24 @@ enum ActionPage {
         let sendReset = configuration.mode != .recoverEmail ? "" : """
             <p><button id="send-reset" type="button" hidden>\(HTML.escape(messages.sendReset))</button></p>
             """
-        return HostedPage.document(language: messages.language, title: title, style: style, body: """
-            <h1 id="title">\(HTML.escape(title))</h1>
-            <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
-            <p id="error" role="alert" hidden></p>
-            \(form)\(sendReset)\(continueLink)
-            <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
-            </main>
-            <script type="application/json" id="flint-config">\(json)</script>
-            <script>\(script)</script>
-            """)
+        return try HostedPage.scripted(
+            language: messages.language, title: title, style: style, script: script, configuration: configuration,
+            body: """
+                <h1 id="title">\(HTML.escape(title))</h1>
+                <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
+                <p id="error" role="alert" hidden></p>
+                \(form)\(sendReset)\(continueLink)
+                <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
+                """)
     }
 
     /// A page explaining why the link cannot be used (no script).
     static func errorHTML(_ detail: String, messages: Messages) -> String {
-        HostedPage.document(language: messages.language, title: messages.invalidLink, style: style, body: """
-            <h1>\(HTML.escape(messages.invalidLink))</h1>
-            <p id="error">\(HTML.escape(detail))</p>
-            </main>
-            """)
+        HostedPage.error(language: messages.language, heading: messages.invalidLink, detail: detail, style: style)
     }
 
-    /// Only the page's own script and style, and requests to its own origin.
-    static let contentSecurityPolicy = [
-        "default-src 'none'", "script-src '\(HostedPage.hash(script))'", "style-src '\(HostedPage.hash(style))'", "connect-src 'self'",
-        "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-    ].joined(separator: "; ")
-
-    /// The error page's policy: its style only.
-    static let errorContentSecurityPolicy = [
-        "default-src 'none'", "style-src '\(HostedPage.hash(style))'", "base-uri 'none'", "form-action 'none'",
-        "frame-ancestors 'none'",
-    ].joined(separator: "; ")
+    static let contentSecurityPolicy = HostedPage.contentSecurityPolicy(script: script, style: style)
+    static let errorContentSecurityPolicy = HostedPage.errorContentSecurityPolicy(style: style)
 
 
     /// The messages for `lang` (`fr`, `fr-CA`, `fr_CA` …), English for anything else.

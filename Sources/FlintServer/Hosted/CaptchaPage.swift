@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The page behind `/__/auth/handler?authType=verifyApp`: HTML, style and script as constants (no build
@@ -38,36 +37,24 @@ enum CaptchaPage {
     }
 
     static func html(_ configuration: Configuration, messages: Messages) throws -> String {
-        let json = String(decoding: try JSONEncoder().encode(configuration), as: UTF8.self)
-            // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
-            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
-            .replacingOccurrences(of: "&", with: "\\u0026")
-        return HostedPage.document(language: messages.language, title: messages.title, style: style, body: """
-            <h1>\(HTML.escape(messages.heading))</h1>
-            <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
-            <progress id="progress" max="1" value="0" aria-label="\(HTML.escape(messages.progress))"></progress>
-            <p><a id="return" href="#" hidden>\(HTML.escape(messages.returnLink))</a></p>
-            <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
-            </main>
-            <script type="application/json" id="flint-config">\(json)</script>
-            <script>\(script)</script>
-            """)
+        try HostedPage.scripted(
+            language: messages.language, title: messages.title, style: style, script: script, configuration: configuration,
+            body: """
+                <h1>\(HTML.escape(messages.heading))</h1>
+                <p id="status" role="status" aria-live="polite">\(HTML.escape(messages.working))</p>
+                <progress id="progress" max="1" value="0" aria-label="\(HTML.escape(messages.progress))"></progress>
+                <p><a id="return" href="#" hidden>\(HTML.escape(messages.returnLink))</a></p>
+                <noscript><p>\(HTML.escape(messages.noScript))</p></noscript>
+                """)
     }
 
     /// A page explaining why the request cannot be served (no script: nothing to return to).
     static func errorHTML(_ detail: String, messages: Messages) -> String {
-        HostedPage.document(language: messages.language, title: messages.invalidRequest, style: style, body: """
-            <h1>\(HTML.escape(messages.invalidRequest))</h1>
-            <p id="error">\(HTML.escape(detail))</p>
-            </main>
-            """)
+        HostedPage.error(language: messages.language, heading: messages.invalidRequest, detail: detail, style: style)
     }
 
-    /// Only the page's own script and style, and requests to its own origin.
-    static let contentSecurityPolicy = [
-        "default-src 'none'", "script-src '\(HostedPage.hash(script))'", "style-src '\(HostedPage.hash(style))'", "connect-src 'self'",
-        "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-    ].joined(separator: "; ")
+    static let contentSecurityPolicy = HostedPage.contentSecurityPolicy(script: script, style: style)
+    static let errorContentSecurityPolicy = HostedPage.errorContentSecurityPolicy(style: style)
 
     /// The messages for `hl` (`fr`, `fr-CA`, `fr_CA` …), English for anything else.
     static func messages(for hl: String?) -> Messages {

@@ -25,6 +25,43 @@ enum HostedPage {
         """
     }
 
+    /// A page with the page's script: its configuration as JSON, then the script itself.
+    static func scripted(language: String, title: String, style: String, script: String,
+                         configuration: some Encodable, body: String) throws -> String {
+        let json = String(decoding: try JSONBody.encoder.encode(configuration), as: UTF8.self)
+            // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
+            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
+            .replacingOccurrences(of: "&", with: "\\u0026")
+        return document(language: language, title: title, style: style, body: """
+            \(body)
+            </main>
+            <script type="application/json" id="flint-config">\(json)</script>
+            <script>\(script)</script>
+            """)
+    }
+
+    /// A page saying why a request cannot be served; no script (there is nothing to return to).
+    static func error(language: String, heading: String, detail: String, style: String) -> String {
+        document(language: language, title: heading, style: style, body: """
+            <h1>\(HTML.escape(heading))</h1>
+            <p id="error">\(HTML.escape(detail))</p>
+            </main>
+            """)
+    }
+
+    /// A scripted page's policy: its own script and style, requests to its own origin, nothing else.
+    static func contentSecurityPolicy(script: String, style: String) -> String {
+        [
+            "default-src 'none'", "script-src '\(hash(script))'", "style-src '\(hash(style))'", "connect-src 'self'",
+            "img-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
+
+    /// An error page's policy: its style only.
+    static func errorContentSecurityPolicy(style: String) -> String {
+        "default-src 'none'; style-src '\(hash(style))'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
     /// The CSP source expression allowing exactly `text` inline.
     static func hash(_ text: String) -> String {
         "sha256-" + Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString()

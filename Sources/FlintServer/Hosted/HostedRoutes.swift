@@ -96,7 +96,7 @@ struct HostedRoutes: Sendable {
                 .cacheControl: "no-store",
                 contentSecurityPolicy: scripts
                     ? CaptchaPage.contentSecurityPolicy
-                    : "default-src 'none'; style-src '\(HostedPage.hash(CaptchaPage.style))'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                    : CaptchaPage.errorContentSecurityPolicy,
                 xFrameOptions: "DENY",
                 referrerPolicy: "no-referrer",
                 xContentTypeOptions: "nosniff",
