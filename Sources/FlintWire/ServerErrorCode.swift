@@ -78,6 +78,15 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case resetPasswordExceedLimit = "RESET_PASSWORD_EXCEED_LIMIT"
     case invalidHostingLinkDomain = "INVALID_HOSTING_LINK_DOMAIN"
 
+    // Federated identity providers
+    case missingOrInvalidNonce = "MISSING_OR_INVALID_NONCE"
+    case invalidIDPResponse = "INVALID_IDP_RESPONSE"
+    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
+    case invalidProviderConfig = "INVALID_CONFIG"
+    case configurationNotFound = "CONFIGURATION_NOT_FOUND"
+    case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
+    case missingCredential = "MISSING_CREDENTIAL"
+
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"
     case invalidGrantType = "INVALID_GRANT_TYPE"
