@@ -115,6 +115,28 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// A built-in identity provider (`apple.com`, `facebook.com`) as configured for the project. Secrets
+    /// are sealed with the master key.
+    public struct IdentityProvider: Codable, Sendable, Equatable {
+        public var enabled: Bool
+        /// Apple: the Services ID; Facebook: the app ID.
+        public var clientID: String?
+        /// Facebook: the app secret, sealed.
+        public var sealedClientSecret: String?
+        /// Apple: accepted bundle IDs.
+        public var bundleIDs: [String]
+        /// Apple: the team, key ID and sealed .p8 key for token revocation.
+        public var teamID: String?
+        public var keyID: String?
+        public var sealedPrivateKey: String?
+
+        public init(enabled: Bool = true, clientID: String? = nil, bundleIDs: [String] = []) {
+            self.enabled = enabled
+            self.clientID = clientID
+            self.bundleIDs = bundleIDs
+        }
+    }
+
     public var authorizedDomains: [String]
     public var signIn = SignIn()
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
@@ -125,6 +147,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     /// Overrides of the built-in action emails, keyed by request type (`PASSWORD_RESET`) or by request
     /// type and locale (`PASSWORD_RESET:fr`).
     public var emailTemplates: [String: EmailTemplate] = [:]
+    /// Built-in identity providers by id (`apple.com`, `facebook.com`).
+    public var identityProviders: [String: IdentityProvider] = [:]
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -141,5 +165,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         phone = try container.decodeIfPresent(Phone.self, forKey: .phone) ?? Phone()
         apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
         emailTemplates = try container.decodeIfPresent([String: EmailTemplate].self, forKey: .emailTemplates) ?? [:]
+        identityProviders = try container.decodeIfPresent([String: IdentityProvider].self, forKey: .identityProviders) ?? [:]
     }
 }

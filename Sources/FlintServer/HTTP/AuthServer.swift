@@ -30,6 +30,7 @@ public final class AuthServer: Sendable {
     public let accounts: AccountService
     public let phone: PhoneService
     public let actionCodes: ActionCodeService
+    let identityProviderConfigs: IdentityProviderConfigService
     public let delivery: DeliveryServices
     let appVerifier: AppVerifier
     let proofOfWork: ProofOfWork
@@ -94,6 +95,7 @@ public final class AuthServer: Sendable {
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
             appVerifier: appVerifier, sms: delivery.sms, clock: environment.clock, random: environment.random,
             emulator: emulator)
+        identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
             store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email,
@@ -163,6 +165,7 @@ public final class AuthServer: Sendable {
             trustForwardedFor: configuration.trustForwardedFor)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
+        endpoints += identityProviderConfigs.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
             .endpoints(callers: callers)

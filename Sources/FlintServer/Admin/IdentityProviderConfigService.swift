@@ -1,0 +1,113 @@
+import FlintWire
+import Foundation
+import Hummingbird
+
+/// Admin CRUD of the built-in identity providers' configuration
+/// (`/v2/projects/{p}/defaultSupportedIdpConfigs[/{idpId}]`), the Identity Toolkit v2 shape. Secrets
+/// (Facebook's app secret, Apple's .p8 key) are sealed with the master key; the .p8 key is never returned.
+struct IdentityProviderConfigService: Sendable {
+    let projects: ProjectDirectory
+    let secrets: SecretBox
+
+    /// The providers Flint verifies tokens of.
+    static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook]
+
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
+        let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/defaultSupportedIdpConfigs")
+        let item = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/defaultSupportedIdpConfigs/:idpId")
+        return [
+            .get(collection, access: .admin, callers: callers) { _, caller in
+                DefaultSupportedIdpConfigList(defaultSupportedIdpConfigs: caller.project.settings.identityProviders
+                    .sorted { $0.key < $1.key }.map { Self.config($0.value, id: $0.key, projectID: caller.projectID) })
+            },
+            Endpoint(method: .post, paths: collection) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let id = try Self.providerID(request.uri.queryParameters.get("idpId"))
+                let body = try await JSONBody.decode(DefaultSupportedIdpConfig.self, from: request)
+                if caller.project.settings.identityProviders[id] != nil {
+                    throw FlintError(sentence: "DUPLICATE_IDP_CONFIG", status: .conflict, reason: "alreadyExists")
+                }
+                return try JSONBody.response(try await save(id, body, mask: nil, caller: caller))
+            },
+            Endpoint(method: .get, paths: item) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let id = try Self.providerID(context.parameters.get("idpId"))
+                guard let provider = caller.project.settings.identityProviders[id] else {
+                    throw FlintError(.configurationNotFound, status: .notFound)
+                }
+                return try JSONBody.response(Self.config(provider, id: id, projectID: caller.projectID))
+            },
+            Endpoint(method: .patch, paths: item) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let id = try Self.providerID(context.parameters.get("idpId"))
+                let body = try await JSONBody.decode(DefaultSupportedIdpConfig.self, from: request)
+                guard caller.project.settings.identityProviders[id] != nil else {
+                    throw FlintError(.configurationNotFound, status: .notFound)
+                }
+                let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
+                return try JSONBody.response(try await save(id, body, mask: mask, caller: caller))
+            },
+            Endpoint(method: .delete, paths: item) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let id = try Self.providerID(context.parameters.get("idpId"))
+                guard caller.project.settings.identityProviders[id] != nil else {
+                    throw FlintError(.configurationNotFound, status: .notFound)
+                }
+                try await projects.updateSettings(caller.projectID) { $0.identityProviders[id] = nil }
+                return JSONBody.response(data: Data("{}".utf8))
+            },
+        ]
+    }
+
+    /// Creates or changes a provider: every field present in `body`, or those `mask` names.
+    func save(_ id: String, _ body: DefaultSupportedIdpConfig, mask: UpdateMask?, caller: Caller) async throws
+        -> DefaultSupportedIdpConfig {
+        func changes(_ field: String, present: Bool) -> Bool { mask?.covers(field) ?? present }
+        var provider = caller.project.settings.identityProviders[id] ?? ProjectSettings.IdentityProvider()
+        if changes("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
+        if changes("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
+        if changes("clientSecret", present: body.clientSecret != nil) {
+            provider.sealedClientSecret = try body.clientSecret.map { try seal($0, id: id, caller: caller) }
+        }
+        let apple = body.appleSignInConfig
+        if changes("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
+        let codeFlow = apple?.codeFlowConfig
+        if changes("appleSignInConfig.codeFlowConfig.teamId", present: codeFlow?.teamId != nil) { provider.teamID = codeFlow?.teamId }
+        if changes("appleSignInConfig.codeFlowConfig.keyId", present: codeFlow?.keyId != nil) { provider.keyID = codeFlow?.keyId }
+        if changes("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
+            provider.sealedPrivateKey = try codeFlow?.privateKey.map { try seal($0, id: id, caller: caller) }
+        }
+        if id == ProviderID.facebook, provider.enabled, provider.clientID?.isEmpty ?? true {
+            throw FlintError(.invalidProviderConfig, "facebook.com needs clientId (the app ID)")
+        }
+        let final = provider
+        let project = try await projects.updateSettings(caller.projectID) { $0.identityProviders[id] = final }
+        return Self.config(final, id: id, projectID: project.id)
+    }
+
+    private func seal(_ secret: String, id: String, caller: Caller) throws -> String {
+        try secrets.seal(Data(secret.utf8), context: Self.secretContext(projectID: caller.projectID, providerID: id))
+    }
+
+    /// The context a provider's secrets are sealed under, so a sealed value cannot move between slots.
+    static func secretContext(projectID: String, providerID: String) -> String {
+        "idp-secret:\(projectID):\(providerID)"
+    }
+
+    static func config(_ provider: ProjectSettings.IdentityProvider, id: String, projectID: String) -> DefaultSupportedIdpConfig {
+        DefaultSupportedIdpConfig(
+            name: "projects/\(projectID)/defaultSupportedIdpConfigs/\(id)", enabled: provider.enabled,
+            clientId: provider.clientID, clientSecret: provider.sealedClientSecret == nil ? nil : "REDACTED",
+            appleSignInConfig: id == ProviderID.apple
+                ? .init(bundleIds: provider.bundleIDs,
+                        codeFlowConfig: .init(teamId: provider.teamID, keyId: provider.keyID))
+                : nil)
+    }
+
+    private static func providerID(_ raw: String?) throws -> String {
+        guard let raw, supported.contains(raw) else {
+            throw FlintError(.invalidProviderID, "Flint supports \(supported.sorted().joined(separator: ", "))")
+        }
+        return raw
+    }
+}
