@@ -47,24 +47,12 @@ final class APNsProviderToken: Sendable {
         cached.withLockedValue { if $0?.token == token { $0 = nil } }
     }
 
-    private struct Header: Encodable {
-        var alg = "ES256"
-        var kid: String
-    }
-
     private struct Claims: Encodable {
         var iss: String
         var iat: Int64
     }
 
     private func sign(issuedAt: Date) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let header = Base64URL.encode(try encoder.encode(Header(kid: keyID)))
-        let claims = Base64URL.encode(try encoder.encode(Claims(iss: teamID, iat: Int64(issuedAt.timeIntervalSince1970))))
-        let signingInput = "\(header).\(claims)"
-        // JOSE wants the raw r || s (64 bytes), not DER.
-        let signature = try key.signature(for: Data(signingInput.utf8)).rawRepresentation
-        return "\(signingInput).\(Base64URL.encode(signature))"
+        try ES256.sign(kid: keyID, claims: Claims(iss: teamID, iat: Int64(issuedAt.timeIntervalSince1970)), key: key)
     }
 }

@@ -13,7 +13,8 @@ public final class DeliveryServices: Sendable {
     public let push: (any PushSender)?
     /// Nil when no siteverify endpoint is configured.
     public let captcha: (any CaptchaVerifier)?
-    private let httpClient: HTTPClient
+    /// The shared client, also used by the federated providers' clients (Apple, Facebook).
+    let httpClient: HTTPClient
     private let isShutDown = NIOLockedValueBox(false)
 
     init(sms: any SMSSender, email: any EmailSender, push: (any PushSender)?, captcha: (any CaptchaVerifier)?,

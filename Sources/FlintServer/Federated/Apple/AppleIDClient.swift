@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+
+/// Apple's Sign in with Apple REST API, for token revocation: a client secret (an ES256 JWT signed with
+/// the team's .p8 key) authenticates Flint; an authorization code is exchanged for tokens at
+/// `/auth/token`, and those tokens are revoked at `/auth/revoke`. The base URL is Apple's unless
+/// `FLINT_APPLE_BASE_URL` names another (tests, proxies).
+struct AppleIDClient: Sendable {
+    /// Apple's team, key and app, as the project configures them.
+    struct Credentials: Sendable {
+        var teamID: String
+        var keyID: String
+        var clientID: String
+        var privateKeyPEM: String
+    }
+
+    let baseURL: String
+    let httpClient: HTTPClient
+    let clock: any FlintClock
+
+    /// The audience Apple expects in client secrets, whatever the base URL.
+    static let audience = "https://appleid.apple.com"
+
+    private struct ClientSecretClaims: Encodable {
+        var iss: String
+        var iat: Int64
+        var exp: Int64
+        var aud: String
+        var sub: String
+    }
+
+    /// A client secret valid for five minutes (Apple allows up to six months; Flint makes one per use).
+    func clientSecret(_ credentials: Credentials) throws -> String {
+        let key: P256.Signing.PrivateKey
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: credentials.privateKeyPEM)
+        } catch {
+            throw FlintError(.invalidProviderConfig, "The Apple private key is not a P-256 key in PEM")
+        }
+        let now = clock.seconds
+        return try ES256.sign(
+            kid: credentials.keyID,
+            claims: ClientSecretClaims(iss: credentials.teamID, iat: now, exp: now + 300, aud: Self.audience,
+                                       sub: credentials.clientID),
+            key: key)
+    }
+
+    /// Exchanges an authorization code, then revokes what it yields (the refresh token, else the access token).
+    func revoke(authorizationCode code: String, credentials: Credentials) async throws {
+        let secret = try clientSecret(credentials)
+        let exchanged = try await post("/auth/token", [
+            ("client_id", credentials.clientID), ("client_secret", secret), ("code", code),
+            ("grant_type", "authorization_code"),
+        ])
+        guard exchanged.isSuccess else {
+            throw FlintError(.invalidIDPResponse, "Apple refused the authorization code (\(exchanged.jsonString("error") ?? exchanged.bodyText))")
+        }
+        let (token, hint) = if let refresh = exchanged.jsonString("refresh_token") {
+            (refresh, "refresh_token")
+        } else if let access = exchanged.jsonString("access_token") {
+            (access, "access_token")
+        } else {
+            throw FlintError(.invalidIDPResponse, "Apple's token answer carries no token")
+        }
+        let revoked = try await post("/auth/revoke", [
+            ("client_id", credentials.clientID), ("client_secret", secret), ("token", token), ("token_type_hint", hint),
+        ])
+        guard revoked.isSuccess else {
+            throw FlintError(.invalidIDPResponse, "Apple refused the revocation (\(revoked.jsonString("error") ?? revoked.bodyText))")
+        }
+    }
+
+    private func post(_ path: String, _ fields: [(String, String)]) async throws -> DeliveryHTTP.Answer {
+        let body = Data(FormURLEncoding.encode(fields).utf8)
+        do {
+            return try await DeliveryHTTP.send(
+                DeliveryHTTP.post(baseURL + path, contentType: "application/x-www-form-urlencoded", body: body),
+                with: httpClient, service: "Apple")
+        } catch {
+            throw FlintError(sentence: "Apple could not be reached (\(error)).", status: .serviceUnavailable, reason: "backendError")
+        }
+    }
+}
