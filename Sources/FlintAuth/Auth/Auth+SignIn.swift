@@ -53,9 +53,11 @@ extension Auth {
     /// Signs in with a provider's credential.
     @discardableResult
     public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
-        let response = try await credential.signInResponse(for: .signIn, backend: backend)
-        let info = AdditionalUserInfo(providerID: credential.provider, isNewUser: response.isNewUser ?? false)
-        return try await completeSignIn(response, isAnonymous: false, additionalUserInfo: info)
+        let exchange = try await credential.exchange(for: .signIn, backend: backend)
+        let info = exchange.additionalUserInfo
+            ?? AdditionalUserInfo(providerID: credential.provider, isNewUser: exchange.response.isNewUser ?? false)
+        return try await completeSignIn(exchange.response, isAnonymous: false, additionalUserInfo: info,
+                                        credential: exchange.credential)
     }
 
     /// Completion-handler form of `signIn(with:)`.
@@ -80,7 +82,8 @@ extension Auth {
     func completeSignIn(
         _ response: SignInResponse,
         isAnonymous: Bool,
-        additionalUserInfo: AdditionalUserInfo?
+        additionalUserInfo: AdditionalUserInfo?,
+        credential: OAuthCredential? = nil
     ) async throws -> AuthDataResult {
         let backend = backend
         let tokens = try TokenSnapshot(response)
@@ -89,6 +92,6 @@ extension Auth {
                                     tenantID: record.tenantId ?? backend.configuration.tenantID)
         let user = User(snapshot: snapshot, auth: self)
         try signInCompleted(user)
-        return AuthDataResult(user: user, additionalUserInfo: additionalUserInfo)
+        return AuthDataResult(user: user, additionalUserInfo: additionalUserInfo, credential: credential)
     }
 }

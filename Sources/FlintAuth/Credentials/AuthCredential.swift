@@ -29,22 +29,19 @@ open class AuthCredential: NSObject, @unchecked Sendable {
     func signInResponse(for operation: CredentialOperation, backend: AuthBackend) async throws -> SignInResponse {
         throw AuthErrorUtils.error(.invalidCredential, message: "Credentials of provider '\(provider)' are not supported.")
     }
-}
 
-/// A credential from an OAuth identity provider, as returned in `AuthDataResult.credential`.
-public final class OAuthCredential: AuthCredential, @unchecked Sendable {
-    // @unchecked Sendable: immutable, as `AuthCredential` requires.
-    /// The provider's OpenID Connect ID token.
-    public let idToken: String?
-    /// The provider's OAuth access token.
-    public let accessToken: String?
-    /// The OAuth 1.0 token secret.
-    public let secret: String?
-
-    init(provider: String, idToken: String?, accessToken: String?, secret: String?) {
-        self.idToken = idToken
-        self.accessToken = accessToken
-        self.secret = secret
-        super.init(provider: provider)
+    /// Performs the provider's RPC for `operation` and returns the tokens with what the provider
+    /// said besides (nil where the caller's default applies). Federated credentials override this.
+    func exchange(for operation: CredentialOperation, backend: AuthBackend) async throws -> CredentialExchange {
+        CredentialExchange(response: try await signInResponse(for: operation, backend: backend))
     }
 }
+
+/// The outcome of presenting a credential: the tokens, and for federated providers the provider's
+/// details of the user and the provider credential the server returned.
+struct CredentialExchange: Sendable {
+    var response: SignInResponse
+    var additionalUserInfo: AdditionalUserInfo?
+    var credential: OAuthCredential?
+}
+

@@ -48,15 +48,15 @@ extension User {
             throw AuthErrorUtils.error(.providerAlreadyLinked)
         }
         return try await withFreshToken { backend, idToken in
-            let response = try await credential.signInResponse(for: .link(idToken: idToken), backend: backend)
-            let tokens = try TokenSnapshot(response)
+            let exchange = try await credential.exchange(for: .link(idToken: idToken), backend: backend)
+            let tokens = try TokenSnapshot(exchange.response)
             let record = try await backend.lookup(idToken: tokens.accessToken)
             try update { snapshot in
                 snapshot.tokens = tokens
                 snapshot.apply(record)
                 snapshot.isAnonymous = false
             }
-            return AuthDataResult(user: self, additionalUserInfo: nil)
+            return AuthDataResult(user: self, additionalUserInfo: exchange.additionalUserInfo, credential: exchange.credential)
         }
     }
 
@@ -70,12 +70,13 @@ extension User {
     @discardableResult
     public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
         let backend = auth.backend
-        let response: SignInResponse
+        let exchange: CredentialExchange
         do {
-            response = try await credential.signInResponse(for: .reauthenticate, backend: backend)
+            exchange = try await credential.exchange(for: .reauthenticate, backend: backend)
         } catch let error where AuthErrorCode(error) == .userNotFound {
             throw AuthErrorUtils.error(.userMismatch)
         }
+        let response = exchange.response
         guard response.localId == uid else {
             throw AuthErrorUtils.error(.userMismatch)
         }
@@ -85,7 +86,8 @@ extension User {
             snapshot.tokens = tokens
             snapshot.apply(record)
         }
-        return AuthDataResult(user: self, additionalUserInfo: AdditionalUserInfo(providerID: credential.provider, isNewUser: false))
+        let info = exchange.additionalUserInfo ?? AdditionalUserInfo(providerID: credential.provider, isNewUser: false)
+        return AuthDataResult(user: self, additionalUserInfo: info, credential: exchange.credential)
     }
 
     /// Completion-handler form of `reauthenticate(with:)`.
