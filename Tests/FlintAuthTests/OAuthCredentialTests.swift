@@ -68,7 +68,7 @@ import Testing
             #expect(sent.body["returnSecureToken"] as? Bool == true)
             #expect(sent.body["returnIdpCredential"] as? Bool == true)
             #expect(sent.body["idToken"] == nil)
-            #expect(sent.body["autoCreate"] == nil)
+            #expect(sent.body["autoCreate"] as? Bool == true)
             let fields = try Self.postBody(client)
             #expect(fields["id_token"] == "apple.jwt+/=")
             #expect(fields["providerId"] == "apple.com")
@@ -279,5 +279,7 @@ import Testing
         #expect(AuthProviderID.facebook.rawValue == "facebook.com")
         #expect(FacebookAuthProvider.id == "facebook.com")
         #expect(OAuthProvider(providerID: .apple).providerID == "apple.com")
+        #expect(AuthProviderID.custom("oidc.example").rawValue == "oidc.example")
+        #expect(OAuthProvider.id == "OAuth")
     }
 }

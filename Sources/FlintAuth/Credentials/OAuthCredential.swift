@@ -77,8 +77,10 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
             request.postBody = postBody
         }
         switch operation {
-        case .signIn: break
-        case .link(let idToken): request.idToken = idToken
+        case .signIn: request.autoCreate = true
+        case .link(let idToken):
+            request.idToken = idToken
+            request.autoCreate = true
         case .reauthenticate: request.autoCreate = false
         }
         let response = try await backend.signInWithIdp(request)

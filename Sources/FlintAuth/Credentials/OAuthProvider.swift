@@ -1,16 +1,26 @@
 import FlintWire
 import Foundation
 
-/// Identity providers by their Firebase provider ID.
-public enum AuthProviderID: String, Sendable, CaseIterable {
-    case apple = "apple.com"
-    case facebook = "facebook.com"
-    case gameCenter = "gc.apple.com"
-    case gitHub = "github.com"
-    case google = "google.com"
-    case twitter = "twitter.com"
-    case email = "password"
-    case phone = "phone"
+/// Identity providers by their Firebase provider ID (`rawValue`).
+public struct AuthProviderID: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let apple = AuthProviderID(rawValue: ProviderID.apple)
+    public static let email = AuthProviderID(rawValue: ProviderID.password)
+    public static let facebook = AuthProviderID(rawValue: ProviderID.facebook)
+    public static let gameCenter = AuthProviderID(rawValue: "gc.apple.com")
+    public static let gitHub = AuthProviderID(rawValue: "github.com")
+    public static let google = AuthProviderID(rawValue: ProviderID.google)
+    public static let phone = AuthProviderID(rawValue: ProviderID.phone)
+
+    /// A provider of any other ID, e.g. an OpenID Connect provider `"oidc.example"`.
+    public static func custom(_ providerID: String) -> AuthProviderID {
+        AuthProviderID(rawValue: providerID)
+    }
 }
 
 /// The provider ID of Facebook identities: `"facebook.com"`.
@@ -30,6 +40,9 @@ public let FacebookAuthSignInMethod = ProviderID.facebook
 /// let result = try await Auth.auth().signIn(with: credential)
 /// ```
 public final class OAuthProvider: NSObject, Sendable {
+    /// The provider ID of generic OAuth providers, as FirebaseAuth names it: `"OAuth"`.
+    public static let id = "OAuth"
+
     /// The provider ID this provider makes credentials for.
     public let providerID: String
 
@@ -75,6 +88,12 @@ public final class OAuthProvider: NSObject, Sendable {
     public static func credential(withProviderID providerID: String, idToken: String, rawNonce: String,
                                   accessToken: String) -> OAuthCredential {
         OAuthCredential(provider: providerID, idToken: idToken, accessToken: accessToken, rawNonce: rawNonce)
+    }
+
+    /// A credential of an ID token and an access token, for a provider named by string.
+    @available(*, deprecated, renamed: "credential(providerID:idToken:rawNonce:accessToken:)")
+    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String?) -> OAuthCredential {
+        OAuthCredential(provider: providerID, idToken: idToken, accessToken: accessToken)
     }
 
     /// A credential of an access token, for a provider named by string.
