@@ -84,7 +84,11 @@ let package = Package(
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
         .testTarget(
             name: "FlintServerTests",
-            dependencies: ["FlintServer", "FlintTestSupport", .product(name: "_CryptoExtras", package: "swift-crypto")]
+            dependencies: [
+                "FlintServer", "FlintTestSupport", .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "FlintAuthTests",
