@@ -19,9 +19,10 @@ start)
         [ "$(id -u)" = 0 ] && chown postgres:postgres "$ROOT"
         as_postgres "$PGBIN/initdb" -D "$ROOT/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
     fi
+    # Scratch databases live for one test: no autovacuum, whose workers would block DROP DATABASE … FORCE.
     if ! as_postgres "$PGBIN/pg_ctl" -D "$ROOT/data" status >/dev/null 2>&1; then
         as_postgres "$PGBIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/server.log" -w \
-            -o "-c listen_addresses=127.0.0.1 -p $PORT -k $ROOT -c max_connections=300 -c fsync=off" start >/dev/null
+            -o "-c listen_addresses=127.0.0.1 -p $PORT -k $ROOT -c max_connections=300 -c fsync=off -c autovacuum=off" start >/dev/null
     fi
     psql_() { as_postgres psql -h "$ROOT" -p "$PORT" -U postgres -tAc "$1"; }
     [ "$(psql_ "SELECT 1 FROM pg_roles WHERE rolname='flint'")" = 1 ] || psql_ "CREATE ROLE flint LOGIN CREATEDB PASSWORD 'flint'" >/dev/null
