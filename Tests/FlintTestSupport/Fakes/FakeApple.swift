@@ -96,7 +96,7 @@ final class FakeRSAKeys: Sendable {
 ///   issued to that client (recorded in `revocations`), else 400
 ///
 /// Every request is recorded in `requests` (path, and form fields without `client_secret`).
-public final class FakeApple: Sendable {
+public final class FakeApple: FakeService {
     public static let defaultIssuer = "https://appleid.apple.com"
     /// Apple refuses client secrets valid longer than this.
     public static let maximumClientSecretLifetime: TimeInterval = 15_777_000
@@ -123,7 +123,7 @@ public final class FakeApple: Sendable {
     private let clock: any FlintClock
     private let keys: FakeRSAKeys
     private let state = NIOLockedValueBox(State())
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     private struct Grant {
         let sub: String
@@ -157,11 +157,7 @@ public final class FakeApple: Sendable {
     public static func start(teamKey: P256.Signing.PublicKey, teamID: String = "FLINTTEAM1", keyID: String = "FLINTSIWA1",
                              clock: any FlintClock = SystemClock()) async throws -> FakeApple {
         let fake = try FakeApple(teamID: teamID, keyID: keyID, teamKey: teamKey, clock: clock)
-        let server = try await FakeHTTPServer.start(name: "fake-apple") { [weak fake] request, _ in
-            guard let fake else { return FakeHTTP.empty(503) }
-            return await fake.handle(request)
-        }
-        fake.server.withLockedValue { $0 = server }
+        try await fake.serve(name: "fake-apple")
         return fake
     }
 
@@ -208,7 +204,7 @@ public final class FakeApple: Sendable {
 
     private func error(_ code: String) -> Response { FakeHTTP.json(400, ["error": code]) }
 
-    private func handle(_ request: Request) async -> Response {
+    func handle(_ request: Request) async -> Response {
         let path = request.uri.path
         var fields: [String: String] = [:]
         if request.method == .post, FakeHTTP.isForm(request) {

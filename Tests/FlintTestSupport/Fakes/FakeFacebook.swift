@@ -16,7 +16,7 @@ import NIOConcurrencyHelpers
 /// - `GET /.well-known/oauth/openid/jwks/` → the JWKS of the keys that sign Limited Login tokens
 ///
 /// Every request is recorded in `requests`, with the app token and `appsecret_proof` redacted.
-public final class FakeFacebook: Sendable {
+public final class FakeFacebook: FakeService {
     public static let limitedLoginIssuer = "https://www.facebook.com"
     public static let redacted = "<redacted>"
 
@@ -45,7 +45,7 @@ public final class FakeFacebook: Sendable {
     private let clock: any FlintClock
     private let keys: FakeRSAKeys
     private let tokens = NIOLockedValueBox<[String: User]>([:])
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     /// Stands for `https://graph.facebook.com`.
@@ -68,11 +68,7 @@ public final class FakeFacebook: Sendable {
     public static func start(appID: String = "1234567890123456", appSecret: String? = nil,
                              clock: any FlintClock = SystemClock()) async throws -> FakeFacebook {
         let fake = try FakeFacebook(appID: appID, appSecret: appSecret ?? FakeHTTP.randomHex(bytes: 16), clock: clock)
-        let server = try await FakeHTTPServer.start(name: "fake-facebook") { [weak fake] request, _ in
-            guard let fake else { return FakeHTTP.empty(503) }
-            return fake.handle(request)
-        }
-        fake.server.withLockedValue { $0 = server }
+        try await fake.serve(name: "fake-facebook")
         return fake
     }
 
@@ -127,7 +123,7 @@ public final class FakeFacebook: Sendable {
                                       "fbtrace_id": FakeHTTP.randomHex(bytes: 8)] as [String: Any]])
     }
 
-    private func handle(_ request: Request) -> Response {
+    func handle(_ request: Request) async -> Response {
         var segments = request.uri.path.split(separator: "/").map(String.init)
         var version: String?
         if let first = segments.first, first.hasPrefix("v"), Double(first.dropFirst()) != nil {

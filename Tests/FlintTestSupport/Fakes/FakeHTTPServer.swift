@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 
@@ -113,5 +114,23 @@ enum FakeHTTP {
     static func randomHex(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// A fake service answering plain HTTP on 127.0.0.1 with `handle(_:)`.
+protocol FakeService: AnyObject, Sendable {
+    /// The running server, set by `serve(name:)`.
+    var server: NIOLockedValueBox<FakeHTTPServer?> { get }
+    func handle(_ request: Request) async -> Response
+}
+
+extension FakeService {
+    /// Starts serving. The server holds the fake weakly: once the fake is gone it answers 503.
+    func serve(name: String) async throws {
+        let server = try await FakeHTTPServer.start(name: name) { [weak self] request, _ in
+            guard let self else { return FakeHTTP.empty(503) }
+            return await self.handle(request)
+        }
+        self.server.withLockedValue { $0 = server }
     }
 }

@@ -13,7 +13,7 @@ import NIOConcurrencyHelpers
 ///
 /// Tests get valid tokens from `issueToken()` (what the captcha widget would hand the browser). Every
 /// verification is recorded in `verifications`, with the `remoteip` it carried.
-public final class FakeSiteVerify: Sendable {
+public final class FakeSiteVerify: FakeService {
     public struct Verification: Sendable, Equatable {
         public let response: String?
         public let remoteIP: String?
@@ -29,7 +29,7 @@ public final class FakeSiteVerify: Sendable {
 
     private let clock: any FlintClock
     private let issued = NIOLockedValueBox([String: (issuedAt: Date, used: Bool)]())
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     public var url: String { "http://127.0.0.1:\(port)/siteverify" }
@@ -42,11 +42,7 @@ public final class FakeSiteVerify: Sendable {
     /// Starts a fake; the secret is random unless given.
     public static func start(secret: String? = nil, clock: any FlintClock = SystemClock()) async throws -> FakeSiteVerify {
         let fake = FakeSiteVerify(secret: secret ?? FakeHTTP.randomHex(bytes: 20), clock: clock)
-        let server = try await FakeHTTPServer.start(name: "fake-siteverify") { [weak fake] request, _ in
-            guard let fake else { return FakeHTTP.empty(503) }
-            return await fake.handle(request)
-        }
-        fake.server.withLockedValue { $0 = server }
+        try await fake.serve(name: "fake-siteverify")
         return fake
     }
 
@@ -68,7 +64,7 @@ public final class FakeSiteVerify: Sendable {
         return token
     }
 
-    private func handle(_ request: Request) async -> Response {
+    func handle(_ request: Request) async -> Response {
         guard request.uri.path == "/siteverify" else { return FakeHTTP.json(404, ["error": "not found"]) }
         guard request.method == .post else { return FakeHTTP.json(405, ["error": "method not allowed"]) }
         let body = await FakeHTTP.body(request) ?? Data()

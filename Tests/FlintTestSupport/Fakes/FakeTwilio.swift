@@ -13,7 +13,7 @@ import NIOConcurrencyHelpers
 ///   (fields are read only from an `application/x-www-form-urlencoded` body, as Twilio reads them)
 ///
 /// Accepted messages are answered 201 with a new `SM…` sid and recorded in `messages`.
-public final class FakeTwilio: Sendable {
+public final class FakeTwilio: FakeService {
     public struct Message: Sendable, Equatable {
         public let sid: String
         public let to: String
@@ -28,7 +28,7 @@ public final class FakeTwilio: Sendable {
     /// Accepted messages, in order.
     public let messages = Recorder<Message>()
 
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     /// What `TwilioSMSSender` calls its base URL (`https://api.twilio.com` for the real one).
@@ -45,11 +45,7 @@ public final class FakeTwilio: Sendable {
                              from: String = "+15005550006") async throws -> FakeTwilio {
         let fake = FakeTwilio(accountSID: accountSID ?? "AC" + FakeHTTP.randomHex(bytes: 16),
                               authToken: authToken ?? FakeHTTP.randomHex(bytes: 16), from: from)
-        let server = try await FakeHTTPServer.start(name: "fake-twilio") { [weak fake] request, _ in
-            guard let fake else { return FakeHTTP.empty(503) }
-            return await fake.handle(request)
-        }
-        fake.server.withLockedValue { $0 = server }
+        try await fake.serve(name: "fake-twilio")
         return fake
     }
 
@@ -68,7 +64,7 @@ public final class FakeTwilio: Sendable {
                                "status": status])
     }
 
-    private func handle(_ request: Request) async -> Response {
+    func handle(_ request: Request) async -> Response {
         let path = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
         guard path.count == 5, path[0].isEmpty, path[1] == "2010-04-01", path[2] == "Accounts", path[4] == "Messages.json"
         else { return error(404, 20404, "The requested resource \(request.uri.path) was not found") }

@@ -12,7 +12,7 @@ import NIOConcurrencyHelpers
 /// - a body that is not the JSON payload with all five fields → 400; not POST → 405; another path → 404
 ///
 /// Accepted messages are answered 204 and recorded in `messages`.
-public final class FakeWebhookReceiver: Sendable {
+public final class FakeWebhookReceiver: FakeService {
     public let secret: String
     /// Accepted messages, in order.
     public let messages = Recorder<SMSMessage>()
@@ -20,7 +20,7 @@ public final class FakeWebhookReceiver: Sendable {
     public static let tolerance: TimeInterval = 300
 
     private let clock: any FlintClock
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     public var url: String { "http://127.0.0.1:\(port)/sms" }
@@ -33,11 +33,7 @@ public final class FakeWebhookReceiver: Sendable {
     /// Starts a receiver; the secret is random unless given.
     public static func start(secret: String? = nil, clock: any FlintClock = SystemClock()) async throws -> FakeWebhookReceiver {
         let fake = FakeWebhookReceiver(secret: secret ?? FakeHTTP.randomHex(bytes: 32), clock: clock)
-        let server = try await FakeHTTPServer.start(name: "fake-webhook") { [weak fake] request, _ in
-            guard let fake else { return FakeHTTP.empty(503) }
-            return await fake.handle(request)
-        }
-        fake.server.withLockedValue { $0 = server }
+        try await fake.serve(name: "fake-webhook")
         return fake
     }
 
@@ -59,7 +55,7 @@ public final class FakeWebhookReceiver: Sendable {
         var locale: String
     }
 
-    private func handle(_ request: Request) async -> Response {
+    func handle(_ request: Request) async -> Response {
         guard request.uri.path == "/sms" else { return FakeHTTP.json(404, ["error": "not found"]) }
         guard request.method == .post else { return FakeHTTP.json(405, ["error": "method not allowed"]) }
         let body = await FakeHTTP.body(request) ?? Data()
