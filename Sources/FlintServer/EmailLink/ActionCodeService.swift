@@ -127,17 +127,15 @@ public struct ActionCodeService: Sendable {
             apiKey = emulator ? "fake-api-key" : try await projects.firstAPIKey(projectID: caller.projectID)
         }
         let root = base ?? publicURL()
-        var components = URLComponents()
-        components.queryItems = [
-            URLQueryItem(name: "apiKey", value: apiKey), URLQueryItem(name: "mode", value: Self.mode(of: type)),
-            URLQueryItem(name: "oobCode", value: code), URLQueryItem(name: "continueUrl", value: continueURL),
-            URLQueryItem(name: "lang", value: caller.locale.map { SMSText.resolve($0) }),
-        ].filter { $0.value != nil }
-        let query = Self.encodedQuery(components)
+        let parameters: [(String, String?)] = [
+            ("apiKey", apiKey), ("mode", Self.mode(of: type)), ("oobCode", code), ("continueUrl", continueURL),
+            ("lang", caller.locale.map { SMSText.resolve($0) }),
+        ]
+        let query = FormURLEncoding.encode(parameters.compactMap { name, value in value.map { (name, $0) } })
         if emulator { return "\(root)/emulator/action?\(query)" }
         let action = "\(root)/__/auth/action?\(query)"
         guard wrapForApp else { return action }
-        return "\(root)/__/auth/links?link=\(Self.encodeComponent(action))"
+        return "\(root)/__/auth/links?link=\(FormURLEncoding.escape(action))"
     }
 
     private func mail(_ type: OobRequestType, to address: String, link: String, newEmail: String?, user: UserAccount?,
@@ -386,16 +384,5 @@ public struct ActionCodeService: Sendable {
 
     static func id(of code: String) -> String {
         Hex.encode(SHA256.hash(data: Data(code.utf8)))
-    }
-
-    /// Percent-encodes a whole URL for use as one query value.
-    static func encodeComponent(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-    }
-
-    private static func encodedQuery(_ components: URLComponents) -> String {
-        (components.queryItems ?? []).map { "\($0.name)=\(encodeComponent($0.value ?? ""))" }.joined(separator: "&")
     }
 }

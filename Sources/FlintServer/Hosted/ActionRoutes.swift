@@ -52,7 +52,7 @@ struct ActionRoutes: Sendable {
             }
             let carried = Self.carriedParameters.compactMap { name in query.get(name).map { URLQueryItem(name: name, value: $0) } }
             components.percentEncodedQueryItems = (components.percentEncodedQueryItems ?? [])
-                + carried.map { URLQueryItem(name: $0.name, value: Self.encodeComponent($0.value ?? "")) }
+                + carried.map { URLQueryItem(name: $0.name, value: FormURLEncoding.escape($0.value ?? "")) }
             guard let location = components.string else { return refuse(messages.unauthorizedContinue) }
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store",
                                                           Self.referrerPolicy: "no-referrer"])
@@ -128,12 +128,6 @@ struct ActionRoutes: Sendable {
                 crossOriginOpenerPolicy: "same-origin",
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    static func encodeComponent(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!

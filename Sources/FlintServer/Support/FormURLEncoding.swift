@@ -1,6 +1,6 @@
 import Foundation
 
-/// `application/x-www-form-urlencoded` bodies, as Twilio and the siteverify endpoints take them.
+/// Percent-encoding of form bodies (Twilio, siteverify, Apple) and of query strings (emailed links).
 public enum FormURLEncoding {
     /// The characters left as they are (RFC 3986 unreserved); every other byte of the UTF-8 text is
     /// percent-encoded, so `+` is sent as `%2B` and a space as `%20`, never as a bare `+`.
