@@ -1,4 +1,3 @@
-import Crypto
 import FlintWire
 import Foundation
 import Logging
@@ -383,6 +382,6 @@ public struct ActionCodeService: Sendable {
     }
 
     static func id(of code: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(code.utf8)))
+        Hex.sha256(code)
     }
 }

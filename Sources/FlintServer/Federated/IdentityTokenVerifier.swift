@@ -148,7 +148,7 @@ public struct IdentityTokenVerifier: Sendable {
         case (nil, nil): return
         case (nil, _?), (_?, nil): throw .missingNonce
         case let (token?, raw?):
-            let hashed = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+            let hashed = Hex.sha256(raw)
             let matches = switch rule {
             case .sha256Hex: token == hashed
             case .plain: token == hashed || token == raw

@@ -1,4 +1,3 @@
-import Crypto
 import FlintWire
 import Foundation
 import Logging
@@ -34,7 +33,7 @@ struct AppVerifier: Sendable {
             }
             guard appToken.count <= 200, appToken.allSatisfy(\.isHexDigit) else { throw FlintError(.invalidAppCredential) }
             try await store.insertAppCredential(
-                receiptHash: Self.hash(receipt), projectID: caller.projectID, secretHash: Self.hash(secret),
+                receiptHash: Hex.sha256(receipt), projectID: caller.projectID, secretHash: Hex.sha256(secret),
                 expiresAt: clock.milliseconds + Self.credentialLifetimeSeconds * 1000)
             do {
                 try await push.send(SilentPush(
@@ -58,9 +57,9 @@ struct AppVerifier: Sendable {
             guard settings.apnsEnabled, let secret = request.iosSecret, !secret.isEmpty else {
                 throw FlintError(.missingAppCredential)
             }
-            guard let stored = try await store.appCredential(receiptHash: Self.hash(receipt), projectID: caller.projectID),
+            guard let stored = try await store.appCredential(receiptHash: Hex.sha256(receipt), projectID: caller.projectID),
                   stored.expiresAt > clock.milliseconds,
-                  constantTimeEquals(Data(Self.hash(secret).utf8), Data(stored.secretHash.utf8))
+                  constantTimeEquals(Data(Hex.sha256(secret).utf8), Data(stored.secretHash.utf8))
             else { throw FlintError(.invalidAppCredential) }
             return
         }
@@ -91,9 +90,5 @@ struct AppVerifier: Sendable {
                 throw FlintError(.captchaCheckFailed)
             }
         }
-    }
-
-    static func hash(_ value: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(value.utf8)))
     }
 }

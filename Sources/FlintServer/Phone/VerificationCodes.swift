@@ -61,7 +61,7 @@ struct VerificationCodes: Sendable {
     }
 
     static func id(of sessionInfo: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(sessionInfo.utf8)))
+        Hex.sha256(sessionInfo)
     }
 
     static func hash(code: String, sessionInfo: String) -> String {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Hexadecimal text, as webhook signatures, APNs device tokens and stored hashes use it.
@@ -12,6 +13,12 @@ enum Hex {
             output.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Lowercase hex of the SHA-256 of `text`'s UTF-8: how stored secrets are looked up and how Apple and
+    /// Facebook carry a hashed nonce.
+    static func sha256(_ text: String) -> String {
+        encode(SHA256.hash(data: Data(text.utf8)))
     }
 
     /// Either case; nil for an odd length or any other character.
