@@ -98,15 +98,12 @@ public struct ProofOfWork: Sendable {
     }
 
     private func seal(_ content: Content, context: String) throws -> String {
-        let sealed = try secrets.seal(try JSONEncoder().encode(content), context: context)
-        return Base64URL.encode(Data(base64Encoded: sealed) ?? Data())
+        try secrets.sealToken(content, context: context)
     }
 
     private func open(_ text: String, context: String) -> Content? {
-        guard text.utf8.count <= Self.maximumSealedLength, let bytes = Base64URL.decode(text),
-              let opened = try? secrets.open(bytes.base64EncodedString(), context: context)
-        else { return nil }
-        return try? JSONDecoder().decode(Content.self, from: opened)
+        guard text.utf8.count <= Self.maximumSealedLength else { return nil }
+        return secrets.openToken(text, as: Content.self, context: context)
     }
 
     private static let challengeContext = "pow-challenge"

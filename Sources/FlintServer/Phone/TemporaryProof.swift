@@ -24,8 +24,7 @@ struct TemporaryProofs: Sendable {
     func make(phoneNumber: String, projectID: String) throws -> String {
         let content = Content(id: random.token(byteCount: 16), projectID: projectID, phoneNumber: phoneNumber,
                               expiresAt: clock.seconds + Self.lifetimeSeconds)
-        let sealed = try secrets.seal(try JSONEncoder().encode(content), context: Self.context)
-        return Base64URL.encode(Data(base64Encoded: sealed) ?? Data())
+        return try secrets.sealToken(content, context: Self.context)
     }
 
     /// A checked proof, not yet used.
@@ -38,9 +37,7 @@ struct TemporaryProofs: Sendable {
     /// Checks a proof for `phoneNumber` without using it; throws `INVALID_TEMPORARY_PROOF` if it is not one.
     func check(_ proof: String, phoneNumber: String?, projectID: String) throws -> Checked {
         guard let phoneNumber, !phoneNumber.isEmpty else { throw FlintError(.missingPhoneNumber) }
-        guard let bytes = Base64URL.decode(proof),
-              let opened = try? secrets.open(bytes.base64EncodedString(), context: Self.context),
-              let content = try? JSONDecoder().decode(Content.self, from: opened),
+        guard let content = secrets.openToken(proof, as: Content.self, context: Self.context),
               content.projectID == projectID, content.phoneNumber == phoneNumber
         else { throw FlintError(.invalidTemporaryProof) }
         guard content.expiresAt > clock.seconds else { throw FlintError(.sessionExpired) }

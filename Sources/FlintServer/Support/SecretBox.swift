@@ -23,6 +23,21 @@ public struct SecretBox: Sendable {
         }
     }
 
+    /// `value` as JSON, sealed under `context`, in base64url: an opaque token only nodes sharing the master
+    /// key can read, and that cannot be altered or moved to another context.
+    public func sealToken(_ value: some Encodable, context: String) throws -> String {
+        let sealed = try seal(try JSONEncoder().encode(value), context: context)
+        return Base64URL.encode(Data(base64Encoded: sealed) ?? Data())
+    }
+
+    /// The value inside a token `sealToken` made under `context`; nil for anything else.
+    public func openToken<Value: Decodable>(_ token: some StringProtocol, as type: Value.Type, context: String) -> Value? {
+        guard let bytes = Base64URL.decode(token),
+              let opened = try? open(bytes.base64EncodedString(), context: context)
+        else { return nil }
+        return try? JSONDecoder().decode(type, from: opened)
+    }
+
     /// Loads the master key from `FLINT_MASTER_KEY` (base64 of 32 bytes) or from `master.key` in the data
     /// directory, creating that file (mode 0600) on first start. Nodes sharing one PostgreSQL must share the key.
     public static func loadMasterKey(environment: [String: String], dataDirectory: URL, random: RandomSource) throws -> SymmetricKey {
