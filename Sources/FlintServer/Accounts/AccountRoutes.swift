@@ -4,28 +4,24 @@ import Hummingbird
 /// The account operations' addresses, user-facing and admin (`projects/{p}/…`).
 extension AccountService {
     func endpoints(callers: CallerResolver, actionCodes: ActionCodeService) -> [Endpoint] {
-        func paths(_ name: String, legacy: String? = nil) -> [String] {
-            Endpoint.identityToolkitPaths("accounts:\(name)", legacy: legacy)
-                + Endpoint.identityToolkitPaths("projects/:projectId/accounts:\(name)")
-        }
-        return [
-            .json(paths("signUp", legacy: "signupNewUser") + Endpoint.identityToolkitPaths("projects/:projectId/accounts"),
+        [
+            .json(Endpoint.accountPaths("signUp", legacy: "signupNewUser") + Endpoint.identityToolkitPaths("projects/:projectId/accounts"),
                   callers: callers) { (body: SignUpRequest, caller) in try await signUp(body, caller: caller) },
-            .json(paths("signInWithPassword", legacy: "verifyPassword"), callers: callers) {
+            .json(Endpoint.accountPaths("signInWithPassword", legacy: "verifyPassword"), callers: callers) {
                 (body: SignInWithPasswordRequest, caller) in try await signInWithPassword(body, caller: caller)
             },
-            .json(paths("lookup", legacy: "getAccountInfo"), callers: callers) { (body: LookupRequest, caller) in
+            .json(Endpoint.accountPaths("lookup", legacy: "getAccountInfo"), callers: callers) { (body: LookupRequest, caller) in
                 try await lookup(body, caller: caller)
             },
-            .json(paths("update", legacy: "setAccountInfo"), callers: callers) { (body: UpdateAccountRequest, caller) in
+            .json(Endpoint.accountPaths("update", legacy: "setAccountInfo"), callers: callers) { (body: UpdateAccountRequest, caller) in
                 // With an action code, `update` applies it (verify, change or recover an address).
                 if body.oobCode != nil { return try await actionCodes.apply(oobCode: body.oobCode, caller: caller) }
                 return try await update(body, caller: caller)
             },
-            .json(paths("delete", legacy: "deleteAccount"), callers: callers) { (body: DeleteAccountRequest, caller) in
+            .json(Endpoint.accountPaths("delete", legacy: "deleteAccount"), callers: callers) { (body: DeleteAccountRequest, caller) in
                 try await delete(body, caller: caller)
             },
-            .json(paths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
+            .json(Endpoint.accountPaths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
                 (body: CreateAuthURIRequest, caller) in try await createAuthURI(body, caller: caller)
             },
             .get(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchGet"), access: .admin, callers: callers) {

@@ -5,18 +5,14 @@ import Hummingbird
 /// The email action codes' addresses: v1 names, the iOS SDK's v3 names, and the admin `projects/{p}/…` forms.
 extension ActionCodeService {
     func endpoints(callers: CallerResolver) -> [Endpoint] {
-        func paths(_ name: String, legacy: String) -> [String] {
-            Endpoint.identityToolkitPaths("accounts:\(name)", legacy: legacy)
-                + Endpoint.identityToolkitPaths("projects/:projectId/accounts:\(name)")
-        }
-        return [
-            .json(paths("sendOobCode", legacy: "getOobConfirmationCode"), callers: callers) {
+        [
+            .json(Endpoint.accountPaths("sendOobCode", legacy: "getOobConfirmationCode"), callers: callers) {
                 (body: SendOobCodeRequest, caller) in try await sendOobCode(body, caller: caller)
             },
-            .json(paths("signInWithEmailLink", legacy: "emailLinkSignin"), callers: callers) {
+            .json(Endpoint.accountPaths("signInWithEmailLink", legacy: "emailLinkSignin"), callers: callers) {
                 (body: SignInWithEmailLinkRequest, caller) in try await signInWithEmailLink(body, caller: caller)
             },
-            .json(paths("resetPassword", legacy: "resetPassword"), callers: callers) {
+            .json(Endpoint.accountPaths("resetPassword", legacy: "resetPassword"), callers: callers) {
                 (body: ResetPasswordRequest, caller) in try await resetPassword(body, caller: caller)
             },
         ]

@@ -20,6 +20,12 @@ extension Endpoint {
         return paths
     }
 
+    /// An `accounts:<name>` operation: the user-facing addresses (with the v3 `legacy` name) and the admin
+    /// `projects/{p}/accounts:<name>` ones.
+    static func accountPaths(_ name: String, legacy: String? = nil) -> [String] {
+        identityToolkitPaths("accounts:\(name)", legacy: legacy) + identityToolkitPaths("projects/:projectId/accounts:\(name)")
+    }
+
     /// A JSON operation: decode the body, resolve the caller, run `operation`, encode its result.
     /// Paths may contain `:projectId`, which then names the project (admin calls).
     static func json<Body: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
