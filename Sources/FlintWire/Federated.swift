@@ -53,6 +53,8 @@ public struct SignInWithIdpResponse: Codable, Sendable {
     public var oauthIdToken: String?
     public var oauthAccessToken: String?
     public var needConfirmation: Bool?
+    /// With `needConfirmation`: the providers of the existing account the user can sign in with instead.
+    public var verifiedProvider: [String]?
     public var errorMessage: String?
     public var pendingToken: String?
 
@@ -62,7 +64,8 @@ public struct SignInWithIdpResponse: Codable, Sendable {
 /// v2 `accounts:revokeToken`: revoke the user's Apple tokens with an authorization code.
 public struct RevokeTokenRequest: Codable, Sendable {
     public var providerId: String?
-    /// `CODE` (an authorization code), `REFRESH_TOKEN` or `ACCESS_TOKEN`.
+    /// `CODE` (an authorization code), `REFRESH_TOKEN` or `ACCESS_TOKEN`. The iOS SDK sends the enum's
+    /// number instead (`3` for `CODE`); either form decodes, numbers as their decimal text.
     public var tokenType: String?
     public var token: String?
     public var idToken: String?
@@ -74,5 +77,23 @@ public struct RevokeTokenRequest: Codable, Sendable {
         self.tokenType = tokenType
         self.token = token
         self.idToken = idToken
+    }
+}
+
+extension RevokeTokenRequest {
+    private enum CodingKeys: String, CodingKey { case providerId, tokenType, token, idToken, redirectUri, tenantId }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        providerId = try container.decodeIfPresent(String.self, forKey: .providerId)
+        if let number = try? container.decodeIfPresent(Int.self, forKey: .tokenType) {
+            tokenType = String(number)
+        } else {
+            tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType)
+        }
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+        redirectUri = try container.decodeIfPresent(String.self, forKey: .redirectUri)
+        tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
     }
 }

@@ -86,6 +86,10 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case configurationNotFound = "CONFIGURATION_NOT_FOUND"
     case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
     case missingCredential = "MISSING_CREDENTIAL"
+    case missingRequestURI = "MISSING_REQUEST_URI"
+    case invalidRequestURI = "INVALID_REQUEST_URI"
+    case invalidPendingToken = "INVALID_PENDING_TOKEN"
+    case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
 
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"

@@ -97,6 +97,14 @@ struct Serve: AsyncParsableCommand {
               FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
               FLINT_TRUST_FORWARDED_FOR         1: the client IP is X-Forwarded-For's first hop
 
+            Sign in with Apple and Facebook Login (for proxies; the issuers stay the real ones unless set):
+
+              FLINT_APPLE_BASE_URL       default https://appleid.apple.com (/auth/keys, /auth/token, /auth/revoke)
+              FLINT_APPLE_ISSUER         the one issuer to accept instead of Apple's two
+              FLINT_FACEBOOK_GRAPH_URL   default https://graph.facebook.com
+              FLINT_FACEBOOK_JWKS_URL    Limited Login's key set (default Facebook's)
+              FLINT_FACEBOOK_ISSUER      the one issuer to accept instead of Facebook's
+
             Email limits:
 
               FLINT_EMAIL_PER_IP_PER_HOUR       action emails per client IP per hour (100)
@@ -113,6 +121,7 @@ struct Serve: AsyncParsableCommand {
             configuration.delivery = try DeliveryConfiguration(environment: environment)
             configuration.phoneLimits = try PhoneLimits(environment: environment)
             configuration.emailLimits = try EmailLimits(environment: environment)
+            configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
             configuration.trustForwardedFor = ["1", "true", "yes"].contains(environment["FLINT_TRUST_FORWARDED_FOR"]?.lowercased() ?? "")
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)

@@ -84,6 +84,7 @@ enum AuthErrorUtils {
         "INVALID_EMAIL": .invalidEmail,
         "INVALID_ID_TOKEN": .invalidUserToken,
         "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
+        "PROVIDER_ALREADY_LINKED": .providerAlreadyLinked,
         "EMAIL_EXISTS": .emailAlreadyInUse,
         "OPERATION_NOT_ALLOWED": .operationNotAllowed,
         "PASSWORD_LOGIN_DISABLED": .operationNotAllowed,

@@ -279,40 +279,6 @@ extension DeliveryConfiguration {
     }
 }
 
-/// Reads `FLINT_*` variables for `DeliveryConfiguration(environment:)`, naming the variable in every error.
-private struct EnvironmentReader {
-    let environment: [String: String]
-
-    init(_ environment: [String: String]) { self.environment = environment }
-
-    /// The value, trimmed; nil when unset or empty.
-    subscript(name: String) -> String? {
-        guard let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
-        return value
-    }
-
-    func required(_ name: String, because reason: String) throws -> String {
-        guard let value = self[name] else { throw DeliveryConfigurationError.missing(variable: name, reason: reason) }
-        return value
-    }
-
-    /// An http(s) URL with a host; `fallback` when unset (required when there is none).
-    func url(_ name: String, because reason: String, default fallback: String? = nil) throws -> String {
-        guard let value = self[name] ?? fallback else { throw DeliveryConfigurationError.missing(variable: name, reason: reason) }
-        guard let components = URLComponents(string: value), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-              components.host?.isEmpty == false
-        else { throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(value)\" is not an http(s) URL") }
-        return value
-    }
-
-    func file(_ name: String, _ path: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw DeliveryConfigurationError.unreadableFile(variable: name, path: path)
-        }
-        return text
-    }
-}
-
 extension PhoneLimits {
     /// Reads overrides from `FLINT_*` variables (unset or empty keeps the default):
     /// `FLINT_PHONE_CODE_LIFETIME` (seconds), `FLINT_PHONE_MAX_ATTEMPTS`, `FLINT_SMS_PER_PROJECT_PER_MINUTE`,

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var phoneLimits = PhoneLimits()
     /// Action-email limits.
     public var emailLimits = EmailLimits()
+    /// Sign in with Apple and Facebook addresses and issuers.
+    public var identityProviderEndpoints = IdentityProviderEndpoints()
     /// Trust the first `X-Forwarded-For` address as the client IP (only behind a proxy that sets it).
     public var trustForwardedFor = false
 

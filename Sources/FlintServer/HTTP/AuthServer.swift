@@ -30,6 +30,7 @@ public final class AuthServer: Sendable {
     public let accounts: AccountService
     public let phone: PhoneService
     public let actionCodes: ActionCodeService
+    public let federated: FederatedService
     let identityProviderConfigs: IdentityProviderConfigService
     public let delivery: DeliveryServices
     let appVerifier: AppVerifier
@@ -96,6 +97,26 @@ public final class AuthServer: Sendable {
             appVerifier: appVerifier, sms: delivery.sms, clock: environment.clock, random: environment.random,
             emulator: emulator)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
+        let providers = configuration.identityProviderEndpoints
+        let httpClient = delivery.httpClient
+        federated = FederatedService(
+            store: store, tokens: tokens, secrets: secrets,
+            apple: AppleSignIn(
+                verifier: IdentityTokenVerifier(
+                    keys: JWKSCache(url: providers.appleJWKSURL, httpClient: httpClient, clock: environment.clock),
+                    clock: environment.clock),
+                issuers: providers.appleIssuers),
+            facebook: FacebookSignIn(
+                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, httpClient: httpClient),
+                limitedLogin: IdentityTokenVerifier(
+                    keys: JWKSCache(url: providers.facebookJWKSURL, httpClient: httpClient, clock: environment.clock),
+                    clock: environment.clock),
+                issuers: providers.facebookIssuers),
+            appleID: AppleIDClient(baseURL: providers.appleBaseURL, httpClient: httpClient, clock: environment.clock),
+            pendingCredentials: SingleUseTokens(
+                secrets: secrets, store: store, clock: environment.clock, random: environment.random,
+                purpose: "federated-pending-credential", lifetimeSeconds: 3600),
+            clock: environment.clock, random: environment.random, emulator: emulator)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
             store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email,
@@ -166,6 +187,7 @@ public final class AuthServer: Sendable {
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers)
+        endpoints += federated.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
             .endpoints(callers: callers)

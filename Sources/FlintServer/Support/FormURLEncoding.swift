@@ -1,6 +1,7 @@
 import Foundation
 
-/// Percent-encoding of form bodies (Twilio, siteverify, Apple) and of query strings (emailed links).
+/// Percent-encoding of form bodies (Twilio, siteverify, Apple) and of query strings (emailed links),
+/// and decoding of the forms clients send (`securetoken` bodies, `signInWithIdp` `postBody`).
 public enum FormURLEncoding {
     /// The characters left as they are (RFC 3986 unreserved); every other byte of the UTF-8 text is
     /// percent-encoded, so `+` is sent as `%2B` and a space as `%20`, never as a bare `+`.
@@ -26,5 +27,17 @@ public enum FormURLEncoding {
             }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The fields of `name=value&…` in order; `+` is a space, percent escapes are decoded (a malformed
+    /// escape leaves the text as it is). Pairs without `=` are dropped.
+    public static func decode(_ form: some StringProtocol) -> [(String, String)] {
+        form.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { part in
+                let text = part.replacingOccurrences(of: "+", with: " ")
+                return text.removingPercentEncoding ?? text
+            }
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
     }
 }

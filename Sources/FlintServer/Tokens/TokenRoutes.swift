@@ -72,12 +72,7 @@ struct TokenRoutes: Sendable {
         var fields: [String: String] = [:]
         if request.headers[.contentType]?.contains("application/x-www-form-urlencoded") == true {
             let body = String(buffer: try await JSONBody.collect(request))
-            for pair in body.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map {
-                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-                }
-                if parts.count == 2 { fields[parts[0]] = parts[1] }
-            }
+            for (name, value) in FormURLEncoding.decode(body) { fields[name] = value }
         } else {
             let body = try await JSONBody.decode(TokenRequestBody.self, from: request)
             fields["grant_type"] = body.grant_type ?? body.grantType

@@ -46,6 +46,12 @@ struct AppleIDClient: Sendable {
             key: key)
     }
 
+    /// Apple did not take the authorization code for this client (`invalid_grant` or `invalid_client`):
+    /// the code is bad, spent, or was issued to another of the project's client IDs.
+    struct CodeRejected: Error {
+        var reason: String
+    }
+
     /// Exchanges an authorization code, then revokes what it yields (the refresh token, else the access token).
     func revoke(authorizationCode code: String, credentials: Credentials) async throws {
         let secret = try clientSecret(credentials)
@@ -54,7 +60,9 @@ struct AppleIDClient: Sendable {
             ("grant_type", "authorization_code"),
         ])
         guard exchanged.isSuccess else {
-            throw FlintError(.invalidIDPResponse, "Apple refused the authorization code (\(exchanged.jsonString("error") ?? exchanged.bodyText))")
+            let reason = exchanged.jsonString("error") ?? exchanged.bodyText
+            if ["invalid_grant", "invalid_client"].contains(reason) { throw CodeRejected(reason: reason) }
+            throw FlintError(.invalidIDPResponse, "Apple refused the authorization code (\(reason))")
         }
         let (token, hint) = if let refresh = exchanged.jsonString("refresh_token") {
             (refresh, "refresh_token")

@@ -1,0 +1,16 @@
+import FlintWire
+import Hummingbird
+
+/// Federated sign-in's addresses: `accounts:signInWithIdp` (v3 `verifyAssertion`) and v2 `accounts:revokeToken`.
+extension FederatedService {
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
+        [
+            .json(Endpoint.accountPaths("signInWithIdp", legacy: "verifyAssertion"), callers: callers) {
+                (body: SignInWithIdpRequest, caller) in try await signInWithIdp(body, caller: caller)
+            },
+            .json(Endpoint.identityToolkitPaths(version: "v2", "accounts:revokeToken"), callers: callers) {
+                (body: RevokeTokenRequest, caller) in try await revokeToken(body, caller: caller)
+            },
+        ]
+    }
+}

@@ -1,0 +1,32 @@
+import FlintWire
+
+/// An outside account a provider vouched for (Apple's `sub`, a Facebook user id), with the profile
+/// Flint stores on the user and returns in `signInWithIdp`.
+struct ProviderIdentity: Codable, Sendable, Equatable {
+    var providerID: String
+    /// The provider's id of the account (`federatedId`, `rawId`).
+    var rawID: String
+    var email: String?
+    /// Whether the provider vouches for the email (Apple does; Facebook does not).
+    var emailVerified = false
+    var displayName: String?
+    var firstName: String?
+    var lastName: String?
+    var photoURL: String?
+    var screenName: String?
+    /// The provider's profile as it sent it (token claims, Graph fields): `rawUserInfo`.
+    var rawUserInfo: [String: JSONValue] = [:]
+
+    /// The stored form, on the user.
+    var federatedIdentity: FederatedIdentity {
+        FederatedIdentity(providerID: providerID, rawID: rawID, email: email, displayName: displayName,
+                          photoURL: photoURL, screenName: screenName)
+    }
+}
+
+/// The provider's own tokens, echoed back as `oauthIdToken` / `oauthAccessToken` so the SDK can build
+/// credentials from the answer.
+struct ProviderTokens: Sendable, Equatable {
+    var idToken: String?
+    var accessToken: String?
+}
