@@ -104,7 +104,7 @@ struct IdentityProviderConfigService: Sendable {
                 : nil)
     }
 
-    private static func providerID(_ raw: String?) throws -> String {
+    static func providerID(_ raw: String?) throws -> String {
         guard let raw, supported.contains(raw) else {
             throw FlintError(.invalidProviderID, "Flint supports \(supported.sorted().joined(separator: ", "))")
         }

@@ -146,6 +146,15 @@ public final class AuthServer: Sendable {
         return ProjectConfigService.config(of: updated)
     }
 
+    /// Creates or replaces the configuration of a built-in identity provider (`apple.com`, `facebook.com`),
+    /// as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
+    public func configureIdentityProvider(_ projectID: String, _ providerID: String, _ config: DefaultSupportedIdpConfig)
+        async throws -> DefaultSupportedIdpConfig {
+        let id = try IdentityProviderConfigService.providerID(providerID)
+        let project = try await projects.ensureProject(projectID)
+        return try await identityProviderConfigs.save(id, config, mask: nil, caller: Caller(project: project, isAdmin: true))
+    }
+
     /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
     /// `onRunning` receives the bound port.
     public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
