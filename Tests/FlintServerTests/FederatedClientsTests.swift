@@ -22,12 +22,16 @@ import Testing
             #expect(apple.revocations.all.first?.clientID == "com.example.app")
 
             // The code is single use at Apple; a second revocation with it is refused.
-            await #expect(throws: FlintError.self) { try await client.revoke(authorizationCode: code, credentials: credentials) }
+            await #expect(throws: AppleIDClient.CodeRejected.self) {
+                try await client.revoke(authorizationCode: code, credentials: credentials)
+            }
             // A client secret signed with another key is refused.
             var forged = credentials
             forged.privateKeyPEM = P256.Signing.PrivateKey().pemRepresentation
             let other = apple.makeAuthorizationCode(for: "001.user", clientID: "com.example.app")
-            await #expect(throws: FlintError.self) { try await client.revoke(authorizationCode: other, credentials: forged) }
+            await #expect(throws: AppleIDClient.CodeRejected.self) {
+                try await client.revoke(authorizationCode: other, credentials: forged)
+            }
             #expect(apple.revocations.all.count == 1)
         } catch {
             await apple.stop()

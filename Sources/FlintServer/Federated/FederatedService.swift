@@ -66,10 +66,7 @@ public struct FederatedService: Sendable {
             identity = try await apple.verify(assertion, configuration: configuration)
         case ProviderID.facebook:
             identity = try await facebook.verify(assertion, configuration: configuration) {
-                try configuration.sealedClientSecret.map { sealed in
-                    String(decoding: try secrets.open(sealed, context: IdentityProviderConfigService.secretContext(
-                        projectID: caller.projectID, providerID: ProviderID.facebook)), as: UTF8.self)
-                }
+                try configuration.sealedClientSecret.map { try openSecret($0, providerID: ProviderID.facebook, caller: caller) }
             }
         default:
             throw FlintError(.invalidProviderID, "Flint verifies apple.com and facebook.com credentials only.")
@@ -241,6 +238,12 @@ public struct FederatedService: Sendable {
         var response = try profileResponse(identity, providerTokens: providerTokens)
         response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
         return response
+    }
+
+    /// A provider secret (Facebook's app secret, Apple's private key) the admin API sealed.
+    func openSecret(_ sealed: String, providerID: String, caller: Caller) throws -> String {
+        let context = IdentityProviderConfigService.secretContext(projectID: caller.projectID, providerID: providerID)
+        return String(decoding: try secrets.open(sealed, context: context), as: UTF8.self)
     }
 
     private func save(_ user: UserAccount) async throws {

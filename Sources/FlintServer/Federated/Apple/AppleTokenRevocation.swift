@@ -26,8 +26,7 @@ extension FederatedService {
         }
         guard let teamID = configuration.teamID, let keyID = configuration.keyID, let sealedKey = configuration.sealedPrivateKey
         else { throw FlintError(.invalidProviderConfig, "apple.com has no codeFlowConfig (team id, key id, private key).") }
-        let privateKey = String(decoding: try secrets.open(sealedKey, context: IdentityProviderConfigService.secretContext(
-            projectID: caller.projectID, providerID: ProviderID.apple)), as: UTF8.self)
+        let privateKey = try openSecret(sealedKey, providerID: ProviderID.apple, caller: caller)
         let clientIDs = configuration.bundleIDs + [configuration.clientID].compactMap { $0 }
         var lastRejection = "no client ID configured"
         for clientID in clientIDs {
