@@ -39,6 +39,9 @@ public struct SignInResponse: Codable, Sendable {
     public var expiresIn: String?
     public var registered: Bool?
     public var isNewUser: Bool?
+    /// Set instead of tokens when the user must pass a second factor (`v2/accounts/mfaSignIn:*`).
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(kind: String? = nil, localId: String, email: String? = nil, displayName: String? = nil,
                 idToken: String? = nil, refreshToken: String? = nil, expiresIn: String? = nil,
@@ -140,6 +143,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var lastRefreshAt: String?
     public var customAttributes: String?
     public var emailLinkSignin: Bool?
+    /// The enrolled second factors.
+    public var mfaInfo: [MFAEnrollment]?
     public var tenantId: String?
 
     public init(localId: String) { self.localId = localId }

@@ -87,6 +87,9 @@ public struct SignInWithEmailLinkResponse: Codable, Sendable {
     public var localId: String?
     public var email: String?
     public var isNewUser: Bool?
+    /// Set instead of tokens when the user must pass a second factor (`v2/accounts/mfaSignIn:*`).
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(kind: String? = "identitytoolkit#EmailLinkSigninResponse", idToken: String? = nil,
                 refreshToken: String? = nil, expiresIn: String? = nil, localId: String? = nil, email: String? = nil,

@@ -57,6 +57,9 @@ public struct SignInWithIdpResponse: Codable, Sendable {
     public var verifiedProvider: [String]?
     public var errorMessage: String?
     public var pendingToken: String?
+    /// Set instead of tokens when the user must pass a second factor (`v2/accounts/mfaSignIn:*`).
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(kind: String? = "identitytoolkit#VerifyAssertionResponse") { self.kind = kind }
 }

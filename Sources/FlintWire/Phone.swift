@@ -77,6 +77,9 @@ public struct SignInWithPhoneNumberResponse: Codable, Sendable {
     public var phoneNumber: String?
     public var temporaryProof: String?
     public var temporaryProofExpiresIn: String?
+    /// Set instead of tokens when the user must pass a second factor (`v2/accounts/mfaSignIn:*`).
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(idToken: String? = nil, refreshToken: String? = nil, expiresIn: String? = nil, localId: String? = nil,
                 isNewUser: Bool? = nil, phoneNumber: String? = nil, temporaryProof: String? = nil,

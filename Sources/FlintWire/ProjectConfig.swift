@@ -117,8 +117,35 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         }
     }
 
+    /// `mfa`: multi-factor authentication. `state` is `ENABLED` or `DISABLED`; `enabledProviders` lists
+    /// `PHONE_SMS`; TOTP is enabled through `providerConfigs` (`{state, totpProviderConfig: {adjacentIntervals}}`).
+    public struct MultiFactorConfig: Codable, Sendable, Equatable {
+        public struct ProviderConfig: Codable, Sendable, Equatable {
+            public struct TOTP: Codable, Sendable, Equatable {
+                /// Codes of this many 30-second steps either side of now are accepted (0–10).
+                public var adjacentIntervals: Int?
+                public init(adjacentIntervals: Int? = nil) { self.adjacentIntervals = adjacentIntervals }
+            }
+            public var state: String?
+            public var totpProviderConfig: TOTP?
+            public init(state: String? = nil, totpProviderConfig: TOTP? = nil) {
+                self.state = state
+                self.totpProviderConfig = totpProviderConfig
+            }
+        }
+        public var state: String?
+        public var enabledProviders: [String]?
+        public var providerConfigs: [ProviderConfig]?
+        public init(state: String? = nil, enabledProviders: [String]? = nil, providerConfigs: [ProviderConfig]? = nil) {
+            self.state = state
+            self.enabledProviders = enabledProviders
+            self.providerConfigs = providerConfigs
+        }
+    }
+
     public var name: String?
     public var signIn: SignIn?
+    public var mfa: MultiFactorConfig?
     public var authorizedDomains: [String]?
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var smsRegionConfig: SmsRegionConfig?
@@ -127,8 +154,9 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
-                appVerification: AppVerification? = nil, apps: Apps? = nil) {
+                appVerification: AppVerification? = nil, apps: Apps? = nil, mfa: MultiFactorConfig? = nil) {
         self.apps = apps
+        self.mfa = mfa
         self.name = name
         self.signIn = signIn
         self.authorizedDomains = authorizedDomains

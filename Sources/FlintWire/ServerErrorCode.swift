@@ -64,6 +64,14 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case rejectedCredential = "REJECTED_CREDENTIAL"
     case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
     case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
+    case missingMFAPendingCredential = "MISSING_MFA_PENDING_CREDENTIAL"
+    case invalidMFAPendingCredential = "INVALID_MFA_PENDING_CREDENTIAL"
+    case missingMFAEnrollmentID = "MISSING_MFA_ENROLLMENT_ID"
+    case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
+    case unverifiedEmail = "UNVERIFIED_EMAIL"
+    case secondFactorExists = "SECOND_FACTOR_EXISTS"
+    case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
+    case missingTOTPCode = "MISSING_TOTP_VERIFICATION_CODE"
 
     // Email action codes
     case invalidOobCode = "INVALID_OOB_CODE"
