@@ -50,8 +50,8 @@ import Testing
             #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
             #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == nil)
 
-            #expect(try await store.deleteUser(projectID: "p1", localID: "alice"))
-            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") == false)
+            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") != nil)
+            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") == nil)
             #expect(try await store.user(projectID: "p1", localID: "alice") == nil)
         }
     }

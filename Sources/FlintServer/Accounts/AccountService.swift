@@ -7,6 +7,7 @@ public struct AccountService: Sendable {
     let store: Store
     let tokens: TokenService
     let hasher: PasswordHasher
+    let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
 
@@ -105,6 +106,13 @@ public struct AccountService: Sendable {
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email)
         if user.disabled { throw FlintError(.userDisabled) }
+        if let challenge = try gate.challenge(for: user, signInProvider: ProviderID.password) {
+            var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
+                                          email: user.email, displayName: user.displayName ?? "", registered: true)
+            response.mfaPendingCredential = challenge.pendingCredential
+            response.mfaInfo = challenge.mfaInfo
+            return response
+        }
 
         var signedIn = user
         signedIn.lastLoginAt = clock.milliseconds
@@ -164,6 +172,7 @@ public struct AccountService: Sendable {
             user = token.user
             verified = token
         }
+        if let verified, request.email != nil || request.password != nil { try tokens.requireRecentSignIn(verified) }
         if !caller.isAdmin,
            request.emailVerified != nil || request.disableUser != nil || request.customAttributes != nil
             || request.validSince != nil || request.phoneNumber != nil {
@@ -248,9 +257,11 @@ public struct AccountService: Sendable {
         if caller.isAdmin, let requested = request.localId {
             localID = requested
         } else {
-            localID = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID).user.localID
+            let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
+            try tokens.requireRecentSignIn(verified)
+            localID = verified.user.localID
         }
-        guard try await store.deleteUser(projectID: caller.projectID, localID: localID) else {
+        guard try await store.deleteUser(projectID: caller.projectID, localID: localID) != nil else {
             throw FlintError(.userNotFound)
         }
         return DeleteAccountResponse()

@@ -26,6 +26,7 @@ extension UserRecord {
         lastRefreshAt = user.lastRefreshAt.map(Self.iso8601)
         customAttributes = user.customAttributes
         emailLinkSignin = user.emailLinkSignin ? true : nil
+        mfaInfo = user.mfaFactors.isEmpty ? nil : user.mfaFactors.map { $0.wire(maskingPhone: false) }
     }
 }
 

@@ -65,6 +65,7 @@ struct ProjectConfigService: Sendable {
         if mask.covers("apps") {
             settings.apps = try Self.apps(change.apps)
         }
+        try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
         let final = settings
         return try await projects.updateSettings(project.id) { $0 = final }
     }
@@ -88,6 +89,35 @@ struct ProjectConfigService: Sendable {
             checked[number] = code
         }
         return checked
+    }
+
+    /// `mfa.state`, `mfa.enabledProviders` (`PHONE_SMS`) and `mfa.providerConfigs` (TOTP).
+    private static func applyMultiFactor(_ config: ProjectConfig.MultiFactorConfig?, mask: UpdateMask,
+                                         to settings: inout ProjectSettings.MultiFactor) throws {
+        func isEnabled(_ state: String?, field: String) throws -> Bool {
+            switch state ?? "DISABLED" {
+            case "ENABLED": return true
+            case "DISABLED", "STATE_UNSPECIFIED": return false
+            default: throw FlintError(.invalidArgument, "\(field) must be ENABLED or DISABLED")
+            }
+        }
+        if mask.covers("mfa.state") { settings.enabled = try isEnabled(config?.state, field: "mfa.state") }
+        if mask.covers("mfa.enabledProviders") {
+            let providers = config?.enabledProviders ?? []
+            if let unknown = providers.first(where: { $0 != "PHONE_SMS" }) {
+                throw FlintError(.invalidArgument, "Unknown mfa.enabledProviders entry \(unknown)")
+            }
+            settings.phone = providers.contains("PHONE_SMS")
+        }
+        if mask.covers("mfa.providerConfigs") {
+            let totp = config?.providerConfigs?.first { $0.totpProviderConfig != nil }
+            settings.totp = try isEnabled(totp?.state, field: "mfa.providerConfigs.state")
+            let intervals = totp?.totpProviderConfig?.adjacentIntervals ?? ProjectSettings.MultiFactor().totpAdjacentIntervals
+            guard (0...10).contains(intervals) else {
+                throw FlintError(.invalidArgument, "totpProviderConfig.adjacentIntervals must be 0…10")
+            }
+            settings.totpAdjacentIntervals = intervals
+        }
     }
 
     private static func apps(_ config: ProjectConfig.Apps?) throws -> ProjectSettings.Apps {
@@ -144,7 +174,12 @@ struct ProjectConfigService: Sendable {
                 proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired),
             apps: .init(
                 ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID) },
-                android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }))
+                android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }),
+            mfa: .init(
+                state: settings.multiFactor.enabled ? "ENABLED" : "DISABLED",
+                enabledProviders: settings.multiFactor.phone ? ["PHONE_SMS"] : [],
+                providerConfigs: [.init(state: settings.multiFactor.totp ? "ENABLED" : "DISABLED",
+                                        totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]))
     }
 }
 
@@ -177,6 +212,11 @@ struct UpdateMask: Sendable {
             if verification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
         }
         if config.apps != nil { paths.append("apps") }
+        if let mfa = config.mfa {
+            if mfa.state != nil { paths.append("mfa.state") }
+            if mfa.enabledProviders != nil { paths.append("mfa.enabledProviders") }
+            if mfa.providerConfigs != nil { paths.append("mfa.providerConfigs") }
+        }
         self.paths = paths
     }
 

@@ -52,13 +52,15 @@ public final class ProjectDirectory: Sendable {
     public func ensureProject(_ id: String) async throws -> Project {
         if let project = try await project(id) { return project }
         let signerKey = Data(random.bytes(64))
-        let settings = ProjectSettings(
+        var settings = ProjectSettings(
             authorizedDomains: defaultAuthorizedDomains,
             // Enumeration protection is on for new production projects, off in the emulator (as Firebase's).
             improvedEmailPrivacy: !emulator,
             passwordHash: .init(
                 sealedSignerKey: try secrets.seal(signerKey, context: "password-signer-key:\(id)"),
                 saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14))
+        // The official emulator's projects have SMS multi-factor enabled; production projects start without.
+        if emulator { settings.multiFactor = .init(enabled: true, phone: true) }
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         // Another node may create it at the same moment; whichever insert wins, both read it back.
         try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)
@@ -72,6 +74,8 @@ public final class ProjectDirectory: Sendable {
         let current = try await ensureProject(id)
         var settings = current.settings
         try change(&settings)
+        // The official emulator's projects have SMS multi-factor enabled; production projects start without.
+        if emulator { settings.multiFactor = .init(enabled: true, phone: true) }
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         try await store.updateProjectSettings(projectID: id, settings: json)
         let project = Project(id: id, settings: settings, signerKey: current.signerKey)

@@ -137,8 +137,27 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// Multi-factor authentication (the v2 config's `mfa`).
+    public struct MultiFactor: Codable, Sendable, Equatable {
+        /// `mfa.state == ENABLED`: users may enroll second factors.
+        public var enabled = false
+        /// `PHONE_SMS` is among `mfa.enabledProviders`.
+        public var phone = false
+        /// The TOTP provider config is `ENABLED`.
+        public var totp = false
+        /// TOTP codes of this many 30-second steps either side of now are accepted.
+        public var totpAdjacentIntervals = 1
+
+        public init(enabled: Bool = false, phone: Bool = false, totp: Bool = false) {
+            self.enabled = enabled
+            self.phone = phone
+            self.totp = totp
+        }
+    }
+
     public var authorizedDomains: [String]
     public var signIn = SignIn()
+    public var multiFactor = MultiFactor()
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
     public var improvedEmailPrivacy: Bool
     public var passwordHash: PasswordHash
@@ -166,5 +185,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         apps = try container.decodeIfPresent(Apps.self, forKey: .apps) ?? Apps()
         emailTemplates = try container.decodeIfPresent([String: EmailTemplate].self, forKey: .emailTemplates) ?? [:]
         identityProviders = try container.decodeIfPresent([String: IdentityProvider].self, forKey: .identityProviders) ?? [:]
+        multiFactor = try container.decodeIfPresent(MultiFactor.self, forKey: .multiFactor) ?? MultiFactor()
     }
 }

@@ -14,6 +14,7 @@ public struct ActionCodeService: Sendable {
     let accounts: AccountService
     let projects: ProjectDirectory
     let email: any EmailSender
+    let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
     let limits: EmailLimits
@@ -206,8 +207,15 @@ public struct ActionCodeService: Sendable {
             }
             user.emailVerified = true
             user.emailLinkSignin = true
-            user.lastLoginAt = now
+            let challenge = try gate.challenge(for: user, signInProvider: ProviderID.password)
+            if challenge == nil { user.lastLoginAt = now }
             try await accounts.save(user)
+            if let challenge {
+                var response = SignInWithEmailLinkResponse(localId: user.localID, email: user.email)
+                response.mfaPendingCredential = challenge.pendingCredential
+                response.mfaInfo = challenge.mfaInfo
+                return response
+            }
             return try await response(for: user, isNewUser: false)
         }
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: now)

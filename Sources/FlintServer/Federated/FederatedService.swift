@@ -12,6 +12,7 @@ public struct FederatedService: Sendable {
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
+    let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
     /// Emulator mode: provider tokens are read without verification and no outside call is made.
@@ -78,8 +79,9 @@ public struct FederatedService: Sendable {
 
     /// Where a verified identity leads.
     private enum Resolution {
-        /// Tokens for this user (saved with the identity attached).
-        case signedIn(UserAccount, isNewUser: Bool)
+        /// Tokens for this user (saved with the identity attached); `linked` when the caller was signed in
+        /// already (a link), so no second factor is asked.
+        case signedIn(UserAccount, isNewUser: Bool, linked: Bool = false)
         /// Another account has the identity's email: the user must sign in to it first and link.
         case needsConfirmation(UserAccount)
     }
@@ -165,7 +167,7 @@ public struct FederatedService: Sendable {
         if user.displayName == nil { user.displayName = identity.displayName }
         if user.photoURL == nil { user.photoURL = identity.photoURL }
         user.identities.append(identity.federatedIdentity)
-        return .signedIn(user, isNewUser: false)
+        return .signedIn(user, isNewUser: false, linked: true)
     }
 
     /// Keeps a linked identity's stored profile current (the provider may have a new name or photo).
@@ -193,8 +195,16 @@ public struct FederatedService: Sendable {
             response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
             if emulator { response.localId = holder.localID }
             return response
-        case .signedIn(var user, let isNewUser):
+        case .signedIn(var user, let isNewUser, let linked):
             if user.disabled { throw FlintError(.userDisabled) }
+            if !linked, let challenge = try gate.challenge(for: user, signInProvider: identity.providerID) {
+                // The identity (and any profile refresh) is saved; the tokens wait for the second factor.
+                try await save(user)
+                response.localId = user.localID
+                response.mfaPendingCredential = challenge.pendingCredential
+                response.mfaInfo = challenge.mfaInfo
+                return response
+            }
             if !isNewUser {
                 user.lastLoginAt = clock.milliseconds
                 try await save(user)

@@ -31,6 +31,7 @@ public final class AuthServer: Sendable {
     public let phone: PhoneService
     public let actionCodes: ActionCodeService
     public let federated: FederatedService
+    public let multiFactor: MultiFactorService
     let identityProviderConfigs: IdentityProviderConfigService
     public let delivery: DeliveryServices
     let appVerifier: AppVerifier
@@ -77,8 +78,10 @@ public final class AuthServer: Sendable {
                 emulator ? "https://securetoken.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
             })
+        let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         accounts = AccountService(
-            store: store, tokens: tokens, hasher: PasswordHasher(), clock: environment.clock, random: environment.random)
+            store: store, tokens: tokens, hasher: PasswordHasher(), gate: secondFactorGate, clock: environment.clock,
+            random: environment.random)
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery
         if emulator { deliveryConfiguration = DeliveryConfiguration() }
@@ -94,8 +97,14 @@ public final class AuthServer: Sendable {
                 emulator: emulator),
             proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
-            appVerifier: appVerifier, sms: delivery.sms, clock: environment.clock, random: environment.random,
-            emulator: emulator)
+            appVerifier: appVerifier, sms: delivery.sms, gate: secondFactorGate, clock: environment.clock,
+            random: environment.random, emulator: emulator)
+        multiFactor = MultiFactorService(
+            store: store, tokens: tokens, phone: phone, gate: secondFactorGate, secrets: secrets,
+            totpEnrollments: SingleUseTokens(
+                secrets: secrets, store: store, clock: environment.clock, random: environment.random,
+                purpose: "totp-enrollment", lifetimeSeconds: 1800),
+            clock: environment.clock, random: environment.random)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
         let providers = configuration.identityProviderEndpoints
         let httpClient = delivery.httpClient
@@ -116,10 +125,10 @@ public final class AuthServer: Sendable {
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "federated-pending-credential", lifetimeSeconds: 3600),
-            clock: environment.clock, random: environment.random, emulator: emulator)
+            gate: secondFactorGate, clock: environment.clock, random: environment.random, emulator: emulator)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
-            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email,
+            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, gate: secondFactorGate,
             clock: environment.clock, random: environment.random, limits: configuration.emailLimits, emulator: emulator,
             publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
             logger: logger)
@@ -197,6 +206,7 @@ public final class AuthServer: Sendable {
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers)
         endpoints += federated.endpoints(callers: callers)
+        endpoints += multiFactor.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
             .endpoints(callers: callers)

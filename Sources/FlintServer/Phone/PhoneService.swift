@@ -12,6 +12,7 @@ public struct PhoneService: Sendable {
     let limits: SendLimits
     let appVerifier: AppVerifier
     let sms: any SMSSender
+    let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
     let emulator: Bool
@@ -24,25 +25,30 @@ public struct PhoneService: Sendable {
         let settings = caller.project.settings
         guard settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
         let phoneNumber = try Self.phoneNumber(request.phoneNumber)
-
-        // Fictional numbers: their fixed code, no SMS, no app check, no limits.
-        if let fixedCode = settings.phone.testNumbers[phoneNumber] {
-            let sessionInfo = try await codes.issue(
-                code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: VerificationCodes.signIn)
-            return SendVerificationCodeResponse(sessionInfo: sessionInfo)
-        }
-        try await appVerifier.check(request, caller: caller)
-        try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
-        if !emulator {
-            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, clientIP: caller.clientIP,
-                                   purpose: VerificationCodes.signIn)
-        }
-        let sessionInfo = try await sendCode(to: phoneNumber, caller: caller, purpose: VerificationCodes.signIn)
+        let sessionInfo = try await deliverCode(to: phoneNumber, appCheck: request, caller: caller, purpose: VerificationCodes.signIn)
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
 
+    /// Everything sending a code takes, for sign-in and second factors alike. Fictional numbers get their
+    /// fixed code with no SMS, app check or limits; real ones need the app credential in `appCheck`, an
+    /// allowed region, and room under the limits.
+    func deliverCode(to phoneNumber: String, appCheck: SendVerificationCodeRequest, caller: Caller, purpose: String)
+        async throws -> String {
+        let settings = caller.project.settings
+        if let fixedCode = settings.phone.testNumbers[phoneNumber] {
+            return try await codes.issue(code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
+        }
+        try await appVerifier.check(appCheck, caller: caller)
+        try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
+        if !emulator {
+            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, clientIP: caller.clientIP,
+                                   purpose: purpose)
+        }
+        return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)
+    }
+
     /// Issues a fresh code and sends it by SMS; the code is withdrawn if the SMS cannot be sent.
-    func sendCode(to phoneNumber: String, caller: Caller, purpose: String) async throws -> String {
+    private func sendCode(to phoneNumber: String, caller: Caller, purpose: String) async throws -> String {
         let code = codes.newCode()
         let sessionInfo = try await codes.issue(code: code, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
         let text = SMSText.message(code: code, appName: caller.projectID, locale: caller.locale)
@@ -118,11 +124,19 @@ public struct PhoneService: Sendable {
         } catch StoreError.duplicate(.phoneNumber) {
             throw FlintError(.phoneNumberExists)
         }
-        return try await signIn(user, isNewUser: false)
+        return try await signIn(user, isNewUser: false, linked: true)
     }
 
-    private func signIn(_ user: UserAccount, isNewUser: Bool) async throws -> SignInWithPhoneNumberResponse {
+    /// Tokens for `user`, or a second-factor challenge when it has factors (not for a link: its caller
+    /// is signed in already).
+    private func signIn(_ user: UserAccount, isNewUser: Bool, linked: Bool = false) async throws -> SignInWithPhoneNumberResponse {
         if user.disabled { throw FlintError(.userDisabled) }
+        if !isNewUser, !linked, let challenge = try gate.challenge(for: user, signInProvider: ProviderID.phone) {
+            var response = SignInWithPhoneNumberResponse(localId: user.localID, phoneNumber: user.phoneNumber)
+            response.mfaPendingCredential = challenge.pendingCredential
+            response.mfaInfo = challenge.mfaInfo
+            return response
+        }
         var signedIn = user
         signedIn.lastLoginAt = clock.milliseconds
         if !isNewUser {

@@ -143,6 +143,14 @@ enum Migrations {
             "CREATE INDEX oob_codes_project ON oob_codes(project_id, created_at)",
             "CREATE INDEX oob_codes_expiry ON oob_codes(expires_at)",
         ]),
+        (5, [
+            // Second factors, as JSON on the user row (they live and die with it; TOTP secrets are sealed).
+            "ALTER TABLE users ADD COLUMN mfa_factors TEXT",
+            // The second factor a session passed, so refreshed ID tokens keep its claims.
+            "ALTER TABLE refresh_tokens ADD COLUMN second_factor TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN second_factor_id TEXT",
+            "CREATE INDEX oob_codes_user ON oob_codes(project_id, local_id)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -25,6 +25,8 @@ public struct UserAccount: Sendable, Equatable {
     public var lastRefreshAt: Int64?
     public var emailLinkSignin = false
     public var identities: [FederatedIdentity] = []
+    /// Enrolled second factors.
+    public var mfaFactors: [SecondFactor] = []
 
     public init(projectID: String, localID: String, createdAt: Int64) {
         self.projectID = projectID
@@ -37,6 +39,46 @@ public struct UserAccount: Sendable, Equatable {
 
     /// A user with no way to sign in again but their refresh token.
     public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && identities.isEmpty }
+}
+
+/// An enrolled second factor: a phone number that receives codes, or a TOTP authenticator.
+public struct SecondFactor: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case phone
+        case totp
+    }
+
+    /// `mfaEnrollmentId`.
+    public var enrollmentID: String
+    public var kind: Kind
+    public var displayName: String?
+    public var phoneNumber: String?
+    /// TOTP: the shared secret, sealed with the master key.
+    public var sealedSecret: String?
+    /// Epoch milliseconds.
+    public var enrolledAt: Int64
+
+    public init(enrollmentID: String, kind: Kind, displayName: String? = nil, phoneNumber: String? = nil,
+                sealedSecret: String? = nil, enrolledAt: Int64) {
+        self.enrollmentID = enrollmentID
+        self.kind = kind
+        self.displayName = displayName
+        self.phoneNumber = phoneNumber
+        self.sealedSecret = sealedSecret
+        self.enrolledAt = enrolledAt
+    }
+}
+
+/// The second factor a session passed: its kind (`phone`, `totp`) and enrollment id, for the ID token's
+/// `sign_in_second_factor` and `second_factor_identifier` claims.
+public struct PassedSecondFactor: Sendable, Equatable {
+    public var kind: String
+    public var enrollmentID: String
+
+    public init(kind: String, enrollmentID: String) {
+        self.kind = kind
+        self.enrollmentID = enrollmentID
+    }
 }
 
 /// A link between a user and an outside identity provider account.
@@ -68,8 +110,12 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var authTime: Int64
     /// Epoch seconds.
     public var createdAt: Int64
+    /// The second factor the sign-in passed, if any.
+    public var secondFactor: PassedSecondFactor?
 
-    public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64) {
+    public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
+                secondFactor: PassedSecondFactor? = nil) {
+        self.secondFactor = secondFactor
         self.projectID = projectID
         self.localID = localID
         self.signInProvider = signInProvider

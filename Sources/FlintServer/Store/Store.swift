@@ -38,7 +38,7 @@ extension Store {
     private static let userColumns = """
         project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
         password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
-        last_refresh_at, email_link_signin
+        last_refresh_at, email_link_signin, mfa_factors
         """
 
     /// Inserts a new user and its identities.
@@ -46,7 +46,7 @@ extension Store {
         try await mapUniqueViolations {
             try await database.transaction { tx in
                 try await tx.query(
-                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     Self.binds(user))
                 try await Self.insertIdentities(of: user, tx)
             }
@@ -61,7 +61,8 @@ extension Store {
                     """
                     UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
                         password_hash = ?, password_salt = ?, password_updated_at = ?, disabled = ?, custom_attributes = ?,
-                        valid_since = ?, created_at = ?, last_login_at = ?, last_refresh_at = ?, email_link_signin = ?
+                        valid_since = ?, created_at = ?, last_login_at = ?, last_refresh_at = ?, email_link_signin = ?,
+                        mfa_factors = ?
                     WHERE project_id = ? AND local_id = ?
                     """,
                     Array(Self.binds(user).dropFirst(2)) + [.text(user.projectID), .text(user.localID)])
@@ -113,14 +114,28 @@ extension Store {
             [.text(projectID), .text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
     }
 
-    /// Deletes the user with its identities and refresh tokens. Returns whether a user was deleted.
+    /// Deletes the user and everything that names it, in one transaction: its identities, second factors
+    /// and refresh tokens (cascaded), its pending email action codes, and pending phone codes sent to its
+    /// numbers. Returns the deleted user, nil if there was none. (Rate-limit counters stay until they
+    /// expire: deleting an account must not reset the limits on its address or number.)
     @discardableResult
-    public func deleteUser(projectID: String, localID: String) async throws -> Bool {
-        try await database.transaction { tx in
+    public func deleteUser(projectID: String, localID: String) async throws -> UserAccount? {
+        guard let user = try await user(projectID: projectID, localID: localID) else { return nil }
+        let deleted = try await database.transaction { tx in
             let rows = try await tx.query(
                 "DELETE FROM users WHERE project_id = ? AND local_id = ? RETURNING local_id", .text(projectID), .text(localID))
-            return !rows.isEmpty
+            guard !rows.isEmpty else { return false }
+            try await tx.query(
+                "DELETE FROM oob_codes WHERE project_id = ? AND (local_id = ? OR email = ? OR new_email = ?)",
+                .text(projectID), .text(localID), SQLValue(user.email), SQLValue(user.email))
+            let numbers = Set([user.phoneNumber].compactMap { $0 } + user.mfaFactors.compactMap(\.phoneNumber))
+            for number in numbers {
+                try await tx.query(
+                    "DELETE FROM verification_codes WHERE project_id = ? AND phone_number = ?", .text(projectID), .text(number))
+            }
+            return true
         }
+        return deleted ? user : nil
     }
 
     public func deleteAllUsers(projectID: String) async throws {
@@ -180,7 +195,7 @@ extension Store {
             SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
             SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
             SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
-            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin),
+            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.encodeFactors(user.mfaFactors)),
         ]
     }
 
@@ -202,7 +217,16 @@ extension Store {
         user.lastLoginAt = row.int("last_login_at")
         user.lastRefreshAt = row.int("last_refresh_at")
         user.emailLinkSignin = row.bool("email_link_signin")
+        user.mfaFactors = row.string("mfa_factors").flatMap {
+            try? JSONDecoder().decode([SecondFactor].self, from: Data($0.utf8))
+        } ?? []
         return user
+    }
+
+    /// The factors as stored: a JSON array, or NULL when there are none.
+    private static func encodeFactors(_ factors: [SecondFactor]) -> String? {
+        guard !factors.isEmpty, let data = try? JSONEncoder().encode(factors) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Translates the databases' unique-constraint errors into the field that collided.
@@ -225,24 +249,32 @@ extension Store {
     public func insertRefreshToken(hash: String, _ record: RefreshTokenRecord) async throws {
         try await database.query(
             """
-            INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
+                second_factor, second_factor_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
-            .int(record.authTime), .int(record.createdAt))
+            .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
+            SQLValue(record.secondFactor?.enrollmentID))
     }
 
     /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
     /// unknown (never issued, or its user deleted).
     public func refreshSession(hash: String) async throws -> (record: RefreshTokenRecord, user: UserAccount)? {
         guard let (user, row) = try await fetchUserRows(
-            extraColumns: ", r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at",
+            extraColumns: """
+                , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
+                r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id
+                """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
             where: "r.token_hash = ?", [.text(hash)]
         ).first else { return nil }
         let record = RefreshTokenRecord(
             projectID: user.projectID, localID: user.localID, signInProvider: row.string("r_sign_in_provider") ?? "",
-            authTime: row.int("r_auth_time") ?? 0, createdAt: row.int("r_created_at") ?? 0)
+            authTime: row.int("r_auth_time") ?? 0, createdAt: row.int("r_created_at") ?? 0,
+            secondFactor: row.string("r_second_factor").map {
+                PassedSecondFactor(kind: $0, enrollmentID: row.string("r_second_factor_id") ?? "")
+            })
         return (record, user)
     }
 }

@@ -48,11 +48,14 @@ public final class TokenService: Sendable {
         public var expiresIn: String { String(TokenService.idTokenLifetime) }
     }
 
-    /// Mints tokens for a sign-in (or a change that re-issues them). `authTime` defaults to now.
-    public func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil) async throws -> IssuedTokens {
+    /// Mints tokens for a sign-in (or a change that re-issues them). `authTime` defaults to now;
+    /// `secondFactor` is the factor the sign-in passed, which the tokens' claims name.
+    public func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil,
+                      secondFactor: PassedSecondFactor? = nil) async throws -> IssuedTokens {
         let now = clock.seconds
         let authTime = authTime ?? now
-        let idToken = try await mintIDToken(for: user, signInProvider: signInProvider, authTime: authTime, now: now)
+        let idToken = try await mintIDToken(
+            for: user, signInProvider: signInProvider, secondFactor: secondFactor, authTime: authTime, now: now)
         // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
         // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
         let refreshToken = user.localID + "." + random.token(byteCount: 32)
@@ -60,7 +63,7 @@ public final class TokenService: Sendable {
             hash: Self.hash(refreshToken),
             RefreshTokenRecord(
                 projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
-                authTime: authTime, createdAt: now))
+                authTime: authTime, createdAt: now, secondFactor: secondFactor))
         return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
     }
 
@@ -81,7 +84,8 @@ public final class TokenService: Sendable {
         if record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
         let now = clock.seconds
         let idToken = try await mintIDToken(
-            for: user, signInProvider: record.signInProvider, authTime: record.authTime, now: now)
+            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor, authTime: record.authTime,
+            now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
             try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
@@ -112,6 +116,15 @@ public final class TokenService: Sendable {
         return VerifiedIDToken(claims: claims, user: user)
     }
 
+    /// How recent a sign-in must be for sensitive changes (email, password, deletion, second factors).
+    public static let recentSignInWindow: Int64 = 300
+
+    /// Throws `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` unless the token's sign-in (`auth_time`) is at most five
+    /// minutes old; re-authenticating with any credential renews it.
+    public func requireRecentSignIn(_ verified: VerifiedIDToken) throws {
+        if clock.seconds - verified.claims.authTime > Self.recentSignInWindow { throw FlintError(.credentialTooOld) }
+    }
+
     /// The claims of a token signed by one of our keys, from the cache or by verifying the signature.
     private func verifiedClaims(_ token: String) async throws -> IDTokenClaims {
         if let claims = verifiedTokens.withLockedValue({ $0[token] }) { return claims }
@@ -125,7 +138,8 @@ public final class TokenService: Sendable {
         return claims
     }
 
-    private func mintIDToken(for user: UserAccount, signInProvider: String, authTime: Int64, now: Int64) async throws -> String {
+    private func mintIDToken(for user: UserAccount, signInProvider: String, secondFactor: PassedSecondFactor?,
+                             authTime: Int64, now: Int64) async throws -> String {
         var identities: [String: [String]] = [:]
         if let email = user.email { identities["email"] = [email] }
         if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
@@ -136,7 +150,8 @@ public final class TokenService: Sendable {
             emailVerified: user.email == nil ? nil : user.emailVerified, phoneNumber: user.phoneNumber,
             name: user.displayName, picture: user.photoURL,
             providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
-            firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider))
+            firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
+                                    signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID))
         var payload = try JSONBody.encoder.encode(claims)
         if let custom = user.customAttributes, !custom.isEmpty {
             payload = try Self.merging(customClaims: custom, into: payload)

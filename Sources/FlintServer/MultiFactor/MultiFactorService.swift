@@ -1,0 +1,251 @@
+import FlintWire
+import Foundation
+
+/// Second factors: enrolling and withdrawing them (`v2/accounts/mfaEnrollment:*`), and signing in
+/// with one after the first factor (`v2/accounts/mfaSignIn:*`). Phone factors reuse phone sign-in's
+/// codes, fictional numbers, app verification and limits; TOTP factors follow RFC 6238.
+public struct MultiFactorService: Sendable {
+    let store: Store
+    let tokens: TokenService
+    let phone: PhoneService
+    let gate: SecondFactorGate
+    let secrets: SecretBox
+    /// TOTP enrollment sessions: the new secret, sealed into the `sessionInfo` until finalize.
+    let totpEnrollments: SingleUseTokens<TOTPEnrollment>
+    let clock: any FlintClock
+    let random: any RandomSource
+
+    /// Firebase's limit on enrolled factors per user.
+    static let maximumFactors = 5
+    /// Wrong TOTP codes allowed per factor in `totpFailureWindow` seconds.
+    static let maximumTOTPFailures: Int64 = 5
+    static let totpFailureWindow: Int64 = 300
+    static let enrollmentPurpose = "mfaEnrollment"
+    static let signInPurpose = "mfaSignIn"
+
+    struct TOTPEnrollment: Codable, Sendable {
+        var projectID: String
+        var localID: String
+        /// Base64 of the secret (the token is sealed, so it travels encrypted).
+        var secret: String
+    }
+
+    // MARK: Enrollment
+
+    public func startEnrollment(_ request: StartMFAEnrollmentRequest, caller: Caller) async throws -> StartMFAEnrollmentResponse {
+        let user = try await enrollingUser(request.idToken, tenantID: request.tenantId, caller: caller)
+        let settings = caller.project.settings.multiFactor
+        if let info = request.phoneEnrollmentInfo {
+            guard settings.phone else { throw FlintError(.operationNotAllowed, "SMS multi-factor is disabled for this project.") }
+            let number = try PhoneService.phoneNumber(info.phoneNumber)
+            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw FlintError(.secondFactorExists) }
+            let sessionInfo = try await phone.deliverCode(
+                to: number, appCheck: SendVerificationCodeRequest(info, phoneNumber: number), caller: caller,
+                purpose: Self.enrollmentPurpose)
+            return StartMFAEnrollmentResponse(phoneSessionInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
+        }
+        if request.totpEnrollmentInfo != nil {
+            guard settings.totp else { throw FlintError(.operationNotAllowed, "TOTP multi-factor is disabled for this project.") }
+            if user.mfaFactors.contains(where: { $0.kind == .totp }) { throw FlintError(.secondFactorExists) }
+            let secret = Data(random.bytes(TOTP.secretLength))
+            let session = try totpEnrollments.make(TOTPEnrollment(
+                projectID: caller.projectID, localID: user.localID, secret: secret.base64EncodedString()))
+            return StartMFAEnrollmentResponse(totpSessionInfo: TOTPSessionInfo(
+                sharedSecretKey: TOTP.base32(secret), verificationCodeLength: TOTP.digits, hashingAlgorithm: TOTP.algorithm,
+                periodSec: Int(TOTP.period), sessionInfo: session,
+                finalizeEnrollmentTime: UserRecord.iso8601(milliseconds: (clock.seconds + totpEnrollments.lifetimeSeconds) * 1000)))
+        }
+        throw FlintError(.invalidArgument, "phoneEnrollmentInfo or totpEnrollmentInfo is required.")
+    }
+
+    public func finalizeEnrollment(_ request: FinalizeMFAEnrollmentRequest, caller: Caller) async throws -> MFATokensResponse {
+        let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
+        var user = try await enrollingUser(verified, tenantID: request.tenantId, caller: caller)
+        let enrollmentID = random.localID()
+        let factor: SecondFactor
+        if let info = request.phoneVerificationInfo {
+            let number = try await phone.codes.redeem(
+                sessionInfo: info.sessionInfo, code: info.code, projectID: caller.projectID, purpose: Self.enrollmentPurpose)
+            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw FlintError(.secondFactorExists) }
+            factor = SecondFactor(enrollmentID: enrollmentID, kind: .phone, displayName: request.displayName,
+                                  phoneNumber: number, enrolledAt: clock.milliseconds)
+        } else if let info = request.totpVerificationInfo {
+            guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw FlintError(.missingSessionInfo) }
+            guard let session = totpEnrollments.open(sessionInfo), session.payload.projectID == caller.projectID,
+                  session.payload.localID == user.localID, let secret = Data(base64Encoded: session.payload.secret)
+            else { throw FlintError(.invalidSessionInfo) }
+            guard totpEnrollments.isLive(session) else { throw FlintError(.sessionExpired) }
+            if user.mfaFactors.contains(where: { $0.kind == .totp }) { throw FlintError(.secondFactorExists) }
+            let step = try await checkTOTP(info.verificationCode, secret: secret, enrollmentID: enrollmentID, user: user,
+                                           caller: caller)
+            guard try await totpEnrollments.redeem(session) else { throw FlintError(.invalidSessionInfo) }
+            try await spend(step, enrollmentID: enrollmentID, user: user)
+            factor = SecondFactor(
+                enrollmentID: enrollmentID, kind: .totp, displayName: request.displayName,
+                sealedSecret: try secrets.seal(secret, context: Self.secretContext(user, enrollmentID: enrollmentID)),
+                enrolledAt: clock.milliseconds)
+        } else {
+            throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
+        }
+        user.mfaFactors.append(factor)
+        try await store.updateUser(user)
+        let issued = try await tokens.issue(
+            for: user, signInProvider: verified.claims.firebase.signInProvider, authTime: verified.claims.authTime,
+            secondFactor: PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID))
+        return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
+    }
+
+    public func withdraw(_ request: WithdrawMFARequest, caller: Caller) async throws -> MFATokensResponse {
+        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
+        try tokens.requireRecentSignIn(verified)
+        guard let enrollmentID = request.mfaEnrollmentId, !enrollmentID.isEmpty else { throw FlintError(.missingMFAEnrollmentID) }
+        var user = verified.user
+        guard user.mfaFactors.contains(where: { $0.enrollmentID == enrollmentID }) else { throw FlintError(.mfaEnrollmentNotFound) }
+        user.mfaFactors.removeAll { $0.enrollmentID == enrollmentID }
+        try await store.updateUser(user)
+        let claims = verified.claims.firebase
+        let kept = claims.secondFactorIdentifier.flatMap { id -> PassedSecondFactor? in
+            guard id != enrollmentID, let kind = claims.signInSecondFactor else { return nil }
+            return PassedSecondFactor(kind: kind, enrollmentID: id)
+        }
+        let issued = try await tokens.issue(for: user, signInProvider: claims.signInProvider,
+                                            authTime: verified.claims.authTime, secondFactor: kept)
+        return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
+    }
+
+    /// The user of `idToken`, if it may enroll now: MFA on for the project, a recent sign-in, a verified
+    /// email (as Firebase asks), and room for another factor.
+    private func enrollingUser(_ idToken: String?, tenantID: String?, caller: Caller) async throws -> UserAccount {
+        try await enrollingUser(try await tokens.verifyIDToken(idToken, projectID: caller.projectID), tenantID: tenantID,
+                                caller: caller)
+    }
+
+    private func enrollingUser(_ verified: TokenService.VerifiedIDToken, tenantID: String?, caller: Caller) async throws
+        -> UserAccount {
+        if tenantID != nil { throw FlintError(.unsupportedTenantOperation) }
+        guard caller.project.settings.multiFactor.enabled else {
+            throw FlintError(.operationNotAllowed, "Multi-factor authentication is disabled for this project.")
+        }
+        try tokens.requireRecentSignIn(verified)
+        let user = verified.user
+        guard user.email != nil, user.emailVerified else { throw FlintError(.unverifiedEmail) }
+        guard user.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+        return user
+    }
+
+    // MARK: Sign-in
+
+    public func startSignIn(_ request: StartMFASignInRequest, caller: Caller) async throws -> StartMFASignInResponse {
+        let (_, user) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
+        let factor = try enrolledFactor(request.mfaEnrollmentId, of: user)
+        guard factor.kind == .phone, let number = factor.phoneNumber else {
+            throw FlintError(.invalidArgument, "mfaSignIn:start sends SMS codes; this factor is not a phone.")
+        }
+        // The SDK sends the masked hint as the number; the code goes to the enrolled number.
+        let sessionInfo = try await phone.deliverCode(
+            to: number, appCheck: SendVerificationCodeRequest(request.phoneSignInInfo ?? PhoneMFAInfo(), phoneNumber: number),
+            caller: caller, purpose: Self.signInPurpose)
+        return StartMFASignInResponse(phoneResponseInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
+    }
+
+    public func finalizeSignIn(_ request: FinalizeMFASignInRequest, caller: Caller) async throws -> MFATokensResponse {
+        let (pending, storedUser) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
+        var user = storedUser
+        let factor: SecondFactor
+        if let info = request.phoneVerificationInfo {
+            let number = try await phone.codes.redeem(
+                sessionInfo: info.sessionInfo, code: info.code, projectID: caller.projectID, purpose: Self.signInPurpose)
+            guard let match = user.mfaFactors.first(where: { $0.kind == .phone && $0.phoneNumber == number }) else {
+                throw FlintError(.mfaEnrollmentNotFound)
+            }
+            factor = match
+        } else if let info = request.totpVerificationInfo {
+            factor = try enrolledFactor(request.mfaEnrollmentId, of: user)
+            guard factor.kind == .totp, let sealed = factor.sealedSecret else { throw FlintError(.mfaEnrollmentNotFound) }
+            let secret = try secrets.open(sealed, context: Self.secretContext(user, enrollmentID: factor.enrollmentID))
+            let step = try await checkTOTP(info.verificationCode, secret: secret, enrollmentID: factor.enrollmentID, user: user,
+                                           caller: caller)
+            try await spend(step, enrollmentID: factor.enrollmentID, user: user)
+        } else {
+            throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
+        }
+        guard try await gate.pendingSignIns.redeem(pending) else { throw FlintError(.invalidMFAPendingCredential) }
+        if user.disabled { throw FlintError(.userDisabled) }
+        user.lastLoginAt = clock.milliseconds
+        try await store.updateUser(user)
+        let issued = try await tokens.issue(
+            for: user, signInProvider: pending.payload.signInProvider,
+            secondFactor: PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID))
+        return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
+    }
+
+    /// The pending sign-in a credential stands for, and its user as stored now.
+    private func pendingSignIn(_ credential: String?, tenantID: String?, caller: Caller) async throws
+        -> (SingleUseTokens<SecondFactorGate.PendingSignIn>.Opened, UserAccount) {
+        if tenantID != nil { throw FlintError(.unsupportedTenantOperation) }
+        guard let credential, !credential.isEmpty else { throw FlintError(.missingMFAPendingCredential) }
+        guard let pending = gate.pendingSignIns.open(credential), pending.payload.projectID == caller.projectID,
+              gate.pendingSignIns.isLive(pending)
+        else { throw FlintError(.invalidMFAPendingCredential) }
+        guard let user = try await store.user(projectID: caller.projectID, localID: pending.payload.localID) else {
+            throw FlintError(.userNotFound)
+        }
+        return (pending, user)
+    }
+
+    private func enrolledFactor(_ enrollmentID: String?, of user: UserAccount) throws -> SecondFactor {
+        guard let enrollmentID, !enrollmentID.isEmpty else { throw FlintError(.missingMFAEnrollmentID) }
+        guard let factor = user.mfaFactors.first(where: { $0.enrollmentID == enrollmentID }) else {
+            throw FlintError(.mfaEnrollmentNotFound)
+        }
+        return factor
+    }
+
+    // MARK: TOTP codes
+
+    /// The step `code` belongs to, within the project's window. Wrong codes are counted per factor: after
+    /// five in five minutes every code is refused until the window passes.
+    private func checkTOTP(_ code: String?, secret: Data, enrollmentID: String, user: UserAccount, caller: Caller)
+        async throws -> Int64 {
+        guard let code, !code.isEmpty else { throw FlintError(.missingTOTPCode) }
+        let now = clock.seconds
+        let failures = "totp-failures:\(user.projectID):\(user.localID):\(enrollmentID)"
+        let window = now - now % Self.totpFailureWindow
+        if try await store.counter(failures, windowStart: window) >= Self.maximumTOTPFailures {
+            throw FlintError(.tooManyAttempts)
+        }
+        guard let step = TOTP.matchingStep(
+            of: code, secret: secret, now: now, window: caller.project.settings.multiFactor.totpAdjacentIntervals)
+        else {
+            _ = try await store.incrementCounter(failures, windowStart: window)
+            throw FlintError(.invalidCode)
+        }
+        return step
+    }
+
+    /// Marks a code's step used for this factor, on every node; a second use (a replay) is refused.
+    private func spend(_ step: Int64, enrollmentID: String, user: UserAccount) async throws {
+        let bucket = "totp-step:\(user.projectID):\(user.localID):\(enrollmentID):\(step)"
+        guard try await store.incrementCounter(bucket, windowStart: step * TOTP.period) == 1 else {
+            throw FlintError(.invalidCode, "This code has been used already.")
+        }
+    }
+
+    private static func secretContext(_ user: UserAccount, enrollmentID: String) -> String {
+        "totp-secret:\(user.projectID):\(user.localID):\(enrollmentID)"
+    }
+}
+
+extension SendVerificationCodeRequest {
+    /// The app-verification fields of a second-factor request, for the number the code goes to.
+    init(_ info: PhoneMFAInfo, phoneNumber: String) {
+        self.init(phoneNumber: phoneNumber, iosReceipt: info.iosReceipt, iosSecret: info.iosSecret,
+                  recaptchaToken: info.recaptchaToken)
+        captchaResponse = info.captchaResponse
+        recaptchaVersion = info.recaptchaVersion
+        clientType = info.clientType
+        playIntegrityToken = info.playIntegrityToken
+        safetyNetToken = info.safetyNetToken
+    }
+}
