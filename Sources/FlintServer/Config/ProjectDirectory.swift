@@ -74,8 +74,6 @@ public final class ProjectDirectory: Sendable {
         let current = try await ensureProject(id)
         var settings = current.settings
         try change(&settings)
-        // The official emulator's projects have SMS multi-factor enabled; production projects start without.
-        if emulator { settings.multiFactor = .init(enabled: true, phone: true) }
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         try await store.updateProjectSettings(projectID: id, settings: json)
         let project = Project(id: id, settings: settings, signerKey: current.signerKey)

@@ -76,8 +76,9 @@ public struct MultiFactorService: Sendable {
             else { throw FlintError(.invalidSessionInfo) }
             guard totpEnrollments.isLive(session) else { throw FlintError(.sessionExpired) }
             if user.mfaFactors.contains(where: { $0.kind == .totp }) { throw FlintError(.secondFactorExists) }
-            let step = try await checkTOTP(info.verificationCode, secret: secret, enrollmentID: enrollmentID, user: user,
-                                           caller: caller)
+            // Wrong codes are counted per enrollment session (the factor has no id yet).
+            let step = try await checkTOTP(info.verificationCode, secret: secret,
+                                           failureKey: "enrollment:\(Hex.sha256(sessionInfo))", caller: caller)
             guard try await totpEnrollments.redeem(session) else { throw FlintError(.invalidSessionInfo) }
             try await spend(step, enrollmentID: enrollmentID, user: user)
             factor = SecondFactor(
@@ -164,8 +165,9 @@ public struct MultiFactorService: Sendable {
             factor = try enrolledFactor(request.mfaEnrollmentId, of: user)
             guard factor.kind == .totp, let sealed = factor.sealedSecret else { throw FlintError(.mfaEnrollmentNotFound) }
             let secret = try secrets.open(sealed, context: Self.secretContext(user, enrollmentID: factor.enrollmentID))
-            let step = try await checkTOTP(info.verificationCode, secret: secret, enrollmentID: factor.enrollmentID, user: user,
-                                           caller: caller)
+            let step = try await checkTOTP(
+                info.verificationCode, secret: secret,
+                failureKey: "\(user.projectID):\(user.localID):\(factor.enrollmentID)", caller: caller)
             try await spend(step, enrollmentID: factor.enrollmentID, user: user)
         } else {
             throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
@@ -204,13 +206,13 @@ public struct MultiFactorService: Sendable {
 
     // MARK: TOTP codes
 
-    /// The step `code` belongs to, within the project's window. Wrong codes are counted per factor: after
-    /// five in five minutes every code is refused until the window passes.
-    private func checkTOTP(_ code: String?, secret: Data, enrollmentID: String, user: UserAccount, caller: Caller)
-        async throws -> Int64 {
+    /// The step `code` belongs to, within the project's window. Wrong codes are counted under
+    /// `failureKey` (the factor, or the enrollment session): after five in five minutes every code is
+    /// refused until the window passes, so six digits cannot be guessed.
+    private func checkTOTP(_ code: String?, secret: Data, failureKey: String, caller: Caller) async throws -> Int64 {
         guard let code, !code.isEmpty else { throw FlintError(.missingTOTPCode) }
         let now = clock.seconds
-        let failures = "totp-failures:\(user.projectID):\(user.localID):\(enrollmentID)"
+        let failures = "totp-failures:\(failureKey)"
         let window = now - now % Self.totpFailureWindow
         if try await store.counter(failures, windowStart: window) >= Self.maximumTOTPFailures {
             throw FlintError(.tooManyAttempts)
