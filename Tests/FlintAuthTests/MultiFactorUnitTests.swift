@@ -197,6 +197,32 @@ import Testing
         }
     }
 
+    @Test func completionHandlerForms() async throws {
+        let world = World()
+        try await withFakeAuth(client: world.client) { auth in
+            let resolver = try await Self.resolver { try await auth.signIn(withEmail: "ada@example.com", password: "mfa-password") }
+            let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "totp-1", oneTimePassword: "123456")
+            let uid = await withCheckedContinuation { continuation in
+                resolver.resolveSignIn(with: assertion) { result, _ in continuation.resume(returning: result?.user.uid) }
+            }
+            #expect(uid == "uid-1")
+            let user = try #require(auth.currentUser)
+            let session = await withCheckedContinuation { continuation in
+                user.multiFactor.getSessionWithCompletion { session, _ in continuation.resume(returning: session) }
+            }
+            let enrollmentSession = try #require(session)
+            let secret = await withCheckedContinuation { continuation in
+                TOTPMultiFactorGenerator.generateSecret(with: enrollmentSession) { secret, _ in continuation.resume(returning: secret) }
+            }
+            let enrollment = TOTPMultiFactorGenerator.assertionForEnrollment(with: try #require(secret), oneTimePassword: "1")
+            let error = await withCheckedContinuation { continuation in
+                user.multiFactor.enroll(with: enrollment, displayName: nil) { continuation.resume(returning: $0) }
+            }
+            #expect(error == nil)
+            #expect(user.multiFactor.enrolledFactors.map(\.uid) == ["totp-1"])
+        }
+    }
+
     @Test func reauthenticationResolvedUpdatesTheUser() async throws {
         let world = World()
         try await withFakeAuth(client: world.client) { auth in

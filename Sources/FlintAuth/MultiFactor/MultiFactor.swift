@@ -85,12 +85,7 @@ public final class MultiFactor: NSObject, Sendable {
     /// Runs an enrollment RPC with a fresh ID token, then takes the new tokens it returns and reloads the user.
     private func changeFactors(_ rpc: (AuthBackend, String) async throws -> MFATokensResponse) async throws {
         try await user.withFreshToken { backend, idToken in
-            let tokens = try TokenSnapshot(try await rpc(backend, idToken))
-            let record = try await backend.lookup(idToken: tokens.accessToken)
-            try user.update { snapshot in
-                snapshot.tokens = tokens
-                snapshot.apply(record)
-            }
+            try await user.adopt(try TokenSnapshot(try await rpc(backend, idToken)), backend: backend)
         }
     }
 }

@@ -34,7 +34,7 @@ public class MultiFactorInfo: NSObject, @unchecked Sendable {
             return PhoneMultiFactorInfo(enrollment, phoneNumber: phoneNumber)
         }
         if enrollment.totpInfo != nil {
-            return TOTPMultiFactorInfo(enrollment, factorID: TOTPMultiFactorID)
+            return TOTPMultiFactorInfo(enrollment)
         }
         return nil
     }
@@ -64,4 +64,8 @@ public final class PhoneMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {
 }
 
 /// An enrolled TOTP (authenticator app) second factor.
-public final class TOTPMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {}
+public final class TOTPMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {
+    init(_ enrollment: MFAEnrollment) {
+        super.init(enrollment, factorID: TOTPMultiFactorID)
+    }
+}

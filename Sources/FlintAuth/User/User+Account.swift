@@ -123,7 +123,8 @@ extension User {
         callbackQueue.complete(completion) { try await self.delete() }
     }
 
-    /// Takes over `tokens` of this user's account, from a re-authentication, and reloads the profile.
+    /// Takes over new `tokens` of this user's account (from a re-authentication, or a change of its second
+    /// factors) and reloads the profile.
     /// Fails with `userMismatch`, changing nothing, if they belong to another account.
     func adopt(_ tokens: TokenSnapshot, backend: AuthBackend) async throws {
         let record = try await signingOutOnInvalidSession { try await backend.lookup(idToken: tokens.accessToken) }
