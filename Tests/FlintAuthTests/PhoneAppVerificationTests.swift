@@ -41,7 +41,8 @@ import Testing
             }
             await expectAuthError(.invalidMultiFactorSession) {
                 try await PhoneAuthProvider.provider(auth: auth)
-                    .verifyPhoneNumber("+15555550100", uiDelegate: nil, multiFactorSession: MultiFactorSession())
+                    .verifyPhoneNumber("+15555550100", uiDelegate: nil,
+                                       multiFactorSession: MultiFactorSession(kind: .signIn(pendingCredential: "pending", auth: auth)))
             }
             #expect(client.requests.isEmpty)
         }

@@ -53,7 +53,7 @@ extension Auth {
     /// Signs in with a provider's credential.
     @discardableResult
     public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
-        let exchange = try await credential.exchange(for: .signIn, backend: backend)
+        let exchange = try await credential.exchange(for: .signIn, backend: backend, pending: .signIn(self))
         let info = exchange.additionalUserInfo
             ?? AdditionalUserInfo(providerID: credential.provider, isNewUser: exchange.response.isNewUser ?? false)
         return try await completeSignIn(exchange.response, isAnonymous: false, additionalUserInfo: info,
@@ -77,16 +77,26 @@ extension Auth {
         callbackQueue.complete(completion) { try await self.fetchSignInMethods(forEmail: email) }
     }
 
-    /// Turns a sign-in answer into the current user: looks the account up (as FirebaseAuth does
-    /// after every sign-in), persists the user and tells the listeners.
+    /// Turns a sign-in answer into the current user (see `completeSignIn(tokens:isAnonymous:additionalUserInfo:credential:)`).
     func completeSignIn(
         _ response: SignInResponse,
         isAnonymous: Bool,
         additionalUserInfo: AdditionalUserInfo?,
         credential: OAuthCredential? = nil
     ) async throws -> AuthDataResult {
+        try await completeSignIn(tokens: try TokenSnapshot(response), isAnonymous: isAnonymous,
+                                 additionalUserInfo: additionalUserInfo, credential: credential)
+    }
+
+    /// Makes the owner of `tokens` the current user: looks the account up (as FirebaseAuth does
+    /// after every sign-in), persists the user and tells the listeners.
+    func completeSignIn(
+        tokens: TokenSnapshot,
+        isAnonymous: Bool,
+        additionalUserInfo: AdditionalUserInfo?,
+        credential: OAuthCredential? = nil
+    ) async throws -> AuthDataResult {
         let backend = backend
-        let tokens = try TokenSnapshot(response)
         let record = try await backend.lookup(idToken: tokens.accessToken)
         let snapshot = UserSnapshot(record: record, tokens: tokens, isAnonymous: isAnonymous,
                                     tenantID: record.tenantId ?? backend.configuration.tenantID)

@@ -14,7 +14,7 @@ extension AuthBackend {
     func signInWithEmailLink(email: String, oobCode: String, idToken: String?) async throws -> SignInResponse {
         var request = SignInWithEmailLinkRequest(email: email, oobCode: oobCode, idToken: idToken)
         request.tenantId = configuration.tenantID
-        let response: SignInWithEmailLinkResponse = try await post(.signInWithEmailLink, request)
+        let response: SignInWithEmailLinkResponse = try await postFirstFactor(.signInWithEmailLink, request)
         guard let token = response.idToken, !token.isEmpty, let localID = response.localId, !localID.isEmpty else {
             throw AuthErrorUtils.internalError(response: "accounts:signInWithEmailLink answered without an ID token or localId")
         }

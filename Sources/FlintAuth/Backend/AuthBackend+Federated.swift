@@ -15,7 +15,7 @@ extension AuthBackend {
     func signInWithIdp(_ request: SignInWithIdpRequest) async throws -> SignInWithIdpResponse {
         var request = request
         request.tenantId = configuration.tenantID
-        return try await post(.signInWithIdp, request)
+        return try await postFirstFactor(.signInWithIdp, request)
     }
 
     /// v2 `accounts:revokeToken`.

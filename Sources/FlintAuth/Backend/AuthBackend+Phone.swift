@@ -24,7 +24,7 @@ extension AuthBackend {
     func signInWithPhoneNumber(_ request: SignInWithPhoneNumberRequest) async throws -> SignInWithPhoneNumberResponse {
         var request = request
         request.tenantId = configuration.tenantID
-        return try await post(.signInWithPhoneNumber, request)
+        return try await postFirstFactor(.signInWithPhoneNumber, request)
     }
 
     /// `accounts:verifyClient`: asks for a silent push carrying a secret to the device of `appToken`.

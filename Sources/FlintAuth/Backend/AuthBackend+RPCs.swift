@@ -13,7 +13,7 @@ extension AuthBackend {
     func signIn(email: String, password: String) async throws -> SignInResponse {
         var request = SignInWithPasswordRequest(email: email, password: password)
         request.tenantId = configuration.tenantID
-        return try await post(.signInWithPassword, request)
+        return try await postFirstFactor(.signInWithPassword, request)
     }
 
     /// `accounts:lookup` of the user an ID token belongs to. Like FirebaseAuth, anything but

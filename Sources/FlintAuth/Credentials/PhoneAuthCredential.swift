@@ -52,8 +52,7 @@ public final class PhoneAuthCredential: AuthCredential, @unchecked Sendable {
         var verificationID: String?
         switch kind {
         case .verification(let id, let code):
-            guard !id.isEmpty else { throw AuthErrorUtils.error(.missingVerificationID) }
-            guard !code.isEmpty else { throw AuthErrorUtils.error(.missingVerificationCode) }
+            try Self.check(verificationID: id, code: code)
             request = SignInWithPhoneNumberRequest(sessionInfo: id, code: code)
             verificationID = id
         case .temporaryProof(let proof, let phoneNumber):
@@ -91,5 +90,21 @@ public final class PhoneAuthCredential: AuthCredential, @unchecked Sendable {
         }
         return SignInResponse(localId: localID, idToken: token, refreshToken: response.refreshToken,
                               expiresIn: response.expiresIn, isNewUser: response.isNewUser)
+    }
+
+    /// The verification ID and code as a second factor's `phoneVerificationInfo`. A temporary proof is
+    /// no second factor: `invalidCredential`.
+    func verificationInfo() throws -> PhoneVerificationInfo {
+        guard case .verification(let id, let code) = kind else {
+            throw AuthErrorUtils.error(.invalidCredential,
+                                       message: "A phone credential of a temporary proof cannot prove a second factor.")
+        }
+        try Self.check(verificationID: id, code: code)
+        return PhoneVerificationInfo(sessionInfo: id, code: code)
+    }
+
+    private static func check(verificationID: String, code: String) throws {
+        guard !verificationID.isEmpty else { throw AuthErrorUtils.error(.missingVerificationID) }
+        guard !code.isEmpty else { throw AuthErrorUtils.error(.missingVerificationCode) }
     }
 }

@@ -32,7 +32,7 @@ public final class PhoneAuthProvider: NSObject, Sendable {
     /// The wait for the silent push when the server's suggestion cannot be read.
     static let defaultPushWait: TimeInterval = 5
 
-    private let auth: Auth
+    let auth: Auth
 
     private init(auth: Auth) {
         self.auth = auth
@@ -55,7 +55,11 @@ public final class PhoneAuthProvider: NSObject, Sendable {
     /// and before its code was used, sends nothing and returns the same verification ID.
     ///
     /// `uiDelegate` shows the reCAPTCHA page if the app cannot be verified with a silent push.
-    /// `multiFactorSession` must be nil: multi-factor authentication is not supported yet.
+    ///
+    /// With a `multiFactorSession` from `MultiFactor.session()`, the code enrolls `phoneNumber` as a second
+    /// factor (`mfaEnrollment:start`): the credential of the code goes into
+    /// `PhoneMultiFactorGenerator.assertion(with:)`. Such sends are never deduplicated. To sign in with an
+    /// enrolled phone, use `verifyPhoneNumber(with:uiDelegate:multiFactorSession:)`.
     ///
     /// Errors include `missingPhoneNumber`, `invalidPhoneNumber`, `quotaExceeded`, `tooManyRequests`,
     /// `captchaCheckFailed`, `webContextCancelled`, `appNotVerified` and `missingAppCredential`.
@@ -109,23 +113,29 @@ public final class PhoneAuthProvider: NSObject, Sendable {
         guard !phoneNumber.isEmpty else {
             throw AuthErrorUtils.error(.missingPhoneNumber)
         }
-        guard multiFactorSession == nil else {
-            throw AuthErrorUtils.error(.invalidMultiFactorSession,
-                                       message: "Multi-factor authentication is not supported by FlintAuth yet.")
+        if let multiFactorSession {
+            return try await sendEnrollmentCode(to: phoneNumber, session: multiFactorSession, presenter: presenter)
         }
         let key = (auth.tenantID ?? "") + "\n" + phoneNumber
         return try await auth.phoneAuth.verifications.verificationID(for: key) {
-            try await self.sendCode(to: phoneNumber, presenter: presenter)
+            try await self.sendCode(SendVerificationCodeRequest(phoneNumber: phoneNumber), presenter: presenter) {
+                try await $0.sendVerificationCode($1)
+            }
         }
     }
 
-    /// The code send proper: app verification as configured, then `sendVerificationCode`.
-    private func sendCode(to phoneNumber: String, presenter: (any WebPagePresenter)?) async throws -> String {
+    /// The code send proper: app verification as configured puts its proof into `request`, which `send`
+    /// sends and turns into the verification ID.
+    func sendCode<Request: AppVerifiedPhoneRequest>(
+        _ request: Request,
+        presenter: (any WebPagePresenter)?,
+        send: (AuthBackend, Request) async throws -> String
+    ) async throws -> String {
         let backend = auth.backend
         if auth.settings?.isAppVerificationDisabledForTesting == true {
-            return try await backend.sendVerificationCode(SendVerificationCodeRequest(phoneNumber: phoneNumber))
+            return try await send(backend, request)
         }
-        var request = SendVerificationCodeRequest(phoneNumber: phoneNumber)
+        var request = request
         switch try await backend.phoneRecaptchaEnforcement() {
         case "ENFORCE":
             throw AuthErrorUtils.error(
@@ -138,7 +148,7 @@ public final class PhoneAuthProvider: NSObject, Sendable {
         default:
             break
         }
-        return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: true)
+        return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: true, send: send)
     }
 
     private enum AppProof {
@@ -146,10 +156,11 @@ public final class PhoneAuthProvider: NSObject, Sendable {
         case recaptchaToken(String)
     }
 
-    private func sendWithAppVerification(
-        _ request: SendVerificationCodeRequest,
+    private func sendWithAppVerification<Request: AppVerifiedPhoneRequest>(
+        _ request: Request,
         presenter: (any WebPagePresenter)?,
-        retryOnInvalidAppCredential: Bool
+        retryOnInvalidAppCredential: Bool,
+        send: (AuthBackend, Request) async throws -> String
     ) async throws -> String {
         var proven = request
         let proof = try await appProof(presenter: presenter)
@@ -161,12 +172,13 @@ public final class PhoneAuthProvider: NSObject, Sendable {
             proven.recaptchaToken = token
         }
         do {
-            return try await auth.backend.sendVerificationCode(proven)
+            return try await send(auth.backend, proven)
         } catch let error where AuthErrorCode(error) == .invalidAppCredential {
             // A kept credential the server no longer accepts: verify the app afresh, once.
             guard case .appCredential(_, cached: true) = proof, retryOnInvalidAppCredential else { throw error }
             auth.phoneAuth.appCredentials.clearCredential()
-            return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: false)
+            return try await sendWithAppVerification(request, presenter: presenter, retryOnInvalidAppCredential: false,
+                                                     send: send)
         }
     }
 

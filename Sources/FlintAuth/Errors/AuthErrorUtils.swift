@@ -149,6 +149,8 @@ enum AuthErrorUtils {
         // Email action codes FirebaseAuth leaves unmapped, mapped as the web SDK does.
         "RESET_PASSWORD_EXCEED_LIMIT": .tooManyRequests,
         "MISSING_NEW_EMAIL": .missingEmail,
+        // A TOTP second factor without its code, mapped as the web SDK does.
+        "MISSING_TOTP_VERIFICATION_CODE": .missingVerificationCode,
     ]
 }
 
@@ -233,6 +235,16 @@ extension AuthErrorCode {
         case .missingContinueURI: "A continue URL must be provided in the request."
         case .missingIosBundleID: "An iOS bundle ID must be provided when an App Store ID is given."
         case .missingAndroidPackageName: "An Android package name must be provided when installing the Android app is requested."
+        case .secondFactorRequired: "Please complete a second factor challenge to finish signing into this account."
+        case .missingMultiFactorSession: "The request is missing proof of first factor successful sign-in."
+        case .missingMultiFactorInfo: "No second factor identifier is provided."
+        case .invalidMultiFactorSession: "The request does not contain a valid proof of first factor successful sign-in."
+        case .multiFactorInfoNotFound: "The user does not have a second factor matching the identifier provided."
+        case .unverifiedEmail: "This operation requires a verified email."
+        case .secondFactorAlreadyEnrolled: "The second factor is already enrolled on this account."
+        case .maximumSecondFactorCountExceeded: "The maximum allowed number of second factors on a user has been exceeded."
+        case .unsupportedFirstFactor:
+            "Enrolling a second factor or signing in with a multi-factor account requires sign-in with a supported first factor."
         default: "The operation failed (\(name))."
         }
     }

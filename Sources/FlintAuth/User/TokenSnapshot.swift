@@ -31,6 +31,12 @@ struct TokenSnapshot: Codable, Sendable, Equatable {
         try? self.init(accessToken: response.idToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn)
     }
 
+    /// The tokens of a multi-factor answer, which has no `expiresIn`: the ID token's `exp` says when it expires.
+    init(_ response: MFATokensResponse) throws {
+        try self.init(accessToken: response.idToken, refreshToken: response.refreshToken, expiresIn: nil)
+        expirationDate = (try? AuthTokenResult(token: accessToken))?.expirationDate
+    }
+
     /// The tokens of a Secure Token answer; a missing refresh token keeps `previousRefreshToken`.
     init(_ response: SecureTokenResponse, previousRefreshToken: String) throws {
         let refreshToken = response.refreshToken.isEmpty ? previousRefreshToken : response.refreshToken

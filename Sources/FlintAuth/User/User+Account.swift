@@ -48,7 +48,8 @@ extension User {
             throw AuthErrorUtils.error(.providerAlreadyLinked)
         }
         return try await withFreshToken { backend, idToken in
-            let exchange = try await credential.exchange(for: .link(idToken: idToken), backend: backend)
+            let exchange = try await credential.exchange(for: .link(idToken: idToken), backend: backend,
+                                                         pending: .updateUser(self))
             let tokens = try TokenSnapshot(exchange.response)
             let record = try await backend.lookup(idToken: tokens.accessToken)
             try update { snapshot in
@@ -72,7 +73,7 @@ extension User {
         let backend = auth.backend
         let exchange: CredentialExchange
         do {
-            exchange = try await credential.exchange(for: .reauthenticate, backend: backend)
+            exchange = try await credential.exchange(for: .reauthenticate, backend: backend, pending: .updateUser(self))
         } catch let error where AuthErrorCode(error) == .userNotFound {
             throw AuthErrorUtils.error(.userMismatch)
         }
@@ -80,12 +81,7 @@ extension User {
         guard response.localId == uid else {
             throw AuthErrorUtils.error(.userMismatch)
         }
-        let tokens = try TokenSnapshot(response)
-        let record = try await signingOutOnInvalidSession { try await backend.lookup(idToken: tokens.accessToken) }
-        try update { snapshot in
-            snapshot.tokens = tokens
-            snapshot.apply(record)
-        }
+        try await adopt(try TokenSnapshot(response), backend: backend)
         let info = exchange.additionalUserInfo ?? AdditionalUserInfo(providerID: credential.provider, isNewUser: false)
         return AuthDataResult(user: self, additionalUserInfo: info, credential: exchange.credential)
     }
@@ -125,6 +121,20 @@ extension User {
     /// Completion-handler form of `delete()`.
     public func delete(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
         callbackQueue.complete(completion) { try await self.delete() }
+    }
+
+    /// Takes over new `tokens` of this user's account (from a re-authentication, or a change of its second
+    /// factors) and reloads the profile.
+    /// Fails with `userMismatch`, changing nothing, if they belong to another account.
+    func adopt(_ tokens: TokenSnapshot, backend: AuthBackend) async throws {
+        let record = try await signingOutOnInvalidSession { try await backend.lookup(idToken: tokens.accessToken) }
+        guard record.localId == uid else {
+            throw AuthErrorUtils.error(.userMismatch)
+        }
+        try update { snapshot in
+            snapshot.tokens = tokens
+            snapshot.apply(record)
+        }
     }
 
     /// Sends an `accounts:update` with a fresh ID token, adopts the new tokens the server may return

@@ -16,6 +16,8 @@ struct UserSnapshot: Codable, Sendable, Equatable {
     var creationDate: Date?
     var lastSignInDate: Date?
     var tenantID: String?
+    /// The enrolled second factors (`mfaInfo`); nil when there are none.
+    var mfaInfo: [MFAEnrollment]?
     var tokens: TokenSnapshot
 
     init(record: UserRecord, tokens: TokenSnapshot, isAnonymous: Bool, tenantID: String?) {
@@ -38,6 +40,7 @@ struct UserSnapshot: Codable, Sendable, Equatable {
         providerData = record.providerUserInfo ?? []
         creationDate = Self.date(millisecondsString: record.createdAt)
         lastSignInDate = Self.date(millisecondsString: record.lastLoginAt)
+        mfaInfo = record.mfaInfo
     }
 
     /// `createdAt` and `lastLoginAt` are epoch milliseconds as strings.
