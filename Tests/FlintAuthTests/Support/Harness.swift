@@ -28,10 +28,11 @@ struct Harness: Sendable {
 
 /// Runs `body` against a fresh server and app, and tears everything down afterwards.
 func withHarness(
+    database: TestDatabase = .sqlite,
     httpClient: any AuthHTTPClient = URLSessionHTTPClient.shared,
     _ body: (Harness) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start()
+    let server = try await TestServer.start(database: database)
     let name = "flint-auth-test-\(UUID().uuidString)"
     FirebaseApp.configure(
         name: name,
