@@ -8,6 +8,8 @@ public struct AccountService: Sendable {
     let tokens: TokenService
     let hasher: PasswordHasher
     let gate: SecondFactorGate
+    /// Told about deletions, when the operator configured it.
+    let userDeleted: UserDeletedWebhook?
     let clock: any FlintClock
     let random: any RandomSource
 
@@ -261,9 +263,10 @@ public struct AccountService: Sendable {
             try tokens.requireRecentSignIn(verified)
             localID = verified.user.localID
         }
-        guard try await store.deleteUser(projectID: caller.projectID, localID: localID) != nil else {
+        guard let deleted = try await store.deleteUser(projectID: caller.projectID, localID: localID) else {
             throw FlintError(.userNotFound)
         }
+        await userDeleted?.notify(deleted)
         return DeleteAccountResponse()
     }
 

@@ -46,6 +46,17 @@ public struct DeliveryConfiguration: Sendable {
         }
     }
 
+    /// A URL Flint POSTs signed JSON events to (`X-Flint-Signature`, see `WebhookSignature`).
+    public struct Webhook: Sendable, Equatable {
+        public var url: String
+        public var secret: String
+
+        public init(url: String, secret: String) {
+            self.url = url
+            self.secret = secret
+        }
+    }
+
     /// Where action emails go.
     public enum EmailProvider: Sendable, Equatable {
         /// Written to the server log (the default; development and emulator mode).
@@ -87,6 +98,8 @@ public struct DeliveryConfiguration: Sendable {
     public var sms: SMSProvider = .log
     public var apns: APNs?
     public var siteVerify: SiteVerify?
+    /// Where Flint POSTs a signed `user.deleted` event when an account is deleted (none by default).
+    public var userDeletedWebhook: Webhook?
     /// Extra PEM certificates trusted for outgoing TLS (besides the system's), e.g. a private CA.
     public var extraTrustRootsPEM: [String] = []
 
@@ -155,6 +168,7 @@ extension DeliveryConfiguration {
     /// - smtp: `FLINT_SMTP_HOST`, `FLINT_SMTP_FROM`; optionally `FLINT_SMTP_SECURITY` (`starttls`, the
     ///   default, `tls` or `none`), `FLINT_SMTP_PORT` (default 587, 465 for `tls`, 25 for `none`),
     ///   `FLINT_SMTP_USERNAME` and `FLINT_SMTP_PASSWORD` (both or neither)
+    /// - user deletion (both or none): `FLINT_USER_DELETED_WEBHOOK_URL`, `FLINT_USER_DELETED_WEBHOOK_SECRET`
     /// - `FLINT_TRUST_ROOTS_FILE`: a PEM bundle trusted for outgoing TLS besides the system's roots
     ///
     /// Throws `DeliveryConfigurationError` naming the variable that is missing or wrong.
@@ -165,6 +179,7 @@ extension DeliveryConfiguration {
         email = try Self.emailProvider(variables)
         apns = try Self.apns(variables)
         siteVerify = try Self.siteVerify(variables)
+        userDeletedWebhook = try Self.userDeletedWebhook(variables)
         if let path = variables["FLINT_TRUST_ROOTS_FILE"] {
             let pem = try variables.file("FLINT_TRUST_ROOTS_FILE", path)
             guard pem.contains("-----BEGIN CERTIFICATE-----") else {
@@ -276,6 +291,14 @@ extension DeliveryConfiguration {
         return SiteVerify(url: try variables.url("FLINT_CAPTCHA_VERIFY_URL", because: because),
                           secret: try variables.required("FLINT_CAPTCHA_SECRET", because: because),
                           siteKey: variables["FLINT_CAPTCHA_SITE_KEY"])
+    }
+
+    private static func userDeletedWebhook(_ variables: EnvironmentReader) throws -> Webhook? {
+        let names = ["FLINT_USER_DELETED_WEBHOOK_URL", "FLINT_USER_DELETED_WEBHOOK_SECRET"]
+        guard let given = names.first(where: { variables[$0] != nil }) else { return nil }
+        let because = "\(given) is set, and the user-deletion webhook needs a URL and a signing secret"
+        return Webhook(url: try variables.url("FLINT_USER_DELETED_WEBHOOK_URL", because: because),
+                       secret: try variables.required("FLINT_USER_DELETED_WEBHOOK_SECRET", because: because))
     }
 }
 

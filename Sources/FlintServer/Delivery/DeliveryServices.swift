@@ -13,12 +13,15 @@ public final class DeliveryServices: Sendable {
     public let push: (any PushSender)?
     /// Nil when no siteverify endpoint is configured.
     public let captcha: (any CaptchaVerifier)?
+    /// Nil when no user-deletion webhook is configured.
+    let userDeleted: UserDeletedWebhook?
     /// The shared client, also used by the federated providers' clients (Apple, Facebook).
     let httpClient: HTTPClient
     private let isShutDown = NIOLockedValueBox(false)
 
     init(sms: any SMSSender, email: any EmailSender, push: (any PushSender)?, captcha: (any CaptchaVerifier)?,
-         httpClient: HTTPClient) {
+         userDeleted: UserDeletedWebhook?, httpClient: HTTPClient) {
+        self.userDeleted = userDeleted
         self.sms = sms
         self.email = email
         self.push = push
@@ -50,7 +53,11 @@ public final class DeliveryServices: Sendable {
             let captcha = configuration.siteVerify.map {
                 SiteVerifyClient(url: $0.url, secret: $0.secret, httpClient: httpClient)
             }
-            return DeliveryServices(sms: sms, email: email, push: push, captcha: captcha, httpClient: httpClient)
+            let userDeleted = configuration.userDeletedWebhook.map {
+                UserDeletedWebhook(url: $0.url, secret: $0.secret, httpClient: httpClient, clock: clock, logger: logger)
+            }
+            return DeliveryServices(sms: sms, email: email, push: push, captcha: captcha, userDeleted: userDeleted,
+                                    httpClient: httpClient)
         } catch {
             // Nothing ran on it yet: shut it down in the background.
             httpClient.shutdown { _ in }

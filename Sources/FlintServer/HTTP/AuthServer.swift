@@ -78,14 +78,14 @@ public final class AuthServer: Sendable {
                 emulator ? "https://securetoken.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
             })
-        let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
-        accounts = AccountService(
-            store: store, tokens: tokens, hasher: PasswordHasher(), gate: secondFactorGate, clock: environment.clock,
-            random: environment.random)
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery
         if emulator { deliveryConfiguration = DeliveryConfiguration() }
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
+        let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
+        accounts = AccountService(
+            store: store, tokens: tokens, hasher: PasswordHasher(), gate: secondFactorGate,
+            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random)
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(
             store: store, clock: environment.clock, random: environment.random, delivery: delivery,

@@ -11,11 +11,14 @@ import NIOConcurrencyHelpers
 ///   not the HMAC-SHA256 of `"<t>.<body>"` under the shared secret (compared in constant time) → 401
 /// - a body that is not the JSON payload with all five fields → 400; not POST → 405; another path → 404
 ///
-/// Accepted messages are answered 204 and recorded in `messages`.
+/// Accepted messages are answered 204 and recorded in `messages`. The same receiver takes user-deletion
+/// events at `/user-deleted` (same signature rules), recorded in `deletions`.
 public final class FakeWebhookReceiver: FakeService {
     public let secret: String
     /// Accepted messages, in order.
     public let messages = Recorder<SMSMessage>()
+    /// Accepted user-deletion events, in order.
+    public let deletions = Recorder<UserDeletedEvent>()
     /// How far a timestamp may be from the fake's clock.
     public static let tolerance: TimeInterval = 300
 
@@ -24,6 +27,7 @@ public final class FakeWebhookReceiver: FakeService {
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     public var url: String { "http://127.0.0.1:\(port)/sms" }
+    public var userDeletedURL: String { "http://127.0.0.1:\(port)/user-deleted" }
 
     private init(secret: String, clock: any FlintClock) {
         self.secret = secret
@@ -40,6 +44,7 @@ public final class FakeWebhookReceiver: FakeService {
     public func stop() async {
         await server.withLockedValue { $0 }?.stop()
         messages.finish()
+        deletions.finish()
     }
 
     /// The SMS provider setting that reaches this fake (`secret` to test a wrong one).
@@ -56,11 +61,18 @@ public final class FakeWebhookReceiver: FakeService {
     }
 
     func handle(_ request: Request) async -> Response {
-        guard request.uri.path == "/sms" else { return FakeHTTP.json(404, ["error": "not found"]) }
+        guard ["/sms", "/user-deleted"].contains(request.uri.path) else { return FakeHTTP.json(404, ["error": "not found"]) }
         guard request.method == .post else { return FakeHTTP.json(405, ["error": "method not allowed"]) }
         let body = await FakeHTTP.body(request) ?? Data()
         guard let header = FakeHTTP.header(request, "x-flint-signature"), isValid(signature: header, body: body) else {
             return FakeHTTP.json(401, ["error": "bad signature"])
+        }
+        if request.uri.path == "/user-deleted" {
+            guard let event = try? JSONDecoder().decode(UserDeletedEvent.self, from: body), event.event == "user.deleted" else {
+                return FakeHTTP.json(400, ["error": "not a user.deleted event"])
+            }
+            deletions.append(event)
+            return FakeHTTP.empty(204)
         }
         guard let payload = try? JSONDecoder().decode(Payload.self, from: body) else {
             return FakeHTTP.json(400, ["error": "not an SMS payload"])
