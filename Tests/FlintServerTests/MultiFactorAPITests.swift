@@ -106,6 +106,48 @@ import Testing
         }
     }
 
+    /// Second-factor codes follow phone sign-in's rules in production: an app credential for real numbers,
+    /// none for fictional ones; pending credentials expire.
+    @Test func productionRulesForSecondFactorCodes() async throws {
+        try await withServer(emulator: false) { server, client in
+            _ = try await server.server.updateProjectConfig(server.projectID, ProjectConfig(
+                signIn: .init(phoneNumber: .init(testPhoneNumbers: ["+15555550144": "123456"])),
+                mfa: .init(state: "ENABLED", enabledProviders: ["PHONE_SMS"])),
+                updateMask: "signIn.phoneNumber.testPhoneNumbers,mfa")
+            let signedUp = try await client.signUp(email: "dora@example.com", password: Self.password)
+            let localID = try #require(signedUp.string("localId"))
+            let store = server.server.store
+            var account = try #require(try await store.user(projectID: server.projectID, localID: localID))
+            account.emailVerified = true
+            try await store.updateUser(account)
+            let idToken = try #require(signedUp.string("idToken"))
+            let real = try await client.post("/v2/accounts/mfaEnrollment:start", [
+                "idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "+14155550199"],
+            ])
+            #expect(real.errorCode == "MISSING_APP_CREDENTIAL")
+            let started = try await client.post("/v2/accounts/mfaEnrollment:start", [
+                "idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550144"],
+            ])
+            let enrolled = try await client.post("/v2/accounts/mfaEnrollment:finalize", [
+                "idToken": .string(idToken),
+                "phoneVerificationInfo": ["sessionInfo": started["phoneSessionInfo"]?["sessionInfo"] ?? .null, "code": "123456"],
+            ])
+            #expect(enrolled.status == 200, "\(enrolled.body)")
+            #expect(server.log.smsCodes(to: "+15555550144").isEmpty)
+
+            let first = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "dora@example.com", "password": .string(Self.password), "returnSecureToken": true,
+            ])
+            let pending = try #require(first.string("mfaPendingCredential"))
+            server.clock.advance(seconds: 601)
+            let expired = try await client.post("/v2/accounts/mfaSignIn:start", [
+                "mfaPendingCredential": .string(pending),
+                "mfaEnrollmentId": first["mfaInfo"]?.arrayValue?.first?["mfaEnrollmentId"] ?? .null,
+            ])
+            #expect(expired.errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
+        }
+    }
+
     @Test func enrollmentNeedsAVerifiedEmailARecentSignInAndAnEnabledProject() async throws {
         try await withServer { server, client in
             let unverified = try await client.signUp(email: "bob@example.com", password: Self.password)
@@ -252,10 +294,23 @@ import Testing
             #expect(try await client.refresh(refreshToken).errorCode == "TOKEN_EXPIRED")
             #expect(try await client.lookup(idToken: idToken).errorCode == "TOKEN_EXPIRED")
 
-            // Disabled: no sign-in of any kind, no refresh.
+            // Disabled: no sign-in of any kind, no refresh, no use of a token issued before.
+            let beforeDisabling = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "ada@example.com", "password": .string(Self.password), "returnSecureToken": true,
+            ])
+            let pendingBefore = try #require(beforeDisabling.string("mfaPendingCredential"))
             #expect(try await client.admin("/v1/accounts:update", ["localId": .string(localID), "disableUser": true]).status == 200)
             #expect(try await client.post("/v1/accounts:signInWithPassword", [
                 "email": "ada@example.com", "password": .string(Self.password),
+            ]).errorCode == "USER_DISABLED")
+            let startDisabled = try await client.post("/v2/accounts/mfaSignIn:start", [
+                "mfaPendingCredential": .string(pendingBefore),
+                "mfaEnrollmentId": beforeDisabling["mfaInfo"]?.arrayValue?.first?["mfaEnrollmentId"] ?? .null,
+            ])
+            #expect(try await client.post("/v2/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": .string(pendingBefore),
+                "phoneVerificationInfo": ["sessionInfo": startDisabled["phoneResponseInfo"]?["sessionInfo"] ?? .null,
+                                          "code": .string(try #require(server.log.smsCodes(to: "+15555550133").last))],
             ]).errorCode == "USER_DISABLED")
             #expect(try await client.admin("/v1/accounts:update", ["localId": .string(localID), "disableUser": false]).status == 200)
 
