@@ -31,27 +31,10 @@ public struct TOTPInfo: Codable, Sendable, Equatable {
     public init() {}
 }
 
-/// A phone number and the app-verification fields that go with it (`phoneEnrollmentInfo`, `phoneSignInInfo`),
-/// the same as `sendVerificationCode` takes.
-public struct PhoneMFAInfo: Codable, Sendable {
-    /// For sign-in the SDK sends the masked hint; the server uses the enrolled number instead.
-    public var phoneNumber: String?
-    public var iosReceipt: String?
-    public var iosSecret: String?
-    public var recaptchaToken: String?
-    public var captchaResponse: String?
-    public var recaptchaVersion: String?
-    public var clientType: String?
-    public var safetyNetToken: String?
-    public var playIntegrityToken: String?
-
-    public init(phoneNumber: String? = nil, iosReceipt: String? = nil, iosSecret: String? = nil, recaptchaToken: String? = nil) {
-        self.phoneNumber = phoneNumber
-        self.iosReceipt = iosReceipt
-        self.iosSecret = iosSecret
-        self.recaptchaToken = recaptchaToken
-    }
-}
+/// A phone number and the app-verification fields that go with it (`phoneEnrollmentInfo`, `phoneSignInInfo`):
+/// the same shape as `sendVerificationCode`'s body. For sign-in the SDK sends the masked hint as the number;
+/// the server uses the enrolled number instead.
+public typealias PhoneMFAInfo = SendVerificationCodeRequest
 
 /// `phoneVerificationInfo`: the code the user received for a session.
 public struct PhoneVerificationInfo: Codable, Sendable {

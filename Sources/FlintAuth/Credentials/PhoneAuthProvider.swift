@@ -124,12 +124,13 @@ public final class PhoneAuthProvider: NSObject, Sendable {
         }
     }
 
-    /// The code send proper: app verification as configured puts its proof into `request`, which `send`
-    /// sends and turns into the verification ID.
-    func sendCode<Request: AppVerifiedPhoneRequest>(
-        _ request: Request,
+    /// The code send proper, for sign-in and second factors alike (`phoneEnrollmentInfo` and
+    /// `phoneSignInInfo` have `sendVerificationCode`'s shape): app verification as configured puts its proof
+    /// into `request`, which `send` sends and turns into the verification ID.
+    func sendCode(
+        _ request: SendVerificationCodeRequest,
         presenter: (any WebPagePresenter)?,
-        send: (AuthBackend, Request) async throws -> String
+        send: (AuthBackend, SendVerificationCodeRequest) async throws -> String
     ) async throws -> String {
         let backend = auth.backend
         if auth.settings?.isAppVerificationDisabledForTesting == true {
@@ -156,11 +157,11 @@ public final class PhoneAuthProvider: NSObject, Sendable {
         case recaptchaToken(String)
     }
 
-    private func sendWithAppVerification<Request: AppVerifiedPhoneRequest>(
-        _ request: Request,
+    private func sendWithAppVerification(
+        _ request: SendVerificationCodeRequest,
         presenter: (any WebPagePresenter)?,
         retryOnInvalidAppCredential: Bool,
-        send: (AuthBackend, Request) async throws -> String
+        send: (AuthBackend, SendVerificationCodeRequest) async throws -> String
     ) async throws -> String {
         var proven = request
         let proof = try await appProof(presenter: presenter)

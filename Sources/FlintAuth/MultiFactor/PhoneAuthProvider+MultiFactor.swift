@@ -1,19 +1,6 @@
 import FlintWire
 import Foundation
 
-/// A request that texts a code, carrying the app's proof of being genuine in the fields of
-/// `sendVerificationCode` (`PhoneAuthProvider.sendCode(_:presenter:send:)` fills them).
-protocol AppVerifiedPhoneRequest: Sendable {
-    var iosReceipt: String? { get set }
-    var iosSecret: String? { get set }
-    var recaptchaToken: String? { get set }
-    var captchaResponse: String? { get set }
-    var recaptchaVersion: String? { get set }
-}
-
-extension SendVerificationCodeRequest: AppVerifiedPhoneRequest {}
-extension PhoneMFAInfo: AppVerifiedPhoneRequest {}
-
 /// Phone second factors: texting the code that enrolls a number, or that signs in with an enrolled one.
 extension PhoneAuthProvider {
     /// Texts a code to the enrolled phone second factor `multiFactorInfo` (a hint of the

@@ -40,8 +40,7 @@ public struct MultiFactorService: Sendable {
             let number = try PhoneService.phoneNumber(info.phoneNumber)
             if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw FlintError(.secondFactorExists) }
             let sessionInfo = try await phone.deliverCode(
-                to: number, appCheck: SendVerificationCodeRequest(info, phoneNumber: number), caller: caller,
-                purpose: Self.enrollmentPurpose)
+                to: number, appCheck: info, caller: caller, purpose: Self.enrollmentPurpose)
             return StartMFAEnrollmentResponse(phoneSessionInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
         }
         if request.totpEnrollmentInfo != nil {
@@ -145,8 +144,7 @@ public struct MultiFactorService: Sendable {
         }
         // The SDK sends the masked hint as the number; the code goes to the enrolled number.
         let sessionInfo = try await phone.deliverCode(
-            to: number, appCheck: SendVerificationCodeRequest(request.phoneSignInInfo ?? PhoneMFAInfo(), phoneNumber: number),
-            caller: caller, purpose: Self.signInPurpose)
+            to: number, appCheck: request.phoneSignInInfo ?? PhoneMFAInfo(), caller: caller, purpose: Self.signInPurpose)
         return StartMFASignInResponse(phoneResponseInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
     }
 
@@ -236,18 +234,5 @@ public struct MultiFactorService: Sendable {
 
     private static func secretContext(_ user: UserAccount, enrollmentID: String) -> String {
         "totp-secret:\(user.projectID):\(user.localID):\(enrollmentID)"
-    }
-}
-
-extension SendVerificationCodeRequest {
-    /// The app-verification fields of a second-factor request, for the number the code goes to.
-    init(_ info: PhoneMFAInfo, phoneNumber: String) {
-        self.init(phoneNumber: phoneNumber, iosReceipt: info.iosReceipt, iosSecret: info.iosSecret,
-                  recaptchaToken: info.recaptchaToken)
-        captchaResponse = info.captchaResponse
-        recaptchaVersion = info.recaptchaVersion
-        clientType = info.clientType
-        playIntegrityToken = info.playIntegrityToken
-        safetyNetToken = info.safetyNetToken
     }
 }
