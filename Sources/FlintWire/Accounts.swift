@@ -277,3 +277,16 @@ public struct BatchGetResponse: Codable, Sendable {
         self.nextPageToken = nextPageToken
     }
 }
+
+/// `accounts:signInWithCustomToken` (v3 `verifyCustomToken`): a token a server signed with a service
+/// account's key (an unsigned one in emulator mode). The answer is a `SignInResponse`.
+public struct SignInWithCustomTokenRequest: Codable, Sendable {
+    public var token: String?
+    public var returnSecureToken: Bool?
+    public var tenantId: String?
+
+    public init(token: String? = nil, returnSecureToken: Bool? = true) {
+        self.token = token
+        self.returnSecureToken = returnSecureToken
+    }
+}

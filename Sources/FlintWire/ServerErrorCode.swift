@@ -99,6 +99,11 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidPendingToken = "INVALID_PENDING_TOKEN"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
 
+    // Custom tokens
+    case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
+    case missingCustomToken = "MISSING_CUSTOM_TOKEN"
+    case credentialMismatch = "CREDENTIAL_MISMATCH"
+
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"
     case invalidGrantType = "INVALID_GRANT_TYPE"

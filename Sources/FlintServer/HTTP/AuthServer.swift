@@ -32,6 +32,9 @@ public final class AuthServer: Sendable {
     public let actionCodes: ActionCodeService
     public let federated: FederatedService
     public let multiFactor: MultiFactorService
+    /// Production mode's admin credentials (and custom-token signers).
+    public let serviceAccounts: ServiceAccounts
+    public let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
     public let delivery: DeliveryServices
     let appVerifier: AppVerifier
@@ -106,6 +109,12 @@ public final class AuthServer: Sendable {
                 purpose: "totp-enrollment", lifetimeSeconds: 1800),
             clock: environment.clock, random: environment.random)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
+        let publicURLForKeys = boundPublicURL
+        serviceAccounts = ServiceAccounts(
+            store: store, secrets: secrets, clock: environment.clock, random: environment.random,
+            publicURL: { publicURLForKeys.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
+        customTokens = CustomTokenService(
+            store: store, tokens: tokens, serviceAccounts: serviceAccounts, clock: environment.clock, emulator: emulator)
         let providers = configuration.identityProviderEndpoints
         let httpClient = delivery.httpClient
         federated = FederatedService(
@@ -201,12 +210,14 @@ public final class AuthServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         let callers = CallerResolver(
             projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID,
-            trustForwardedFor: configuration.trustForwardedFor)
+            serviceAccounts: serviceAccounts, trustForwardedFor: configuration.trustForwardedFor)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers)
         endpoints += federated.endpoints(callers: callers)
         endpoints += multiFactor.endpoints(callers: callers)
+        endpoints += serviceAccounts.endpoints
+        endpoints += customTokens.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
             .endpoints(callers: callers)

@@ -30,11 +30,17 @@ struct CallerResolver: Sendable {
     let projects: ProjectDirectory
     let emulator: Bool
     let defaultProjectID: String
+    let serviceAccounts: ServiceAccounts
     var trustForwardedFor = false
 
     func resolve(_ request: Request, context: FlintRequestContext, access: Access) async throws -> Caller {
         let pathProjectID = context.parameters.get("projectId")
-        let isAdmin = try adminCredentials(in: request)
+        let adminScope = try await adminCredentials(in: request)
+        // A service account administers its own project only.
+        if case .project(let own)? = adminScope, let pathProjectID, pathProjectID != own {
+            throw FlintError(sentence: "The caller does not have permission", status: .forbidden, reason: "forbidden")
+        }
+        let isAdmin = adminScope != nil
         let key = request.uri.queryParameters.get("key") ?? request.headers[Self.apiKeyHeader]
         // Naming a project in the path is for admin callers only.
         if access == .admin || pathProjectID != nil, !isAdmin { throw FlintError.adminRequired }
@@ -43,6 +49,8 @@ struct CallerResolver: Sendable {
         let projectID: String
         if let pathProjectID {
             projectID = pathProjectID
+        } else if case .project(let own)? = adminScope {
+            projectID = own
         } else if emulator || isAdmin {
             projectID = defaultProjectID
         } else {
@@ -64,15 +72,24 @@ struct CallerResolver: Sendable {
         return context.remoteAddress?.ipAddress
     }
 
-    /// Whether the request carries admin credentials. Emulator mode accepts `Bearer owner` (and Google
-    /// OAuth tokens, `ya29.…`) as the official emulator does. Production admin credentials (service
-    /// accounts) are not available yet, so any bearer token there is refused.
-    private func adminCredentials(in request: Request) throws -> Bool {
-        guard let authorization = request.headers[.authorization] else { return false }
+    /// What admin credentials allow.
+    enum AdminScope: Equatable {
+        /// Emulator mode's `Bearer owner`: every project.
+        case anyProject
+        /// A service account's credential: its own project.
+        case project(String)
+    }
+
+    /// The admin credentials the request carries, if any. Emulator mode accepts `Bearer owner` (and Google
+    /// OAuth tokens, `ya29.…`) as the official emulator does; production accepts a service account's
+    /// self-signed JWT or an access token from `/token`. Any other bearer token is refused.
+    private func adminCredentials(in request: Request) async throws -> AdminScope? {
+        guard let authorization = request.headers[.authorization] else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Self.unauthenticated }
-        let token = parts[1]
-        if emulator, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return true }
+        let token = String(parts[1])
+        if emulator, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .anyProject }
+        if let project = try await serviceAccounts.administeredProject(bearer: token) { return .project(project) }
         throw Self.unauthenticated
     }
 

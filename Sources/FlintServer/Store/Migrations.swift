@@ -151,6 +151,23 @@ enum Migrations {
             "ALTER TABLE refresh_tokens ADD COLUMN second_factor_id TEXT",
             "CREATE INDEX oob_codes_user ON oob_codes(project_id, local_id)",
         ]),
+        (6, [
+            // Admin credentials: the public halves of service-account keys (the private key is handed to
+            // the operator once, in the key file, and never stored).
+            """
+            CREATE TABLE service_accounts (
+                key_id TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                client_email TEXT NOT NULL,
+                public_key_pem TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX service_accounts_project ON service_accounts(project_id, client_email)",
+            // Developer claims of a custom-token sign-in, kept by its refresh token so refreshed ID tokens carry them.
+            "ALTER TABLE refresh_tokens ADD COLUMN session_claims TEXT",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -112,10 +112,13 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// The second factor the sign-in passed, if any.
     public var secondFactor: PassedSecondFactor?
+    /// Developer claims of a custom-token sign-in (a JSON object string), carried by every ID token of the session.
+    public var sessionClaims: String?
 
     public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
-                secondFactor: PassedSecondFactor? = nil) {
+                secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) {
         self.secondFactor = secondFactor
+        self.sessionClaims = sessionClaims
         self.projectID = projectID
         self.localID = localID
         self.signInProvider = signInProvider

@@ -250,12 +250,12 @@ extension Store {
         try await database.query(
             """
             INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
-                second_factor, second_factor_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                second_factor, second_factor_id, session_claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
             .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
-            SQLValue(record.secondFactor?.enrollmentID))
+            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims))
     }
 
     /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
@@ -264,17 +264,19 @@ extension Store {
         guard let (user, row) = try await fetchUserRows(
             extraColumns: """
                 , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
-                r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id
+                r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
+                r.session_claims AS r_session_claims
                 """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
             where: "r.token_hash = ?", [.text(hash)]
         ).first else { return nil }
-        let record = RefreshTokenRecord(
+        var record = RefreshTokenRecord(
             projectID: user.projectID, localID: user.localID, signInProvider: row.string("r_sign_in_provider") ?? "",
             authTime: row.int("r_auth_time") ?? 0, createdAt: row.int("r_created_at") ?? 0,
             secondFactor: row.string("r_second_factor").map {
                 PassedSecondFactor(kind: $0, enrollmentID: row.string("r_second_factor_id") ?? "")
             })
+        record.sessionClaims = row.string("r_session_claims")
         return (record, user)
     }
 }

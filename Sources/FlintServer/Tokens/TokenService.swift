@@ -49,13 +49,15 @@ public final class TokenService: Sendable {
     }
 
     /// Mints tokens for a sign-in (or a change that re-issues them). `authTime` defaults to now;
-    /// `secondFactor` is the factor the sign-in passed, which the tokens' claims name.
+    /// `secondFactor` is the factor the sign-in passed, which the tokens' claims name; `sessionClaims`
+    /// are a custom token's developer claims, carried by every ID token of the session.
     public func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil,
-                      secondFactor: PassedSecondFactor? = nil) async throws -> IssuedTokens {
+                      secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) async throws -> IssuedTokens {
         let now = clock.seconds
         let authTime = authTime ?? now
         let idToken = try await mintIDToken(
-            for: user, signInProvider: signInProvider, secondFactor: secondFactor, authTime: authTime, now: now)
+            for: user, signInProvider: signInProvider, secondFactor: secondFactor, sessionClaims: sessionClaims,
+            authTime: authTime, now: now)
         // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
         // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
         let refreshToken = user.localID + "." + random.token(byteCount: 32)
@@ -63,7 +65,7 @@ public final class TokenService: Sendable {
             hash: Self.hash(refreshToken),
             RefreshTokenRecord(
                 projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
-                authTime: authTime, createdAt: now, secondFactor: secondFactor))
+                authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims))
         return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
     }
 
@@ -84,8 +86,8 @@ public final class TokenService: Sendable {
         if record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
         let now = clock.seconds
         let idToken = try await mintIDToken(
-            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor, authTime: record.authTime,
-            now: now)
+            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
+            sessionClaims: record.sessionClaims, authTime: record.authTime, now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
             try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
@@ -139,7 +141,7 @@ public final class TokenService: Sendable {
     }
 
     private func mintIDToken(for user: UserAccount, signInProvider: String, secondFactor: PassedSecondFactor?,
-                             authTime: Int64, now: Int64) async throws -> String {
+                             sessionClaims: String? = nil, authTime: Int64, now: Int64) async throws -> String {
         var identities: [String: [String]] = [:]
         if let email = user.email { identities["email"] = [email] }
         if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
@@ -153,7 +155,8 @@ public final class TokenService: Sendable {
             firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
                                     signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID))
         var payload = try JSONBody.encoder.encode(claims)
-        if let custom = user.customAttributes, !custom.isEmpty {
+        // Standard claims win over the user's custom claims, which win over a session's developer claims.
+        for custom in [user.customAttributes, sessionClaims].compactMap({ $0 }) where !custom.isEmpty {
             payload = try Self.merging(customClaims: custom, into: payload)
         }
         return try await keyring.sign(payload: payload)

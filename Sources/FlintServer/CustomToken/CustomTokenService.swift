@@ -1,0 +1,89 @@
+import FlintWire
+import Foundation
+
+/// Custom-token sign-in (`accounts:signInWithCustomToken`): a server of the app's mints a JWT for a uid
+/// with the Admin SDK, signed with one of the project's service-account keys; the client exchanges it for
+/// Flint tokens. The token's developer claims ride along in every ID token of the session. Emulator mode
+/// accepts unsigned tokens (and `{"uid":…}` JSON), as the official emulator does. Like Firebase, custom
+/// tokens skip the second factor: the minting server vouches for the user.
+public struct CustomTokenService: Sendable {
+    let store: Store
+    let tokens: TokenService
+    let serviceAccounts: ServiceAccounts
+    let clock: any FlintClock
+    let emulator: Bool
+
+    private struct Claims: Decodable {
+        var aud: String?
+        var uid: String?
+        var claims: [String: JSONValue]?
+    }
+
+    public func signIn(_ request: SignInWithCustomTokenRequest, caller: Caller) async throws -> SignInResponse {
+        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        guard let token = request.token, !token.isEmpty else { throw FlintError(.missingCustomToken) }
+        guard token.utf8.count <= CompactJWT.maximumLength else { throw FlintError(.invalidCustomToken) }
+        let (uid, developerClaims) = try await emulator ? Self.unverifiedClaims(token) : verifiedClaims(token, caller: caller)
+        guard let uid, !uid.isEmpty, uid.count <= 128 else {
+            throw FlintError(.invalidCustomToken, "The uid must be a string of 1 to 128 characters.")
+        }
+        var sessionClaims: String?
+        if let developerClaims, !developerClaims.isEmpty {
+            let text = String(decoding: try JSONEncoder().encode(JSONValue.object(developerClaims)), as: UTF8.self)
+            sessionClaims = try Validation.customClaims(text)
+        }
+
+        var isNewUser = false
+        var user: UserAccount
+        if let existing = try await store.user(projectID: caller.projectID, localID: uid) {
+            user = existing
+        } else {
+            user = UserAccount(projectID: caller.projectID, localID: uid, createdAt: clock.milliseconds)
+            do {
+                try await store.createUser(user)
+                isNewUser = true
+            } catch StoreError.duplicate(.localID) {
+                guard let winner = try await store.user(projectID: caller.projectID, localID: uid) else { throw FlintError.internalError }
+                user = winner
+            }
+        }
+        if user.disabled { throw FlintError(.userDisabled) }
+        user.lastLoginAt = clock.milliseconds
+        try await store.updateUser(user)
+        let issued = try await tokens.issue(for: user, signInProvider: ProviderID.custom, sessionClaims: sessionClaims)
+        return SignInResponse(kind: "identitytoolkit#VerifyCustomTokenResponse", localId: user.localID,
+                              idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
+                              isNewUser: isNewUser)
+    }
+
+    /// Production: signed by an active key of this project's service accounts, for Firebase's audience.
+    private func verifiedClaims(_ token: String, caller: Caller) async throws -> (String?, [String: JSONValue]?) {
+        guard let (account, assertion) = try await serviceAccounts.verify(
+            token, audiences: [ServiceAccounts.customTokenAudience])
+        else { throw FlintError(.invalidCustomToken) }
+        guard account.projectID == caller.projectID else { throw FlintError(.credentialMismatch) }
+        return (assertion.uid, assertion.claims)
+    }
+
+    /// Emulator mode: any JWT (signature unchecked) for Firebase's audience, or a JSON object.
+    private static func unverifiedClaims(_ token: String) throws -> (String?, [String: JSONValue]?) {
+        let payload = token.hasPrefix("{") ? Data(token.utf8) : CompactJWT(token)?.payload
+        guard let payload, let claims = try? JSONDecoder().decode(Claims.self, from: payload) else {
+            throw FlintError(.invalidCustomToken)
+        }
+        if !token.hasPrefix("{"), claims.aud != ServiceAccounts.customTokenAudience {
+            throw FlintError(.invalidCustomToken, "The custom token's audience is not Firebase's.")
+        }
+        return (claims.uid, claims.claims)
+    }
+}
+
+extension CustomTokenService {
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
+        [
+            .json(Endpoint.accountPaths("signInWithCustomToken", legacy: "verifyCustomToken"), callers: callers) {
+                (body: SignInWithCustomTokenRequest, caller) in try await signIn(body, caller: caller)
+            },
+        ]
+    }
+}
