@@ -171,7 +171,8 @@ public struct UpdateAccountRequest: Codable, Sendable {
     public var emailVerified: Bool?
     public var disableUser: Bool?
     public var customAttributes: String?
-    public var validSince: String?
+    /// Epoch seconds (a string on the wire; firebase-admin sends a number).
+    public var validSince: LenientString?
     public var targetProjectId: String?
 
     public init(idToken: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,

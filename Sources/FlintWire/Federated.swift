@@ -68,35 +68,17 @@ public struct SignInWithIdpResponse: Codable, Sendable {
 public struct RevokeTokenRequest: Codable, Sendable {
     public var providerId: String?
     /// `CODE` (an authorization code), `REFRESH_TOKEN` or `ACCESS_TOKEN`. The iOS SDK sends the enum's
-    /// number instead (`3` for `CODE`); either form decodes, numbers as their decimal text.
-    public var tokenType: String?
+    /// number instead (`"3"` for `CODE`, sometimes as a JSON number).
+    public var tokenType: LenientString?
     public var token: String?
     public var idToken: String?
     public var redirectUri: String?
     public var tenantId: String?
 
-    public init(providerId: String? = "apple.com", tokenType: String? = "CODE", token: String? = nil, idToken: String? = nil) {
+    public init(providerId: String? = "apple.com", tokenType: LenientString? = "CODE", token: String? = nil, idToken: String? = nil) {
         self.providerId = providerId
         self.tokenType = tokenType
         self.token = token
         self.idToken = idToken
-    }
-}
-
-extension RevokeTokenRequest {
-    private enum CodingKeys: String, CodingKey { case providerId, tokenType, token, idToken, redirectUri, tenantId }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        providerId = try container.decodeIfPresent(String.self, forKey: .providerId)
-        if let number = try? container.decodeIfPresent(Int.self, forKey: .tokenType) {
-            tokenType = String(number)
-        } else {
-            tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType)
-        }
-        token = try container.decodeIfPresent(String.self, forKey: .token)
-        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
-        redirectUri = try container.decodeIfPresent(String.self, forKey: .redirectUri)
-        tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
     }
 }

@@ -227,7 +227,7 @@ public struct AccountService: Sendable {
             if let disabled = request.disableUser { user.disabled = disabled }
             if let claims = request.customAttributes { user.customAttributes = try Validation.customClaims(claims) }
             if let validSince = request.validSince {
-                guard let seconds = Int64(validSince) else { throw FlintError(.invalidArgument, "validSince") }
+                guard let seconds = Int64(validSince.value) else { throw FlintError(.invalidArgument, "validSince") }
                 user.validSince = seconds
             }
             if let phone = request.phoneNumber { user.phoneNumber = try Validation.phoneNumber(phone) }

@@ -13,7 +13,7 @@ extension FederatedService {
             throw FlintError(.invalidProviderID, "Only apple.com tokens can be revoked.")
         }
         // `3` is the iOS SDK's number for CODE.
-        guard ["CODE", "3"].contains(request.tokenType ?? "") else {
+        guard ["CODE", "3"].contains(request.tokenType?.value ?? "") else {
             throw FlintError(.invalidArgument, "tokenType must be CODE.")
         }
         guard let code = request.token, !code.isEmpty, code.utf8.count <= 4096 else {
