@@ -78,8 +78,16 @@ public struct LookupRequest: Codable, Sendable {
     public var localId: [String]?
     public var email: [String]?
     public var phoneNumber: [String]?
+    /// Admin: users by linked provider account.
+    public var federatedUserId: [FederatedUserID]?
     public var targetProjectId: String?
     public var tenantId: String?
+
+    /// A provider account: `{providerId, rawId}`.
+    public struct FederatedUserID: Codable, Sendable {
+        public var providerId: String
+        public var rawId: String
+    }
 
     public init(idToken: String? = nil, localId: [String]? = nil, email: [String]? = nil, phoneNumber: [String]? = nil) {
         self.idToken = idToken

@@ -3,6 +3,9 @@
 Run by FlintServerTests.PythonClientTests with FIREBASE_AUTH_EMULATOR_HOST and FLINT_PROJECT set.
 Exits non-zero (with a traceback) on the first failed check.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
 import urllib.error
@@ -88,6 +91,35 @@ exchanged = rest("signInWithCustomToken", {"token": custom, "returnSecureToken":
 custom_claims = auth.verify_id_token(exchanged["idToken"])
 assert custom_claims["uid"] == "custom-uid-1" and custom_claims["premium"] is True, custom_claims
 assert custom_claims["firebase"]["sign_in_provider"] == "custom"
+
+# Import users with Firebase-scrypt hashes (the published firebase/scrypt test vector) and with HMAC-SHA256;
+# they sign in with their old passwords, and keep doing so once re-hashed.
+scrypt = auth.UserImportHash.scrypt(
+    key=base64.b64decode("jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA=="),
+    rounds=8, memory_cost=14, salt_separator=base64.b64decode("Bw=="))
+imported = auth.import_users([auth.ImportUserRecord(
+    uid="imported-1", email="imported@example.com", display_name="Imported",
+    password_hash=base64.b64decode("lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="),
+    password_salt=base64.b64decode("42xEC+ixf3L2lw=="))], hash_alg=scrypt)
+assert imported.success_count == 1 and imported.failure_count == 0, [e.reason for e in imported.errors]
+for _ in range(2):
+    again = rest("signInWithPassword", {"email": "imported@example.com", "password": "user1password", "returnSecureToken": True})
+    assert again["localId"] == "imported-1", again
+hmac_key = b"import-key"
+salt = b"pepper-salt"
+imported = auth.import_users([auth.ImportUserRecord(
+    uid="imported-2", email="hmac@example.com",
+    password_hash=hmac.new(hmac_key, salt + b"old password", hashlib.sha256).digest(), password_salt=salt)],
+    hash_alg=auth.UserImportHash.hmac_sha256(key=hmac_key))
+assert imported.success_count == 1, [e.reason for e in imported.errors]
+assert rest("signInWithPassword", {"email": "hmac@example.com", "password": "old password"})["localId"] == "imported-2"
+try:
+    rest("signInWithPassword", {"email": "hmac@example.com", "password": "not it"})
+    raise AssertionError("wrong password accepted")
+except urllib.error.HTTPError as error:
+    assert json.load(error)["error"]["message"] == "INVALID_PASSWORD"
+duplicate = auth.import_users([auth.ImportUserRecord(uid="imported-3", email="imported@example.com")])
+assert duplicate.failure_count == 1 and duplicate.errors[0].index == 0
 
 # Delete.
 auth.delete_user(fixed.uid)

@@ -24,6 +24,15 @@ extension AccountService {
             .json(Endpoint.accountPaths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
                 (body: CreateAuthURIRequest, caller) in try await createAuthURI(body, caller: caller)
             },
+            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchCreate"), access: .admin, callers: callers) {
+                (body: BatchCreateRequest, caller) in try await batchCreate(body, caller: caller)
+            },
+            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchDelete"), access: .admin, callers: callers) {
+                (body: BatchDeleteRequest, caller) in try await batchDelete(body, caller: caller)
+            },
+            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:query"), access: .admin, callers: callers) {
+                (body: QueryAccountsRequest, caller) in try await query(body, caller: caller)
+            },
             .get(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchGet"), access: .admin, callers: callers) {
                 request, caller in
                 try await list(

@@ -7,6 +7,8 @@ public struct AccountService: Sendable {
     let store: Store
     let tokens: TokenService
     let hasher: PasswordHasher
+    /// Checks passwords imported with other hash algorithms.
+    let importedPasswords: ImportedPasswords
     let gate: SecondFactorGate
     /// Told about deletions, when the operator configured it.
     let userDeleted: UserDeletedWebhook?
@@ -94,20 +96,26 @@ public struct AccountService: Sendable {
         try await throttle.checkAllowed(projectID: caller.projectID, email: email)
 
         let found = try await store.user(projectID: caller.projectID, email: email)
-        guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
+        guard var user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
             // Spend the same time as a real check, so response times do not reveal which emails exist.
             _ = try await hasher.hash(password: password, salt: Data(random.bytes(12)), project: project)
             // Firebase: "the password is invalid or the user does not have a password".
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : found == nil ? .emailNotFound : .invalidPassword)
         }
         guard password.utf8.count <= PasswordHasher.maximumLength,
-              try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
+              try await matches(password, hash: hash, salt: salt, of: user, project: project)
         else {
             try await throttle.recordFailure(projectID: caller.projectID, email: email)
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email)
         if user.disabled { throw FlintError(.userDisabled) }
+        if user.importedPasswordHash != nil {
+            // An imported hash: now that the password is known, keep it the project's own way.
+            try await setPassword(password, on: &user, project: project)
+            user.importedPasswordHash = nil
+            try await save(user)
+        }
         if let challenge = try gate.challenge(for: user, signInProvider: ProviderID.password) {
             var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
                                           email: user.email, displayName: user.displayName ?? "", registered: true)
@@ -124,6 +132,16 @@ public struct AccountService: Sendable {
             kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID, email: user.email,
             displayName: user.displayName ?? "", idToken: issued.idToken, refreshToken: issued.refreshToken,
             expiresIn: issued.expiresIn, registered: true)
+    }
+
+    /// Checks a password against the user's hash: the project's scrypt, or how an imported hash was made.
+    private func matches(_ password: String, hash: String, salt: String, of user: UserAccount, project: Project)
+        async throws -> Bool {
+        if let imported = user.importedPasswordHash {
+            return try await importedPasswords.verify(password: password, hash: hash, salt: salt, parameters: imported,
+                                                      projectID: project.id)
+        }
+        return try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
     }
 
     // MARK: Lookup
@@ -143,6 +161,10 @@ public struct AccountService: Sendable {
         }
         for phone in request.phoneNumber ?? [] {
             if let user = try await store.user(projectID: caller.projectID, phoneNumber: phone) { found.append(user) }
+        }
+        for federated in request.federatedUserId ?? [] {
+            if let user = try await store.user(projectID: caller.projectID, providerID: federated.providerId,
+                                               rawID: federated.rawId) { found.append(user) }
         }
         var seen = Set<String>()
         let unique = found.filter { seen.insert($0.localID).inserted }
@@ -292,6 +314,7 @@ public struct AccountService: Sendable {
         user.passwordHash = hash.base64EncodedString()
         user.passwordSalt = salt.base64EncodedString()
         user.passwordUpdatedAt = clock.milliseconds
+        user.importedPasswordHash = nil
     }
 
     func create(_ user: UserAccount) async throws {

@@ -87,7 +87,8 @@ public final class AuthServer: Sendable {
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         accounts = AccountService(
-            store: store, tokens: tokens, hasher: PasswordHasher(), gate: secondFactorGate,
+            store: store, tokens: tokens, hasher: PasswordHasher(),
+            importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), gate: secondFactorGate,
             userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random)
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(

@@ -167,6 +167,8 @@ enum Migrations {
             "CREATE INDEX service_accounts_project ON service_accounts(project_id, client_email)",
             // Developer claims of a custom-token sign-in, kept by its refresh token so refreshed ID tokens carry them.
             "ALTER TABLE refresh_tokens ADD COLUMN session_claims TEXT",
+            // How an imported password hash was made, until the user's first sign-in re-hashes it.
+            "ALTER TABLE users ADD COLUMN password_hash_params TEXT",
         ]),
     ]
 

@@ -27,6 +27,8 @@ public struct UserAccount: Sendable, Equatable {
     public var identities: [FederatedIdentity] = []
     /// Enrolled second factors.
     public var mfaFactors: [SecondFactor] = []
+    /// Set for an imported password hash made another way than the project's own scrypt.
+    public var importedPasswordHash: ImportedPasswordHash?
 
     public init(projectID: String, localID: String, createdAt: Int64) {
         self.projectID = projectID

@@ -38,7 +38,7 @@ extension Store {
     private static let userColumns = """
         project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
         password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
-        last_refresh_at, email_link_signin, mfa_factors
+        last_refresh_at, email_link_signin, mfa_factors, password_hash_params
         """
 
     /// Inserts a new user and its identities.
@@ -46,7 +46,7 @@ extension Store {
         try await mapUniqueViolations {
             try await database.transaction { tx in
                 try await tx.query(
-                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     Self.binds(user))
                 try await Self.insertIdentities(of: user, tx)
             }
@@ -62,7 +62,7 @@ extension Store {
                     UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
                         password_hash = ?, password_salt = ?, password_updated_at = ?, disabled = ?, custom_attributes = ?,
                         valid_since = ?, created_at = ?, last_login_at = ?, last_refresh_at = ?, email_link_signin = ?,
-                        mfa_factors = ?
+                        mfa_factors = ?, password_hash_params = ?
                     WHERE project_id = ? AND local_id = ?
                     """,
                     Array(Self.binds(user).dropFirst(2)) + [.text(user.projectID), .text(user.localID)])
@@ -112,6 +112,20 @@ extension Store {
                     WHERE project_id = ? AND local_id > ? ORDER BY local_id LIMIT ?)
                 """,
             [.text(projectID), .text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
+    }
+
+    /// A page of users ordered by local id, skipping the first `offset`.
+    public func users(projectID: String, offset: Int, limit: Int) async throws -> [UserAccount] {
+        try await fetchUsers(
+            where: """
+                u.project_id = ? AND u.local_id IN (SELECT local_id FROM users
+                    WHERE project_id = ? ORDER BY local_id LIMIT ? OFFSET ?)
+                """,
+            [.text(projectID), .text(projectID), .int(Int64(limit)), .int(Int64(offset))])
+    }
+
+    public func userCount(projectID: String) async throws -> Int {
+        Int(try await database.query("SELECT COUNT(*) AS n FROM users WHERE project_id = ?", .text(projectID)).first?.int("n") ?? 0)
     }
 
     /// Deletes the user and everything that names it, in one transaction: its identities, second factors
@@ -195,7 +209,8 @@ extension Store {
             SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
             SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
             SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
-            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.encodeFactors(user.mfaFactors)),
+            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.json(user.mfaFactors.isEmpty ? nil : user.mfaFactors)),
+            SQLValue(Self.json(user.importedPasswordHash)),
         ]
     }
 
@@ -220,12 +235,15 @@ extension Store {
         user.mfaFactors = row.string("mfa_factors").flatMap {
             try? JSONDecoder().decode([SecondFactor].self, from: Data($0.utf8))
         } ?? []
+        user.importedPasswordHash = row.string("password_hash_params").flatMap {
+            try? JSONDecoder().decode(ImportedPasswordHash.self, from: Data($0.utf8))
+        }
         return user
     }
 
-    /// The factors as stored: a JSON array, or NULL when there are none.
-    private static func encodeFactors(_ factors: [SecondFactor]) -> String? {
-        guard !factors.isEmpty, let data = try? JSONEncoder().encode(factors) else { return nil }
+    /// A JSON column's text; NULL for nil.
+    private static func json(_ value: (some Encodable)?) -> String? {
+        guard let value, let data = try? JSONEncoder().encode(value) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,0 +1,117 @@
+import FlintWire
+import Foundation
+
+/// Admin-only bulk operations: import (`accounts:batchCreate`), bulk delete (`accounts:batchDelete`) and
+/// query (`accounts:query`).
+extension AccountService {
+    /// Firebase's limit per import or bulk delete.
+    static let maximumBatch = 1000
+
+    // MARK: Import
+
+    /// Imports users as given (ids, profile, timestamps, claims, linked providers, phone second factors,
+    /// password hashes with the request's algorithm). Each user fails or succeeds on its own; failures
+    /// come back by index.
+    public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
+        guard caller.isAdmin else { throw FlintError.adminRequired }
+        let users = request.users ?? []
+        guard users.count <= Self.maximumBatch else {
+            throw FlintError(.invalidArgument, "At most \(Self.maximumBatch) users can be imported at once.")
+        }
+        let needsHash = users.contains { $0.passwordHash != nil }
+        let hashParameters = needsHash ? try importedPasswords.parameters(of: request, projectID: caller.projectID) : nil
+        var failures: [BatchCreateResponse.Failure] = []
+        for (index, record) in users.enumerated() {
+            do {
+                let user = try importedUser(record, hashParameters: hashParameters, caller: caller)
+                if request.allowOverwrite == true, try await store.user(projectID: caller.projectID, localID: user.localID) != nil {
+                    try await save(user)
+                } else {
+                    try await create(user)
+                }
+            } catch let error as FlintError {
+                failures.append(.init(index: index, message: error.message))
+            }
+        }
+        return BatchCreateResponse(error: failures.isEmpty ? nil : failures)
+    }
+
+    private func importedUser(_ record: UserRecord, hashParameters: ImportedPasswordHash?, caller: Caller) throws -> UserAccount {
+        guard !record.localId.isEmpty, record.localId.count <= 128 else { throw FlintError(.invalidArgument, "localId") }
+        let now = clock.milliseconds
+        var user = UserAccount(projectID: caller.projectID, localID: record.localId,
+                               createdAt: record.createdAt.flatMap { Int64($0) } ?? now)
+        user.email = try record.email.map { try Validation.email($0) }
+        user.emailVerified = record.emailVerified ?? false
+        user.displayName = record.displayName
+        user.photoURL = record.photoUrl
+        user.phoneNumber = try record.phoneNumber.map { try Validation.phoneNumber($0) }
+        user.disabled = record.disabled ?? false
+        user.lastLoginAt = record.lastLoginAt.flatMap { Int64($0) }
+        user.customAttributes = try record.customAttributes.flatMap { try Validation.customClaims($0) }
+        if let hash = record.passwordHash {
+            guard let hashBytes = ImportedPasswords.bytes(hash) else { throw FlintError(.invalidArgument, "passwordHash is not base64") }
+            let saltBytes = try record.salt.map { salt -> Data in
+                guard let bytes = ImportedPasswords.bytes(salt) else { throw FlintError(.invalidArgument, "salt is not base64") }
+                return bytes
+            } ?? Data()
+            user.passwordHash = hashBytes.base64EncodedString()
+            user.passwordSalt = saltBytes.base64EncodedString()
+            user.passwordUpdatedAt = now
+            user.importedPasswordHash = hashParameters
+        }
+        // Password and phone identities follow from the fields above; the others are linked accounts.
+        user.identities = (record.providerUserInfo ?? []).compactMap { info in
+            guard ![ProviderID.password, ProviderID.phone].contains(info.providerId), let rawID = info.rawId ?? info.federatedId
+            else { return nil }
+            return FederatedIdentity(providerID: info.providerId, rawID: rawID, email: info.email,
+                                     displayName: info.displayName, photoURL: info.photoUrl, screenName: info.screenName)
+        }
+        user.mfaFactors = try (record.mfaInfo ?? []).map { factor in
+            guard let phone = factor.unobfuscatedPhoneInfo ?? factor.phoneInfo else {
+                throw FlintError(.invalidArgument, "Only phone second factors can be imported.")
+            }
+            return SecondFactor(enrollmentID: factor.mfaEnrollmentId.isEmpty ? random.localID() : factor.mfaEnrollmentId,
+                                kind: .phone, displayName: factor.displayName,
+                                phoneNumber: try Validation.phoneNumber(phone), enrolledAt: now)
+        }
+        return user
+    }
+
+    // MARK: Bulk delete and query
+
+    /// Deletes up to 1000 users; like Firebase, an enabled user is skipped (`NOT_DISABLED`) unless `force`.
+    public func batchDelete(_ request: BatchDeleteRequest, caller: Caller) async throws -> BatchDeleteResponse {
+        guard caller.isAdmin else { throw FlintError.adminRequired }
+        let ids = request.localIds ?? []
+        guard !ids.isEmpty, ids.count <= Self.maximumBatch else {
+            throw FlintError(.invalidArgument, "localIds must name 1 to \(Self.maximumBatch) users.")
+        }
+        var failures: [BatchDeleteResponse.Failure] = []
+        for (index, localID) in ids.enumerated() {
+            guard let user = try await store.user(projectID: caller.projectID, localID: localID) else { continue }
+            if !user.disabled, request.force != true {
+                failures.append(.init(index: index, localId: localID,
+                                      message: "NOT_DISABLED : Disable the account before batch deletion."))
+                continue
+            }
+            if let deleted = try await store.deleteUser(projectID: caller.projectID, localID: localID) {
+                await userDeleted?.notify(deleted)
+            }
+        }
+        return BatchDeleteResponse(errors: failures.isEmpty ? nil : failures)
+    }
+
+    /// Users in local-id order from `offset`, `limit` of them (default 500), or only the count.
+    public func query(_ request: QueryAccountsRequest, caller: Caller) async throws -> QueryAccountsResponse {
+        guard caller.isAdmin else { throw FlintError.adminRequired }
+        let count = try await store.userCount(projectID: caller.projectID)
+        if request.returnUserInfo == false { return QueryAccountsResponse(recordsCount: String(count)) }
+        guard let limit = Int(request.limit?.value ?? "500"), (1...Self.maximumBatch).contains(limit),
+              let offset = Int(request.offset?.value ?? "0"), offset >= 0
+        else { throw FlintError(.invalidArgument, "limit must be 1-\(Self.maximumBatch) and offset ≥ 0") }
+        let users = try await store.users(projectID: caller.projectID, offset: offset, limit: limit)
+        return QueryAccountsResponse(recordsCount: String(count),
+                                     userInfo: users.map { UserRecord($0, revealPasswordHash: true) })
+    }
+}

@@ -1,0 +1,140 @@
+import _CryptoExtras
+import Crypto
+import FlintWire
+import Foundation
+import NIOPosix
+
+/// How an imported user's password hash was made, kept until the user's first sign-in: the password is
+/// then checked this way, and re-hashed with the project's own Firebase scrypt (the import parameters are
+/// dropped). A key (Firebase's signer key, an HMAC key) is sealed with the master key.
+public struct ImportedPasswordHash: Codable, Sendable, Equatable {
+    public enum Algorithm: String, Codable, Sendable, CaseIterable {
+        /// Firebase's modified scrypt (`SCRYPT` in the Admin API).
+        case firebaseScrypt = "SCRYPT"
+        case standardScrypt = "STANDARD_SCRYPT"
+        case pbkdf2SHA256 = "PBKDF2_SHA256"
+        case hmacSHA256 = "HMAC_SHA256"
+        case hmacSHA512 = "HMAC_SHA512"
+        case sha256 = "SHA256"
+        case sha512 = "SHA512"
+    }
+
+    public var algorithm: Algorithm
+    public var sealedKey: String?
+    /// Base64.
+    public var saltSeparator: String?
+    public var rounds: Int?
+    public var memoryCost: Int?
+    public var cpuMemCost: Int?
+    public var blockSize: Int?
+    public var parallelization: Int?
+    public var dkLen: Int?
+    /// The password before the salt (`PASSWORD_AND_SALT`); by default the salt comes first.
+    public var passwordFirst: Bool
+}
+
+/// Reads the import parameters of `accounts:batchCreate` and checks passwords against imported hashes.
+struct ImportedPasswords: Sendable {
+    let secrets: SecretBox
+    let threadPool: NIOThreadPool
+
+    /// Limits that keep one sign-in's hashing bounded.
+    static let maximumRounds = 1_000_000
+
+    /// The parameters of an import request, checked; `INVALID_HASH_*` errors name what is wrong.
+    func parameters(of request: BatchCreateRequest, projectID: String) throws -> ImportedPasswordHash {
+        guard let name = request.hashAlgorithm, let algorithm = ImportedPasswordHash.Algorithm(rawValue: name) else {
+            throw FlintError(.invalidArgument, "Unsupported hashAlgorithm \(request.hashAlgorithm ?? "(none)")")
+        }
+        var key: Data?
+        if let signerKey = request.signerKey {
+            guard let decoded = Self.bytes(signerKey) else { throw FlintError(.invalidArgument, "signerKey is not base64") }
+            key = decoded
+        }
+        switch algorithm {
+        case .firebaseScrypt:
+            guard key != nil, let rounds = request.rounds, (1...8).contains(rounds),
+                  let memoryCost = request.memoryCost, (1...14).contains(memoryCost)
+            else { throw FlintError(.invalidArgument, "SCRYPT needs signerKey, rounds (1-8) and memoryCost (1-14)") }
+        case .standardScrypt:
+            guard let n = request.cpuMemCost, n > 1, n & (n - 1) == 0, n <= 1 << 20,
+                  let r = request.blockSize, (1...32).contains(r), let p = request.parallelization, (1...16).contains(p),
+                  let length = request.dkLen, (16...128).contains(length)
+            else { throw FlintError(.invalidArgument, "STANDARD_SCRYPT needs cpuMemCost (a power of 2), blockSize, parallelization, dkLen") }
+        case .hmacSHA256, .hmacSHA512:
+            guard key?.isEmpty == false else { throw FlintError(.invalidArgument, "\(name) needs signerKey (the HMAC key)") }
+        case .pbkdf2SHA256, .sha256, .sha512:
+            guard let rounds = request.rounds, (0...Self.maximumRounds).contains(rounds) else {
+                throw FlintError(.invalidArgument, "\(name) needs rounds (0-\(Self.maximumRounds))")
+            }
+        }
+        if let separator = request.saltSeparator, Self.bytes(separator) == nil {
+            throw FlintError(.invalidArgument, "saltSeparator is not base64")
+        }
+        return ImportedPasswordHash(
+            algorithm: algorithm,
+            sealedKey: try key.map { try secrets.seal($0, context: Self.keyContext(projectID)) },
+            saltSeparator: request.saltSeparator.flatMap(Self.bytes)?.base64EncodedString(),
+            rounds: request.rounds, memoryCost: request.memoryCost, cpuMemCost: request.cpuMemCost,
+            blockSize: request.blockSize, parallelization: request.parallelization, dkLen: request.dkLen,
+            passwordFirst: request.passwordHashOrder == "PASSWORD_AND_SALT")
+    }
+
+    /// Whether `password` matches an imported hash (constant-time comparison).
+    func verify(password: String, hash: String, salt: String?, parameters: ImportedPasswordHash, projectID: String)
+        async throws -> Bool {
+        guard let expected = Self.bytes(hash) else { return false }
+        let saltBytes = salt.flatMap(Self.bytes) ?? Data()
+        let key = try parameters.sealedKey.map { try secrets.open($0, context: Self.keyContext(projectID)) }
+        let actual = try await threadPool.runIfActive {
+            try Self.hash(Data(password.utf8), salt: saltBytes, key: key, parameters: parameters)
+        }
+        return constantTimeEquals(actual, expected)
+    }
+
+    private static func hash(_ password: Data, salt: Data, key: Data?, parameters: ImportedPasswordHash) throws -> Data {
+        let salted = parameters.passwordFirst ? password + salt : salt + password
+        switch parameters.algorithm {
+        case .firebaseScrypt:
+            let separator = parameters.saltSeparator.flatMap { Data(base64Encoded: $0) } ?? Data()
+            let derived = try KDF.Scrypt.deriveKey(
+                from: password, salt: salt + separator, outputByteCount: 64,
+                rounds: 1 << (parameters.memoryCost ?? 14), blockSize: parameters.rounds ?? 8, parallelism: 1)
+            let aesKey = derived.withUnsafeBytes { SymmetricKey(data: Data($0.prefix(32))) }
+            return try AES._CTR.encrypt(key ?? Data(), using: aesKey, nonce: AES._CTR.Nonce(nonceBytes: [UInt8](repeating: 0, count: 16)))
+        case .standardScrypt:
+            let derived = try KDF.Scrypt.deriveKey(
+                from: password, salt: salt, outputByteCount: parameters.dkLen ?? 64, rounds: parameters.cpuMemCost ?? 16384,
+                blockSize: parameters.blockSize ?? 8, parallelism: parameters.parallelization ?? 1)
+            return derived.withUnsafeBytes { Data($0) }
+        case .pbkdf2SHA256:
+            let derived = try KDF.Insecure.PBKDF2.deriveKey(
+                from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: max(parameters.rounds ?? 1, 1))
+            return derived.withUnsafeBytes { Data($0) }
+        case .hmacSHA256:
+            return Data(HMAC<SHA256>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
+        case .hmacSHA512:
+            return Data(HMAC<SHA512>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
+        case .sha256:
+            return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA256.hash(data: $0)) }
+        case .sha512:
+            return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA512.hash(data: $0)) }
+        }
+    }
+
+    /// Firebase's `SHA*` with `rounds`: the digest applied `rounds` times (at least once).
+    private static func iterate(_ input: Data, rounds: Int, _ digest: (Data) -> Data) -> Data {
+        var value = digest(input)
+        for _ in 1..<max(rounds, 1) { value = digest(value) }
+        return value
+    }
+
+    /// Standard or URL-safe base64, padded or not.
+    static func bytes(_ text: String) -> Data? {
+        if let data = Data(base64Encoded: text) { return data }
+        let trimmed = text.replacingOccurrences(of: "=", with: "")
+        return Base64URL.decode(trimmed.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+    }
+
+    private static func keyContext(_ projectID: String) -> String { "imported-password-key:\(projectID)" }
+}
