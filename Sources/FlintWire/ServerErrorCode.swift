@@ -103,6 +103,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
     case missingCustomToken = "MISSING_CUSTOM_TOKEN"
     case credentialMismatch = "CREDENTIAL_MISMATCH"
+    case invalidSessionCookieDuration = "INVALID_SESSION_COOKIE_DURATION"
 
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"

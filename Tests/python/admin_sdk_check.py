@@ -4,6 +4,7 @@ Run by FlintServerTests.PythonClientTests with FIREBASE_AUTH_EMULATOR_HOST and F
 Exits non-zero (with a traceback) on the first failed check.
 """
 import base64
+import datetime
 import hashlib
 import hmac
 import json
@@ -66,6 +67,16 @@ auth.set_custom_user_claims(created.uid, {"role": "admin", "level": 2})
 refreshed = secure_token(signed_in["refreshToken"])
 assert auth.verify_id_token(refreshed["id_token"])["level"] == 2, refreshed
 
+# Session cookies: made from an ID token, verified by the Admin SDK, carrying the user's claims.
+cookie = auth.create_session_cookie(refreshed["id_token"], expires_in=datetime.timedelta(days=1))
+session = auth.verify_session_cookie(cookie)
+assert session["uid"] == created.uid and session["level"] == 2, session
+try:
+    auth.create_session_cookie(refreshed["id_token"], expires_in=datetime.timedelta(days=15))
+    raise AssertionError("a 15-day session cookie was made")
+except ValueError:
+    pass  # the SDK itself refuses durations outside 5 minutes to 14 days
+
 # Revoking refresh tokens: the old refresh token stops working and check_revoked refuses the old ID token.
 # (The SDK sets validSince from its own clock; the test runs the server's clock seconds behind it.)
 auth.revoke_refresh_tokens(created.uid)
@@ -120,6 +131,10 @@ except urllib.error.HTTPError as error:
     assert json.load(error)["error"]["message"] == "INVALID_PASSWORD"
 duplicate = auth.import_users([auth.ImportUserRecord(uid="imported-3", email="imported@example.com")])
 assert duplicate.failure_count == 1 and duplicate.errors[0].index == 0
+
+# Bulk delete: enabled users are skipped unless forced.
+deleted = auth.delete_users(["imported-1", "imported-2"])
+assert deleted.success_count == 2, [e.reason for e in deleted.errors]
 
 # Delete.
 auth.delete_user(fixed.uid)

@@ -24,6 +24,14 @@ extension AccountService {
             .json(Endpoint.accountPaths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
                 (body: CreateAuthURIRequest, caller) in try await createAuthURI(body, caller: caller)
             },
+            .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie"), access: .admin, callers: callers) {
+                (body: CreateSessionCookieRequest, caller) in
+                guard let duration = Int64(body.validDuration?.value ?? "1209600") else {
+                    throw FlintError(.invalidSessionCookieDuration)
+                }
+                return CreateSessionCookieResponse(sessionCookie: try await tokens.createSessionCookie(
+                    idToken: body.idToken, validDuration: duration, projectID: caller.projectID))
+            },
             .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchCreate"), access: .admin, callers: callers) {
                 (body: BatchCreateRequest, caller) in try await batchCreate(body, caller: caller)
             },

@@ -80,6 +80,12 @@ public final class AuthServer: Sendable {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
                 emulator ? "https://securetoken.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
+            },
+            sessionIssuerPrefix: {
+                // Likewise for session cookies; production's are Flint's own, signed by the same keys.
+                emulator ? "https://session.firebase.google.com/"
+                    : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port))
+                        + "/session/"
             })
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery

@@ -19,6 +19,7 @@ public final class TokenService: Sendable {
     private let clock: any FlintClock
     private let random: any RandomSource
     private let issuerPrefix: @Sendable () -> String
+    private let sessionIssuerPrefix: @Sendable () -> String
     /// Claims of ID tokens whose signature, issuer and audience were already checked, so a client
     /// that calls again with the same token skips the RSA work. Expiry and the user's state are
     /// still checked on every call.
@@ -30,8 +31,10 @@ public final class TokenService: Sendable {
 
     /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
+    /// - Parameter sessionIssuerPrefix: the same for session cookies.
     public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource,
-                issuerPrefix: @escaping @Sendable () -> String) {
+                issuerPrefix: @escaping @Sendable () -> String, sessionIssuerPrefix: @escaping @Sendable () -> String) {
+        self.sessionIssuerPrefix = sessionIssuerPrefix
         self.keyring = keyring
         self.store = store
         self.clock = clock
@@ -116,6 +119,26 @@ public final class TokenService: Sendable {
         if user.disabled { throw FlintError(.userDisabled) }
         if claims.iat < user.validSince { throw FlintError(.tokenExpired) }
         return VerifiedIDToken(claims: claims, user: user)
+    }
+
+    /// Session cookies may live from five minutes to two weeks (Firebase's bounds).
+    public static let sessionCookieDurations: ClosedRange<Int64> = 300...1_209_600
+
+    /// A session cookie for a valid ID token: its claims (custom ones too) re-signed with the session
+    /// issuer and the requested lifetime, verifiable with the same published keys.
+    public func createSessionCookie(idToken: String?, validDuration: Int64, projectID: String) async throws -> String {
+        guard Self.sessionCookieDurations.contains(validDuration) else {
+            throw FlintError(.invalidSessionCookieDuration)
+        }
+        _ = try await verifyIDToken(idToken, projectID: projectID)
+        guard let idToken, let jwt = CompactJWT(idToken),
+              case .object(var claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: jwt.payload)
+        else { throw FlintError(.invalidIDToken) }
+        let now = clock.seconds
+        claims["iss"] = .string(sessionIssuerPrefix() + projectID)
+        claims["iat"] = .number(Double(now))
+        claims["exp"] = .number(Double(now + validDuration))
+        return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))
     }
 
     /// How recent a sign-in must be for sensitive changes (email, password, deletion, second factors).

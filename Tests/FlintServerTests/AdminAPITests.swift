@@ -1,0 +1,133 @@
+import _CryptoExtras
+import Crypto
+@testable import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// The admin account API on the wire: import with each supported hash algorithm, bulk delete, query,
+/// lookup by linked account, session cookies, custom tokens, and who may call them.
+@Suite struct AdminAPITests {
+    static func base64(_ data: some DataProtocol) -> JSONValue { .string(Data(data).base64EncodedString()) }
+
+    @Test(arguments: TestDatabase.allCases)
+    func importedHashesOfEveryAlgorithmSignIn(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            let salt = Data("salty".utf8)
+            let password = Data("imported password".utf8)
+            let hmacKey = Data("hmac-key".utf8)
+            let standardScrypt = try KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: 32, rounds: 1024,
+                                                          blockSize: 8, parallelism: 1)
+            let pbkdf2 = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32,
+                                                           unsafeUncheckedRounds: 1000)
+            let sha256Twice = Data(SHA256.hash(data: Data(SHA256.hash(data: salt + password))))
+            let cases: [(String, [String: JSONValue], Data)] = [
+                ("STANDARD_SCRYPT", ["cpuMemCost": .number(1024), "blockSize": .number(8), "parallelization": .number(1),
+                                     "dkLen": .number(32)], standardScrypt.withUnsafeBytes { Data($0) }),
+                ("PBKDF2_SHA256", ["rounds": .number(1000)], pbkdf2.withUnsafeBytes { Data($0) }),
+                ("HMAC_SHA512", ["signerKey": Self.base64(hmacKey)],
+                 Data(HMAC<SHA512>.authenticationCode(for: salt + password, using: SymmetricKey(data: hmacKey)))),
+                ("SHA256", ["rounds": .number(2)], sha256Twice),
+            ]
+            for (index, (algorithm, parameters, hash)) in cases.enumerated() {
+                var body: [String: JSONValue] = [
+                    "hashAlgorithm": .string(algorithm),
+                    "users": [["localId": .string("imported-\(index)"), "email": .string("user\(index)@example.com"),
+                               "passwordHash": Self.base64(hash), "salt": Self.base64(salt)]],
+                ]
+                for (key, value) in parameters { body[key] = value }
+                let imported = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", body)
+                #expect(imported.status == 200 && imported["error"] == nil, "\(algorithm): \(imported.body)")
+                for attempt in ["imported password", "imported password"] {
+                    let signedIn = try await client.post("/v1/accounts:signInWithPassword", [
+                        "email": .string("user\(index)@example.com"), "password": .string(attempt),
+                    ])
+                    #expect(signedIn["localId"] == .string("imported-\(index)"), "\(algorithm): \(signedIn.body)")
+                }
+                let wrong = try await client.post("/v1/accounts:signInWithPassword", [
+                    "email": .string("user\(index)@example.com"), "password": "something else",
+                ])
+                #expect(wrong.errorCode == "INVALID_PASSWORD", "\(algorithm)")
+            }
+            // Unknown algorithms and bad parameters are refused as a whole; bad users one by one.
+            let unknown = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", [
+                "hashAlgorithm": "MD5", "users": [["localId": "x", "passwordHash": "AAAA"]],
+            ])
+            #expect(unknown.errorCode == "INVALID_ARGUMENT")
+            let mixed = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", [
+                "users": [["localId": "fine"], ["localId": "bad-email", "email": "not an email"], ["localId": "fine"]],
+            ])
+            #expect(mixed["error"]?.arrayValue?.compactMap { $0["index"] } == [.number(1), .number(2)])
+            // Not without admin credentials.
+            #expect(try await client.post("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": []]).status == 403)
+        }
+    }
+
+    @Test func bulkDeleteQueryLinkedLookupAndSessionCookies() async throws {
+        try await withServer { server, client in
+            let path = "/v1/projects/\(server.projectID)"
+            for index in 0..<3 {
+                #expect(try await client.admin("\(path)/accounts", ["localId": .string("user-\(index)")]).status == 200)
+            }
+            let count = try await client.admin("\(path)/accounts:query", ["returnUserInfo": false])
+            #expect(count["recordsCount"] == "3")
+            let page = try await client.admin("\(path)/accounts:query", ["limit": "2", "offset": "1"])
+            #expect(page["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["user-1", "user-2"])
+
+            let refused = try await client.admin("\(path)/accounts:batchDelete", ["localIds": ["user-0", "user-1"]])
+            #expect(refused["errors"]?.arrayValue?.count == 2)
+            let forced = try await client.admin("\(path)/accounts:batchDelete", ["localIds": ["user-0", "user-1"], "force": true])
+            #expect(forced["errors"] == nil)
+            #expect(try await client.admin("\(path)/accounts:query", ["returnUserInfo": false])["recordsCount"] == "1")
+
+            // A user found by its linked Apple account.
+            let apple = try await client.post("/v1/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true,
+                "postBody": .string("id_token=" + FormURLEncoding.escape(#"{"sub":"apple-42"}"#) + "&providerId=apple.com"),
+            ])
+            let found = try await client.admin("/v1/accounts:lookup", [
+                "federatedUserId": [["providerId": "apple.com", "rawId": "apple-42"]],
+            ])
+            #expect(found.firstUser?["localId"] == apple["localId"])
+
+            // Session cookies: 5 minutes to 14 days, Flint's keys, the session issuer.
+            let idToken = try #require(apple.string("idToken"))
+            let tooLong = try await client.admin("\(path):createSessionCookie", ["idToken": .string(idToken), "validDuration": "1209601"])
+            #expect(tooLong.errorCode == "INVALID_SESSION_COOKIE_DURATION")
+            let cookie = try await client.admin("\(path):createSessionCookie", ["idToken": .string(idToken), "validDuration": "3600"])
+            let cookieClaims = claims(of: cookie.string("sessionCookie"))
+            #expect(cookieClaims["iss"] == .string("https://session.firebase.google.com/\(server.projectID)"))
+            #expect(cookieClaims["sub"] == apple["localId"])
+            #expect(await server.server.keyring.verify(try #require(cookie.string("sessionCookie"))) != nil)
+        }
+    }
+
+    @Test func customTokensFromAnotherProjectOrAudienceAreRefused() async throws {
+        try await withServer(emulator: false) { server, client in
+            let other = try await server.server.serviceAccounts.create(projectID: "another-project")
+            let own = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            func customToken(_ keyFile: ServiceAccounts.KeyFile, audience: String = ServiceAccounts.customTokenAudience) throws -> String {
+                let key = try _RSA.Signing.PrivateKey(pemRepresentation: keyFile.private_key)
+                let now = Int64(server.clock.now().timeIntervalSince1970)
+                let header = Base64URL.encode(Data(#"{"alg":"RS256","typ":"JWT","kid":"\#(keyFile.private_key_id)"}"#.utf8))
+                let payload = Base64URL.encode(try JSONSerialization.data(withJSONObject: [
+                    "iss": keyFile.client_email, "sub": keyFile.client_email, "aud": audience, "iat": now, "exp": now + 3600,
+                    "uid": "custom-1",
+                ]))
+                let signature = try key.signature(for: Data("\(header).\(payload)".utf8), padding: .insecurePKCS1v1_5)
+                return "\(header).\(payload).\(Base64URL.encode(signature.rawRepresentation))"
+            }
+            func exchange(_ token: String) async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:signInWithCustomToken", ["token": .string(token), "returnSecureToken": true])
+            }
+            #expect(try await exchange(try customToken(own)).status == 200)
+            #expect(try await exchange(try customToken(other)).errorCode == "CREDENTIAL_MISMATCH")
+            #expect(try await exchange(try customToken(own, audience: "https://example.com")).errorCode == "INVALID_CUSTOM_TOKEN")
+            #expect(try await exchange("not-a-token").errorCode == "INVALID_CUSTOM_TOKEN")
+            // A revoked key signs nothing any more, and authenticates no admin call.
+            try await server.server.store.revokeServiceAccount(keyID: own.private_key_id, at: Int64(server.clock.now().timeIntervalSince1970))
+            #expect(try await exchange(try customToken(own)).errorCode == "INVALID_CUSTOM_TOKEN")
+        }
+    }
+}
