@@ -5,7 +5,7 @@ import Foundation
 
 /// The options of every command that changes one user.
 struct UserChangeOptions: ParsableArguments {
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var options: ServerOptions
     @Argument(help: "The user's uid.") var uid: String
 
     /// Applies the admin `accounts:update` that `change` describes to the user, then prints `done`.
@@ -13,7 +13,7 @@ struct UserChangeOptions: ParsableArguments {
         var request = UpdateAccountRequest(returnSecureToken: false)
         request.localId = uid
         change(&request)
-        try await server.withAdmin { server, caller in _ = try await server.accounts.update(request, caller: caller) }
+        try await options.withAdmin { server, caller in _ = try await server.accounts.update(request, caller: caller) }
         print("\(done) user \(uid)")
     }
 }
@@ -72,7 +72,7 @@ extension Users {
         @OptionGroup var user: UserChangeOptions
 
         func run() async throws {
-            try await user.server.withAdmin { server, caller in
+            try await user.options.withAdmin { server, caller in
                 _ = try await server.accounts.delete(DeleteAccountRequest(localId: user.uid), caller: caller)
             }
             print("Deleted user \(user.uid)")

@@ -180,8 +180,8 @@ struct FlintCLI {
         let id = UUID().uuidString
         let stdoutFile = dataDirectory.appendingPathComponent("\(id).stdout")
         let stderrFile = dataDirectory.appendingPathComponent("\(id).stderr")
-        FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        try Data().write(to: stdoutFile)
+        try Data().write(to: stderrFile)
         defer {
             try? FileManager.default.removeItem(at: stdoutFile)
             try? FileManager.default.removeItem(at: stderrFile)
