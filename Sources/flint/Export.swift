@@ -8,7 +8,7 @@ extension Users {
         static let configuration = CommandConfiguration(
             abstract: "Write every user of the project to a JSON file in the format of `firebase auth:export`.",
             discussion: """
-                Password hashes and salts are written base64, as stored. The project's scrypt parameters,
+                Password hashes and salts are written base64, as stored. The project's scrypt parameters, \
                 which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
                 """)
         @OptionGroup var options: ServerOptions

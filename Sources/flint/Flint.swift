@@ -9,7 +9,7 @@ struct Flint: AsyncParsableCommand {
         commandName: "flint",
         abstract: "A self-hostable identity server that speaks Firebase Authentication's wire protocol.",
         discussion: """
-            Besides `serve`, the commands work on the server's database directly (--data-dir or
+            Besides `serve`, the commands work on the server's database directly (--data-dir or \
             --database-url), so they also work while no server runs; `--project` picks the project.
             """,
         subcommands: [Serve.self, Keys.self, Projects.self, Users.self, TestNumbers.self])

@@ -9,7 +9,7 @@ struct TestNumbers: AsyncParsableCommand {
         commandName: "test-numbers",
         abstract: "Manage the fictional phone numbers of the project (--project).",
         discussion: """
-            A fictional number signs in with its fixed 6-digit code; no SMS is sent. A project has at most
+            A fictional number signs in with its fixed 6-digit code; no SMS is sent. A project has at most \
             10 (FLINT_MAX_TEST_PHONE_NUMBERS), and a number a real user holds cannot become one.
             """,
         subcommands: [List.self, Add.self, Remove.self])

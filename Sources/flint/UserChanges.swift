@@ -43,8 +43,8 @@ extension Users {
             commandName: "set-claims",
             abstract: "Replace a user's custom claims.",
             discussion: """
-                The claims are a JSON object of at most 1000 characters, without the names ID tokens reserve
-                (iss, sub, firebase, …); '{}' removes them. New ID tokens carry them, as with the Admin SDK's
+                The claims are a JSON object of at most 1000 characters, without the names ID tokens reserve \
+                (iss, sub, firebase, …); '{}' removes them. New ID tokens carry them, as with the Admin SDK's \
                 setCustomUserClaims.
                 """)
         @OptionGroup var user: UserChangeOptions

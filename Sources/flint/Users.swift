@@ -8,7 +8,7 @@ struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List, inspect, create, change and export user accounts.",
         discussion: """
-            The commands act on the project --project names (default demo-flint) with admin rights, and apply
+            The commands act on the project --project names (default demo-flint) with admin rights, and apply \
             the same checks as the Admin SDK's calls (valid emails and phone numbers, custom-claims rules).
             """,
         subcommands: [
