@@ -6,9 +6,9 @@ import Foundation
 /// `flint projects`: the projects one server hosts.
 struct Projects: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create, list and inspect projects.",
+        abstract: "Create, list, inspect and configure projects.",
         discussion: "Each project has its own users, API keys and settings; `--project` picks the one other commands use.",
-        subcommands: [Create.self, List.self, Show.self])
+        subcommands: [Create.self, List.self, Show.self, Config.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

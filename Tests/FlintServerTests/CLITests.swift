@@ -97,6 +97,22 @@ import Testing
         #expect(try await flint.json("users", "list", "--json").arrayValue?.count == 0)
     }
 
+    @Test func projectConfigChangesTheSettingsItNames() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let updated = try await flint.json(
+            "projects", "config", "demo-flint", "--set", "signIn.anonymous.enabled=false", "--set", "mfa.state=ENABLED",
+            "--set", #"authorizedDomains=["localhost","example.com"]"#)
+        #expect(updated["signIn"]?["anonymous"]?["enabled"] == false)
+        #expect(updated["mfa"]?["state"] == "ENABLED")
+        #expect(updated["authorizedDomains"] == ["localhost", "example.com"])
+        #expect(try await flint.json("projects", "show", "demo-flint")["mfa"]?["state"] == "ENABLED")
+
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "signIn.nothing=1").stderr.contains("not a setting"))
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "mfa.state=on").stderr.contains("INVALID_ARGUMENT"))
+        #expect(try await flint.run("projects", "config", "demo-flint").status != 0)
+    }
+
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }
