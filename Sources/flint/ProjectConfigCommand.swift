@@ -54,13 +54,16 @@ struct Setting: ExpressibleByArgument {
             guard current.contains(path: keys[...]) else {
                 throw FlintError(.invalidArgument, "\(setting.path) is not a setting; `flint projects show` lists them.")
             }
+            guard (try? config(from: JSONValue.object([:]).setting(setting.value, at: keys[...]))) != nil else {
+                throw FlintError(.invalidArgument, "\(setting.path) cannot be \(String(decoding: try Output.jsonData(setting.value), as: UTF8.self)).")
+            }
             change = change.setting(setting.value, at: keys[...])
         }
-        do {
-            return try JSONDecoder().decode(ProjectConfig.self, from: Output.jsonData(change))
-        } catch {
-            throw FlintError(.invalidArgument, "A value has the wrong type for its setting.")
-        }
+        return try config(from: change)
+    }
+
+    private static func config(from json: JSONValue) throws -> ProjectConfig {
+        try JSONDecoder().decode(ProjectConfig.self, from: Output.jsonData(json))
     }
 }
 

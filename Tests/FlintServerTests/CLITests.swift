@@ -110,6 +110,8 @@ import Testing
 
         #expect(try await flint.run("projects", "config", "demo-flint", "--set", "signIn.nothing=1").stderr.contains("not a setting"))
         #expect(try await flint.run("projects", "config", "demo-flint", "--set", "mfa.state=on").stderr.contains("INVALID_ARGUMENT"))
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "appVerification.proofOfWorkBits=many")
+            .stderr.contains(#"appVerification.proofOfWorkBits cannot be "many""#))
         #expect(try await flint.run("projects", "config", "demo-flint").status != 0)
     }
 
