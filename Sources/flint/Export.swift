@@ -15,13 +15,13 @@ extension Users {
         @Argument(help: "The file to write, e.g. users.json.") var file: String
 
         func run() async throws {
-            let (users, hash) = try await options.withAdmin { server, caller in
+            let (users, hashFlags) = try await options.withAdmin { server, caller in
                 (try await server.accounts.records(caller: caller), caller.project.passwordHashParameters)
             }
             let export = ExportFile(users: users.map(ExportedUser.init))
             try Output.jsonData(export).write(to: URL(fileURLWithPath: file), options: .atomic)
             Output.note("Exported \(users.count) users to \(file).")
-            Output.note("Password hash parameters (for firebase auth:import):\n  \(hash)")
+            Output.note("Password hash parameters (for firebase auth:import):\n  \(hashFlags)")
         }
     }
 }

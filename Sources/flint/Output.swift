@@ -7,6 +7,7 @@ enum Output {
         print(String(decoding: try jsonData(value), as: UTF8.self))
     }
 
+    /// The same JSON as bytes, for files.
     static func jsonData(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -40,6 +41,7 @@ enum Output {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
+    /// `Error: message` on stderr.
     static func error(_ message: String) {
         note("Error: \(message)")
     }
