@@ -8,7 +8,11 @@ struct Flint: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flint",
         abstract: "A self-hostable identity server that speaks Firebase Authentication's wire protocol.",
-        subcommands: [Serve.self, Keys.self])
+        discussion: """
+            Besides `serve`, the commands work on the server's database directly (--data-dir or \
+            --database-url), so they also work while no server runs; `--project` picks the project.
+            """,
+        subcommands: [Serve.self, Keys.self, Projects.self, Users.self, TestNumbers.self])
 }
 
 /// The options every command that opens the server's state shares. Each flag has a `FLINT_*` variable;
@@ -45,143 +49,9 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-func makeLogger() -> Logger {
+/// The logger of a command: FLINT_LOG_LEVEL if set, otherwise `defaultLevel`.
+func makeLogger(defaultLevel: Logger.Level = .info) -> Logger {
     var logger = Logger(label: "flint")
-    logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? defaultLevel
     return logger
-}
-
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Run the server until SIGINT or SIGTERM.",
-        discussion: """
-            Phone sign-in and action emails reach outside services set up by environment variables:
-
-              FLINT_SMS_PROVIDER         log (default: codes in the log), webhook, twilio
-              FLINT_SMS_WEBHOOK_URL      webhook: URL to POST the code to, as JSON
-              FLINT_SMS_WEBHOOK_SECRET   webhook: key of the X-Flint-Signature HMAC
-              FLINT_TWILIO_ACCOUNT_SID   twilio: account SID (AC…)
-              FLINT_TWILIO_AUTH_TOKEN    twilio: auth token
-              FLINT_TWILIO_FROM          twilio: the sending number (E.164)
-              FLINT_TWILIO_BASE_URL      twilio: default https://api.twilio.com
-              FLINT_APNS_TEAM_ID         APNs (iOS app verification): team ID
-              FLINT_APNS_KEY_ID          APNs: ID of the .p8 key
-              FLINT_APNS_KEY_FILE        APNs: path of the .p8 key file
-              FLINT_APNS_TOPIC           APNs: the app's bundle ID
-              FLINT_APNS_PRODUCTION_URL  APNs: default https://api.push.apple.com
-              FLINT_APNS_SANDBOX_URL     APNs: default the sandbox host
-              FLINT_CAPTCHA_VERIFY_URL   captcha siteverify URL (reCAPTCHA, hCaptcha…)
-              FLINT_CAPTCHA_SECRET       captcha: the site's secret
-              FLINT_CAPTCHA_SITE_KEY     captcha: the public site key
-              FLINT_TRUST_ROOTS_FILE     PEM roots trusted besides the system's
-              FLINT_USER_DELETED_WEBHOOK_URL     POSTed a signed user.deleted event per deleted account
-              FLINT_USER_DELETED_WEBHOOK_SECRET  its X-Flint-Signature key
-
-            Action emails (sign-in links, password resets, verifications):
-
-              FLINT_EMAIL_PROVIDER       log (default: links in the log), smtp
-              FLINT_SMTP_HOST            smtp: the relay's host
-              FLINT_SMTP_PORT            smtp: default 587 (starttls), 465 (tls), 25 (none)
-              FLINT_SMTP_SECURITY        smtp: starttls (default), tls, none (loopback only)
-              FLINT_SMTP_USERNAME        smtp: AUTH user (never sent without TLS)
-              FLINT_SMTP_PASSWORD        smtp: AUTH password
-              FLINT_SMTP_FROM            smtp: the sender address (envelope and From:)
-
-            Phone limits (defaults as Firebase documents them):
-
-              FLINT_PHONE_CODE_LIFETIME         seconds a code stays valid (300)
-              FLINT_PHONE_MAX_ATTEMPTS          wrong codes before a session dies (5)
-              FLINT_SMS_PER_PROJECT_PER_MINUTE  codes per project per minute (1000)
-              FLINT_SMS_PER_IP_PER_MINUTE       codes per client IP per minute (50)
-              FLINT_SMS_PER_IP_PER_HOUR         codes per client IP per hour (500)
-              FLINT_SMS_PER_NUMBER_PER_HOUR     codes per number per hour (10)
-              FLINT_SMS_RESEND_INTERVAL         seconds between two codes to one number (30)
-              FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
-              FLINT_TRUST_FORWARDED_FOR         1: the client IP is X-Forwarded-For's first hop
-
-            Sign in with Apple and Facebook Login (for proxies; the issuers stay the real ones unless set):
-
-              FLINT_APPLE_BASE_URL       default https://appleid.apple.com (/auth/keys, /auth/token, /auth/revoke)
-              FLINT_APPLE_ISSUER         the one issuer to accept instead of Apple's two
-              FLINT_FACEBOOK_GRAPH_URL   default https://graph.facebook.com
-              FLINT_FACEBOOK_JWKS_URL    Limited Login's key set (default Facebook's)
-              FLINT_FACEBOOK_ISSUER      the one issuer to accept instead of Facebook's
-
-            Email limits:
-
-              FLINT_EMAIL_PER_IP_PER_HOUR       action emails per client IP per hour (100)
-              FLINT_EMAIL_PER_ADDRESS_PER_HOUR  action emails per address per hour (10)
-            """)
-
-    @OptionGroup var options: ServerOptions
-
-    /// The shared options plus the delivery services, which only `serve` needs.
-    private func configuration() throws -> ServerConfiguration {
-        var configuration = try options.configuration()
-        do {
-            let environment = ProcessInfo.processInfo.environment
-            configuration.delivery = try DeliveryConfiguration(environment: environment)
-            configuration.phoneLimits = try PhoneLimits(environment: environment)
-            configuration.emailLimits = try EmailLimits(environment: environment)
-            configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
-            configuration.trustForwardedFor = ["1", "true", "yes"].contains(environment["FLINT_TRUST_FORWARDED_FOR"]?.lowercased() ?? "")
-        } catch let error as DeliveryConfigurationError {
-            throw ValidationError(error.description)
-        }
-        return configuration
-    }
-
-    func run() async throws {
-        let configuration = try configuration()
-        let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
-        let apiKey = try await server.defaultAPIKey()
-        try await server.run { port in
-            let mode = configuration.emulator ? "emulator" : "production"
-            let storage = configuration.databaseURL == nil
-                ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"
-            FileHandle.standardOutput.write(Data("""
-                Flint is listening on http://\(configuration.host):\(port)
-                  mode:       \(mode)
-                  project:    \(configuration.projectID)
-                  API key:    \(apiKey)\(configuration.emulator ? " (any non-empty key works in emulator mode)" : "")
-                  public URL: \(server.publicURL)
-                  storage:    \(storage)
-
-                """.utf8))
-        }
-        try await server.close()
-    }
-}
-
-struct Keys: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Manage the keys that sign ID tokens.", subcommands: [Rotate.self, List.self, Benchmark.self])
-
-    struct Rotate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add a new signing key. It signs from now on; tokens signed by older keys still verify.")
-        @OptionGroup var options: ServerOptions
-
-        func run() async throws {
-            let server = try await AuthServer.open(configuration: try options.configuration(), logger: makeLogger())
-            let kid = try await server.keyring.rotate()
-            try await server.close()
-            print("New signing key: \(kid)")
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the signing keys (the last one signs).")
-        @OptionGroup var options: ServerOptions
-
-        func run() async throws {
-            let server = try await AuthServer.open(configuration: try options.configuration(), logger: makeLogger())
-            let records = try await server.store.signingKeys()
-            try await server.close()
-            for record in records {
-                let created = Date(timeIntervalSince1970: TimeInterval(record.createdAt))
-                print("\(record.kid)  created \(created.formatted(.iso8601))")
-            }
-        }
-    }
 }

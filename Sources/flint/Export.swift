@@ -1,0 +1,84 @@
+import ArgumentParser
+import FlintServer
+import FlintWire
+import Foundation
+
+extension Users {
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every user of the project to a JSON file in the format of `firebase auth:export`.",
+            discussion: """
+                Password hashes and salts are written base64, as stored. The project's scrypt parameters, \
+                which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
+                """)
+        @OptionGroup var options: ServerOptions
+        @Argument(help: "The file to write, e.g. users.json.") var file: String
+
+        func run() async throws {
+            let (users, hashFlags) = try await options.withAdmin { server, caller in
+                (try await server.accounts.records(caller: caller), caller.project.passwordHashParameters)
+            }
+            let export = ExportFile(users: users.map(ExportedUser.init))
+            try Output.jsonData(export).write(to: URL(fileURLWithPath: file), options: .atomic)
+            Output.note("Exported \(users.count) users to \(file).")
+            Output.note("Password hash parameters (for firebase auth:import):\n  \(hashFlags)")
+        }
+    }
+}
+
+extension Project {
+    /// The flags `firebase auth:import` takes for this project's password hashes.
+    var passwordHashParameters: String {
+        let parameters = settings.passwordHash
+        return "--hash-algo=SCRYPT --hash-key=\(signerKey.base64EncodedString()) --salt-separator=\(parameters.saltSeparator)"
+            + " --rounds=\(parameters.rounds) --mem-cost=\(parameters.memoryCost)"
+    }
+}
+
+/// The file `firebase auth:export` writes in JSON.
+struct ExportFile: Encodable {
+    var users: [ExportedUser]
+}
+
+/// One user as `firebase auth:export` writes it; absent fields are left out.
+struct ExportedUser: Encodable {
+    struct Provider: Encodable {
+        var providerId: String
+        var rawId: String?
+        var email: String?
+        var displayName: String?
+        var photoUrl: String?
+    }
+
+    var localId: String
+    var email: String?
+    var emailVerified: Bool
+    var passwordHash: String?
+    var salt: String?
+    var displayName: String?
+    var photoUrl: String?
+    var phoneNumber: String?
+    var disabled: Bool
+    var createdAt: String?
+    var lastSignedInAt: String?
+    var customAttributes: String?
+    var providerUserInfo: [Provider]
+
+    init(_ user: UserRecord) {
+        localId = user.localId
+        email = user.email
+        emailVerified = user.emailVerified ?? false
+        passwordHash = user.passwordHash
+        salt = user.salt
+        displayName = user.displayName
+        photoUrl = user.photoUrl
+        phoneNumber = user.phoneNumber
+        disabled = user.disabled ?? false
+        createdAt = user.createdAt
+        lastSignedInAt = user.lastLoginAt
+        customAttributes = user.customAttributes
+        providerUserInfo = (user.providerUserInfo ?? []).map {
+            Provider(providerId: $0.providerId, rawId: $0.rawId, email: $0.email, displayName: $0.displayName, photoUrl: $0.photoUrl)
+        }
+    }
+}

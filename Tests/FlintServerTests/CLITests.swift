@@ -1,0 +1,246 @@
+import FlintWire
+import Foundation
+import Testing
+
+/// The `flint` admin commands, run as the executable SwiftPM built (`swift build --build-tests` builds it),
+/// each test against its own SQLite data directory.
+@Suite struct CLITests {
+    @Test func userLifecycle() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let created = try await flint.json(
+            "users", "create", "--uid", "ada", "--email", "Ada@Example.com", "--password", "secret123",
+            "--display-name", "Ada Lovelace", "--phone", "+16505550100", "--json")
+        #expect(created["localId"] == "ada")
+        #expect(created["email"] == "ada@example.com")
+        #expect(created["phoneNumber"] == "+16505550100")
+        try await flint.succeed("users", "create", "--email", "bob@example.com", "--disabled")
+
+        let table = try await flint.succeed("users", "list")
+        #expect(table.hasPrefix("UID"))
+        #expect(table.contains("ada@example.com") && table.contains("bob@example.com"))
+        #expect(try await flint.json("users", "list", "--json").arrayValue?.count == 2)
+        #expect(try await flint.json("users", "list", "--limit", "1", "--json").arrayValue?.count == 1)
+
+        let shown = try await flint.succeed("users", "get", "ada@example.com")
+        #expect(shown.contains("uid:") && shown.contains("ada") && shown.contains("Ada Lovelace"))
+        #expect(try await flint.json("users", "get", "+16505550100", "--json")["localId"] == "ada")
+
+        try await flint.succeed("users", "set-claims", "ada", #"{"admin":true}"#)
+        #expect(try await flint.json("users", "get", "ada", "--json")["customAttributes"] == #"{"admin":true}"#)
+        let reserved = try await flint.run("users", "set-claims", "ada", #"{"sub":"someone"}"#)
+        #expect(reserved.status != 0)
+        #expect(reserved.stderr.contains("FORBIDDEN_CLAIM"))
+
+        try await flint.succeed("users", "disable", "ada")
+        #expect(try await flint.json("users", "get", "ada", "--json")["disabled"] == true)
+        try await flint.succeed("users", "enable", "ada")
+        #expect(try await flint.json("users", "get", "ada", "--json")["disabled"] == false)
+
+        let beforeRevoking = Int64(Date().timeIntervalSince1970)
+        try await flint.succeed("users", "revoke", "ada")
+        let validSince = try await flint.json("users", "get", "ada", "--json")["validSince"]?.stringValue
+        #expect(validSince.flatMap { Int64($0) }.map { $0 >= beforeRevoking } == true)
+
+        try await flint.succeed("users", "delete", "ada")
+        let missing = try await flint.run("users", "get", "ada")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("USER_NOT_FOUND"))
+        #expect(try await flint.run("users", "disable", "ada").stderr.contains("USER_NOT_FOUND"))
+    }
+
+    @Test func testNumbersAreAddedListedAndRemoved() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let numbers = (0..<10).map { "+1650555010\($0)" }
+        for number in numbers {
+            try await flint.succeed("test-numbers", "add", number, "123456")
+        }
+        let listed = try await flint.json("test-numbers", "list", "--json")
+        #expect(listed.objectValue?.count == 10)
+        #expect(listed["+16505550103"] == "123456")
+
+        let eleventh = try await flint.run("test-numbers", "add", "+16505550110", "123456")
+        #expect(eleventh.status != 0)
+        #expect(eleventh.stderr.contains("At most 10 test phone numbers"))
+
+        try await flint.succeed("test-numbers", "remove", "+16505550100")
+        let table = try await flint.succeed("test-numbers", "list")
+        #expect(!table.contains("+16505550100") && table.contains("+16505550101"))
+        #expect(try await flint.run("test-numbers", "remove", "+16505550100").stderr.contains("not a test phone number"))
+
+        try await flint.succeed("users", "create", "--phone", "+16505550120")
+        let held = try await flint.run("test-numbers", "add", "+16505550120", "654321")
+        #expect(held.status != 0)
+        #expect(held.stderr.contains("belongs to a real user"))
+        let badCode = try await flint.run("test-numbers", "add", "+16505550121", "12")
+        #expect(badCode.stderr.contains("must be 6 digits"))
+    }
+
+    @Test func projectsAreCreatedListedAndShown() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let created = try await flint.succeed("projects", "create", "my-app")
+        #expect(created.contains("Created project my-app") && created.contains("API key: AIza"))
+        #expect(try await flint.run("projects", "create", "my-app").stderr.contains("already exists"))
+        #expect(try await flint.run("projects", "create", "My_App").status != 0)
+
+        #expect(try await flint.succeed("projects", "list").split(separator: "\n") == ["demo-flint", "my-app"])
+        #expect(try await flint.json("projects", "list", "--json") == ["demo-flint", "my-app"])
+        let config = try await flint.json("projects", "show", "my-app")
+        #expect(config["signIn"]?["email"]?["enabled"] != nil)
+        #expect(config["authorizedDomains"]?.arrayValue?.isEmpty == false)
+        #expect(try await flint.run("projects", "show", "missing").stderr.contains("PROJECT_NOT_FOUND"))
+
+        try await flint.succeed("users", "create", "--uid", "in-my-app", "--project", "my-app")
+        #expect(try await flint.json("users", "list", "--json", "--project", "my-app").arrayValue?.count == 1)
+        #expect(try await flint.json("users", "list", "--json").arrayValue?.count == 0)
+    }
+
+    @Test func projectConfigChangesTheSettingsItNames() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let updated = try await flint.json(
+            "projects", "config", "demo-flint", "--set", "signIn.anonymous.enabled=false", "--set", "mfa.state=ENABLED",
+            "--set", #"authorizedDomains=["localhost","example.com"]"#)
+        #expect(updated["signIn"]?["anonymous"]?["enabled"] == false)
+        #expect(updated["mfa"]?["state"] == "ENABLED")
+        #expect(updated["authorizedDomains"] == ["localhost", "example.com"])
+        #expect(try await flint.json("projects", "show", "demo-flint")["mfa"]?["state"] == "ENABLED")
+
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "signIn.nothing=1").stderr.contains("not a setting"))
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "mfa.state=on").stderr.contains("INVALID_ARGUMENT"))
+        #expect(try await flint.run("projects", "config", "demo-flint", "--set", "appVerification.proofOfWorkBits=many")
+            .stderr.contains(#"appVerification.proofOfWorkBits cannot be "many""#))
+        #expect(try await flint.run("projects", "config", "demo-flint").status != 0)
+    }
+
+    @Test func exportWritesFirebaseAuthExportJSON() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        try await flint.succeed(
+            "users", "create", "--uid", "ada", "--email", "ada@example.com", "--password", "secret123",
+            "--display-name", "Ada", "--photo-url", "https://example.com/ada.png", "--email-verified")
+        try await flint.succeed("users", "set-claims", "ada", #"{"role":"admin"}"#)
+        try await flint.succeed("users", "create", "--uid", "bob", "--phone", "+16505550100", "--disabled")
+
+        let file = flint.dataDirectory.appendingPathComponent("users.json")
+        let export = try await flint.run("users", "export", file.path)
+        #expect(export.status == 0)
+        #expect(export.stderr.contains("Exported 2 users"))
+        #expect(export.stderr.contains("--hash-algo=SCRYPT --hash-key="))
+        #expect(export.stderr.contains("--salt-separator=Bw== --rounds=8 --mem-cost=14"))
+
+        let written = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: file))
+        let users = try #require(written["users"]?.arrayValue)
+        #expect(users.count == 2)
+        let ada = try #require(users.first { $0["localId"] == "ada" })
+        #expect(ada["email"] == "ada@example.com")
+        #expect(ada["emailVerified"] == true)
+        #expect(ada["displayName"] == "Ada")
+        #expect(ada["photoUrl"] == "https://example.com/ada.png")
+        #expect(ada["disabled"] == false)
+        #expect(ada["customAttributes"] == #"{"role":"admin"}"#)
+        #expect(ada["passwordHash"]?.stringValue.flatMap { Data(base64Encoded: $0) }?.isEmpty == false)
+        #expect(ada["salt"]?.stringValue.flatMap { Data(base64Encoded: $0) }?.isEmpty == false)
+        #expect(ada["createdAt"]?.stringValue.flatMap { Int64($0) } != nil)
+        #expect(ada["providerUserInfo"] == [[
+            "providerId": "password", "rawId": "ada@example.com", "email": "ada@example.com", "displayName": "Ada",
+            "photoUrl": "https://example.com/ada.png",
+        ]])
+        let bob = try #require(users.first { $0["localId"] == "bob" })
+        #expect(bob["phoneNumber"] == "+16505550100")
+        #expect(bob["disabled"] == true)
+        #expect(bob["passwordHash"] == nil)
+        #expect(bob["providerUserInfo"]?.arrayValue?.first?["providerId"] == "phone")
+    }
+}
+
+/// The `flint` executable of this package's debug build, run against a fresh temporary data directory.
+/// Output goes to files rather than pipes, so no amount of it can block the process.
+struct FlintCLI {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `.build/debug/flint` in the package root, three levels above this file.
+    static let executable = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/flint")
+
+    let dataDirectory: URL
+
+    init() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw Failure(description: "\(Self.executable.path) is missing: build it with `swift build --build-tests`.")
+        }
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+    }
+
+    func removeDataDirectory() {
+        try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    func run(_ arguments: String...) async throws -> Run {
+        try await run(arguments: arguments)
+    }
+
+    /// Runs `flint arguments… --data-dir <dir>` with no FLINT_* variables of the test's environment,
+    /// and fails when it runs longer than a minute.
+    func run(arguments: [String]) async throws -> Run {
+        let id = UUID().uuidString
+        let stdoutFile = dataDirectory.appendingPathComponent("\(id).stdout")
+        let stderrFile = dataDirectory.appendingPathComponent("\(id).stderr")
+        try Data().write(to: stdoutFile)
+        try Data().write(to: stderrFile)
+        defer {
+            try? FileManager.default.removeItem(at: stdoutFile)
+            try? FileManager.default.removeItem(at: stderrFile)
+        }
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments + ["--data-dir", dataDirectory.path]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLINT_") }
+        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
+        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning {
+            guard Date() < deadline else {
+                process.terminate()
+                throw Failure(description: "flint \(arguments.joined(separator: " ")) ran longer than 60 s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return Run(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: stdoutFile, encoding: .utf8),
+            stderr: try String(contentsOf: stderrFile, encoding: .utf8))
+    }
+
+    /// The stdout of a run that must succeed.
+    @discardableResult
+    func succeed(_ arguments: String...) async throws -> String {
+        try await succeeded(arguments)
+    }
+
+    /// The stdout of a run that must succeed, parsed as JSON.
+    func json(_ arguments: String...) async throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(try await succeeded(arguments).utf8))
+    }
+
+    private func succeeded(_ arguments: [String]) async throws -> String {
+        let run = try await run(arguments: arguments)
+        guard run.status == 0 else {
+            throw Failure(description: "flint \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)")
+        }
+        return run.stdout
+    }
+}
