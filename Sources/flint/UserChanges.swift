@@ -63,7 +63,7 @@ extension Users {
 
         func run() async throws {
             let now = Int64(Date().timeIntervalSince1970)
-            try await user.update("Revoked the refresh tokens of") { $0.validSince = String(now) }
+            try await user.update("Revoked the refresh tokens of") { $0.validSince = LenientString(String(now)) }
         }
     }
 
