@@ -21,4 +21,6 @@ FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
 export FLINT_TEST_DATABASE_URL
 trap 'scripts/postgres.sh stop' EXIT
 
-swift test "$@"
+# Build everything first, the `flint` executable included: CLITests run the binary.
+swift build --build-tests
+swift test --skip-build "$@"
