@@ -12,7 +12,7 @@ struct Flint: AsyncParsableCommand {
             Besides `serve`, the commands work on the server's database directly (--data-dir or \
             --database-url), so they also work while no server runs; `--project` picks the project.
             """,
-        subcommands: [Serve.self, Keys.self, Projects.self, Users.self, TestNumbers.self])
+        subcommands: [Serve.self, Keys.self, Projects.self, Users.self, TestNumbers.self, ServiceAccountsCommand.self])
 }
 
 /// The options every command that opens the server's state shares. Each flag has a `FLINT_*` variable;

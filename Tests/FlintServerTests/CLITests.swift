@@ -115,6 +115,25 @@ import Testing
         #expect(try await flint.run("projects", "config", "demo-flint").status != 0)
     }
 
+    @Test func serviceAccountKeysAreCreatedListedAndRevoked() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let file = flint.dataDirectory.appendingPathComponent("key.json")
+        try await flint.succeed("service-accounts", "create", file.path)
+        let key = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: file))
+        #expect(key["type"] == "service_account")
+        let keyID = try #require(key["private_key_id"]?.stringValue)
+        #expect(key["private_key"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        #expect(try await flint.run("service-accounts", "create", file.path).status != 0)  // never overwrites
+        #expect(try await flint.succeed("service-accounts", "list").contains(keyID))
+        try await flint.succeed("service-accounts", "revoke", keyID)
+        #expect(try await flint.run("service-accounts", "revoke", keyID).status != 0)
+        // The private key is in the file only, never in the database.
+        let stored = try String(contentsOf: flint.dataDirectory.appendingPathComponent("flint.sqlite"), encoding: .isoLatin1)
+        let body = try #require(key["private_key"]?.stringValue?.split(separator: "\n").dropFirst().first)
+        #expect(!stored.contains(String(body)))
+    }
+
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }
