@@ -13,33 +13,19 @@ import Testing
     /// Runs the driver (killed with its browser after `timeoutSeconds`) and decodes what it prints.
     private static func drive(page: String, submissions: [JSONValue], chromium: String,
                               timeoutSeconds: Int = 60) async throws -> [String: JSONValue] {
-        let process = Process()
-        // The driver stops the browser itself; timeout is the backstop (TERM, which the driver turns into
-        // killing chromium's session, then KILL).
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["--kill-after=5", "\(timeoutSeconds)", "python3", script.path]
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ChildProcess.environment
         environment["FLINT_CHROMIUM"] = chromium
         environment["FLINT_PAGE_URL"] = page
         environment["FLINT_SUBMISSIONS"] = String(decoding: try JSONEncoder().encode(submissions), as: UTF8.self)
         environment["FLINT_TIMEOUT"] = "\(max(timeoutSeconds - 10, 10))"
-        process.environment = environment
-        let output = Pipe()
         let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("flint-driver-\(UUID().uuidString).txt")
-        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorLog) }
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Wait on Dispatch: blocking a cooperative thread could starve the in-process server.
-        let (status, out) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-            }
-        }
+        // The driver stops the browser itself; timeout is the backstop (TERM, which the driver turns into
+        // killing chromium's session, then KILL).
+        let process = try ChildProcess.launch(
+            "/usr/bin/timeout", ["--kill-after=5", "\(timeoutSeconds)", "python3", script.path],
+            environment: environment, errors: .file(errorLog.path))
+        let (status, out, _) = await process.finish()
         let err = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
         guard status == 0 else {
             throw DriverError(description: status == 124 || status == 137

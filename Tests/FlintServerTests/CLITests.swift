@@ -1,3 +1,4 @@
+import FlintTestSupport
 import FlintWire
 import Foundation
 import Testing
@@ -176,7 +177,7 @@ import Testing
 }
 
 /// The `flint` executable of this package's debug build, run against a fresh temporary data directory.
-/// Output goes to files rather than pipes, so no amount of it can block the process.
+/// Both output streams are read to their ends on threads of their own, so no amount of output can block it.
 struct FlintCLI {
     struct Run {
         var status: Int32
@@ -212,36 +213,16 @@ struct FlintCLI {
     }
 
     /// Runs `flint arguments… --data-dir <dir>` with no FLINT_* variables of the test's environment,
-    /// and fails when it runs longer than a minute.
+    /// killed by `timeout` when it runs longer than a minute.
     func run(arguments: [String]) async throws -> Run {
-        let id = UUID().uuidString
-        let stdoutFile = dataDirectory.appendingPathComponent("\(id).stdout")
-        let stderrFile = dataDirectory.appendingPathComponent("\(id).stderr")
-        try Data().write(to: stdoutFile)
-        try Data().write(to: stderrFile)
-        defer {
-            try? FileManager.default.removeItem(at: stdoutFile)
-            try? FileManager.default.removeItem(at: stderrFile)
+        let process = try ChildProcess.launch(
+            "/usr/bin/timeout", ["--kill-after=5", "60", Self.executable.path] + arguments + ["--data-dir", dataDirectory.path],
+            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
+        let result = await process.finish()
+        if result.status == 124 || result.status == 137 {
+            throw Failure(description: "flint \(arguments.joined(separator: " ")) ran longer than 60 s")
         }
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments + ["--data-dir", dataDirectory.path]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FLINT_") }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning {
-            guard Date() < deadline else {
-                process.terminate()
-                throw Failure(description: "flint \(arguments.joined(separator: " ")) ran longer than 60 s")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return Run(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: stdoutFile, encoding: .utf8),
-            stderr: try String(contentsOf: stderrFile, encoding: .utf8))
+        return Run(status: result.status, stdout: result.output, stderr: result.errors)
     }
 
     /// The stdout of a run that must succeed.

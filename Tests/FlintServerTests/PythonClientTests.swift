@@ -9,23 +9,11 @@ import Testing
 
     /// Runs a Python script and returns its exit status and output.
     private func runPython(_ script: String, environment: [String: String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.scripts.appendingPathComponent(script).path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        // Wait on a Dispatch thread: blocking one of the few cooperative threads could starve the
-        // in-process server the script is talking to.
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
-            }
-        }
+        let process = try ChildProcess.launch(
+            "python3", [Self.scripts.appendingPathComponent(script).path],
+            environment: ChildProcess.environment.merging(environment) { $1 }, errors: .standardOutput)
+        let result = await process.finish()
+        return (result.status, result.output)
     }
 
     @Test func firebaseAdminSDKManagesUsersAndVerifiesTokens() async throws {

@@ -19,25 +19,13 @@ public enum Chromium {
         let errorLog = profile.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
 
-        let process = Process()
-        // coreutils' timeout signals the whole process group it leads, so Chromium's helpers go too.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["--kill-after=5", "\(timeoutSeconds)", executable] + arguments(profile: profile.path) + [url]
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ChildProcess.environment
         environment["HOME"] = profile.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorLog)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let (status, dom) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-            }
-        }
+        // coreutils' timeout signals the whole process group it leads, so Chromium's helpers go too.
+        let process = try ChildProcess.launch(
+            "/usr/bin/timeout", ["--kill-after=5", "\(timeoutSeconds)", executable] + arguments(profile: profile.path) + [url],
+            environment: environment, errors: .file(errorLog.path))
+        let (status, dom, _) = await process.finish()
         guard status == 0 else {
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
             throw ChromiumError(

@@ -31,15 +31,14 @@ public final class SMTPTestServer: Sendable {
     /// Every message accepted, in order.
     public let received: Recorder<ReceivedMail>
 
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
     private let directory: URL
 
     /// `caCertificatePEM` as `DeliveryConfiguration.extraTrustRootsPEM` wants it.
     public var trustRootsPEM: [String] { caCertificatePEM.map { [$0] } ?? [] }
 
     private init(mode: Mode, port: Int, username: String?, password: String?, caCertificatePEM: String?,
-                 received: Recorder<ReceivedMail>, process: Process, stdin: Pipe, directory: URL) {
+                 received: Recorder<ReceivedMail>, process: ChildProcess, directory: URL) {
         self.mode = mode
         self.port = port
         self.username = username
@@ -47,7 +46,6 @@ public final class SMTPTestServer: Sendable {
         self.caCertificatePEM = caCertificatePEM
         self.received = received
         self.process = process
-        self.stdin = stdin
         self.directory = directory
     }
 
@@ -73,31 +71,24 @@ public final class SMTPTestServer: Sendable {
 
         let errorLog = directory.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        process.standardError = try FileHandle(forWritingTo: errorLog)
         let received = Recorder<ReceivedMail>()
         let reader = OutputReader(received: received)
-        try process.run()
-        reader.start(stdout.fileHandleForReading)
+        // Its stdin is a pipe the server watches: closing it (or this process dying) stops the server.
+        let process = try ChildProcess.launch("/usr/bin/env", arguments, input: .pipe, errors: .file(errorLog.path))
+        reader.start(process.output!)
 
         let port: Int
         do {
             port = try await reader.waitUntilReady(timeoutSeconds: startupTimeoutSeconds)
         } catch {
             process.terminate()
-            await wait(for: process)
+            _ = await process.wait()
             let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
             try? FileManager.default.removeItem(at: directory)
             throw SMTPTestServerError(description: "\(error); smtp_server.py's stderr ends:\n\(log.suffix(2000))")
         }
         return SMTPTestServer(mode: mode, port: port, username: username, password: password, caCertificatePEM: caPEM,
-                              received: received, process: process, stdin: stdin, directory: directory)
+                              received: received, process: process, directory: directory)
     }
 
     /// An SMTP configuration pointing at this server, with its credentials unless told otherwise.
@@ -114,21 +105,11 @@ public final class SMTPTestServer: Sendable {
 
     /// Stops the server, waits for it to exit and releases everyone waiting on `received`.
     public func stop() async {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        await Self.wait(for: process)
+        try? process.input?.close()
+        process.terminate()
+        _ = await process.wait()
         received.finish()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// Waits for `process` to exit on a Dispatch thread, never on the cooperative pool.
-    private static func wait(for process: Process) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
     }
 
     private static let script = URL(fileURLWithPath: #filePath)
@@ -154,7 +135,7 @@ private final class OutputReader: Sendable {
     init(received: Recorder<ReceivedMail>) { self.received = received }
 
     func start(_ handle: FileHandle) {
-        DispatchQueue.global().async {
+        BlockingWork.detach {
             var buffer = Data()
             while true {
                 let chunk = handle.availableData
