@@ -6,13 +6,16 @@ import NIOSSL
 
 /// The outgoing-HTTP plumbing the delivery clients share: one client, bounded waits, bounded answers.
 enum DeliveryHTTP {
+    /// How long the answer may take once connected. Generous (providers can be slow to answer, and a loaded
+    /// node can be slow to read), yet bounded: a request never waits longer than `requestTimeout`.
+    static let readTimeout: TimeAmount = .seconds(30)
     /// How long one request may take from start to the last byte of the answer.
-    static let requestTimeout: TimeAmount = .seconds(15)
+    static let requestTimeout: TimeAmount = .seconds(40)
     /// Answers larger than this are not read (every service here answers with a small JSON object).
     static let maximumResponseBytes = 64 * 1024
 
     /// An HTTP client for the delivery services: the system's trust roots plus `extraTrustRootsPEM`, TLS 1.2
-    /// or later, 10-second connect and read timeouts, no redirects (a redirect must not carry credentials
+    /// or later, a 10-second connect and a `readTimeout` read timeout, no redirects (a redirect must not carry credentials
     /// elsewhere), HTTP/2 where the server offers it (APNs requires it).
     /// A connection that fails (refused, untrusted certificate) is retried until `connectTimeout`.
     static func makeClient(extraTrustRootsPEM: [String],
@@ -22,7 +25,7 @@ enum DeliveryHTTP {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
-            timeout: .init(connect: connectTimeout, read: .seconds(10)))
+            timeout: .init(connect: connectTimeout, read: readTimeout))
         configuration.httpVersion = httpVersion
         return HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: configuration)
     }
