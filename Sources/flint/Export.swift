@@ -35,14 +35,14 @@ extension Project {
     }
 }
 
-/// The file `firebase auth:export` writes in JSON.
-struct ExportFile: Encodable {
+/// The file `firebase auth:export` writes in JSON (and `auth:import` reads).
+struct ExportFile: Codable {
     var users: [ExportedUser]
 }
 
 /// One user as `firebase auth:export` writes it; absent fields are left out.
-struct ExportedUser: Encodable {
-    struct Provider: Encodable {
+struct ExportedUser: Codable {
+    struct Provider: Codable {
         var providerId: String
         var rawId: String?
         var email: String?
@@ -52,17 +52,17 @@ struct ExportedUser: Encodable {
 
     var localId: String
     var email: String?
-    var emailVerified: Bool
+    var emailVerified: Bool?
     var passwordHash: String?
     var salt: String?
     var displayName: String?
     var photoUrl: String?
     var phoneNumber: String?
-    var disabled: Bool
+    var disabled: Bool?
     var createdAt: String?
     var lastSignedInAt: String?
     var customAttributes: String?
-    var providerUserInfo: [Provider]
+    var providerUserInfo: [Provider]?
 
     init(_ user: UserRecord) {
         localId = user.localId
@@ -80,5 +80,28 @@ struct ExportedUser: Encodable {
         providerUserInfo = (user.providerUserInfo ?? []).map {
             Provider(providerId: $0.providerId, rawId: $0.rawId, email: $0.email, displayName: $0.displayName, photoUrl: $0.photoUrl)
         }
+    }
+}
+
+extension ExportedUser {
+    /// The wire form `accounts:batchCreate` takes.
+    var record: UserRecord {
+        var record = UserRecord(localId: localId)
+        record.email = email
+        record.emailVerified = emailVerified
+        record.passwordHash = passwordHash
+        record.salt = salt
+        record.displayName = displayName
+        record.photoUrl = photoUrl
+        record.phoneNumber = phoneNumber
+        record.disabled = disabled
+        record.createdAt = createdAt
+        record.lastLoginAt = lastSignedInAt
+        record.customAttributes = customAttributes
+        record.providerUserInfo = providerUserInfo?.map {
+            ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, email: $0.email, displayName: $0.displayName,
+                             photoUrl: $0.photoUrl)
+        }
+        return record
     }
 }

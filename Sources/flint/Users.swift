@@ -13,7 +13,7 @@ struct Users: AsyncParsableCommand {
             """,
         subcommands: [
             List.self, Get.self, Create.self, Disable.self, Enable.self, SetClaims.self, Revoke.self, Delete.self,
-            Export.self,
+            Export.self, Import.self,
         ])
 
     struct List: AsyncParsableCommand {

@@ -5,7 +5,7 @@ import Foundation
 /// query (`accounts:query`).
 extension AccountService {
     /// Firebase's limit per import or bulk delete.
-    static let maximumBatch = 1000
+    public static let maximumBatch = 1000
 
     // MARK: Import
 
