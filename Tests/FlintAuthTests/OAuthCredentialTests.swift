@@ -41,6 +41,19 @@ import Testing
         return fields
     }
 
+    /// Every tenant-scoped request names the `Auth`'s tenant (set in one place, the backend's `post`).
+    @Test func requestsCarryTheTenant() async throws {
+        let client = Self.client()
+        try await withFakeAuth(client: client) { auth in
+            auth.tenantID = "tenant-1"
+            let result = try await auth.signIn(with: OAuthProvider.appleCredential(withIDToken: "jwt", rawNonce: "n", fullName: nil))
+            #expect(result.user.uid == "uid-apple")
+            #expect(client.requests.allSatisfy { $0.rpc == "recaptchaConfig" || $0.string("tenantId") == "tenant-1" },
+                    "\(client.requests.map { ($0.rpc, $0.string("tenantId") ?? "-") })")
+            #expect(client.requests("accounts:signInWithIdp").count == 1)
+        }
+    }
+
     @Test func appleSignInSendsTokenNonceAndName() async throws {
         let client = Self.client()
         try await withFakeAuth(client: client) { auth in

@@ -4,16 +4,13 @@ import FlintWire
 extension AuthBackend {
     /// `accounts:sendOobCode`: emails an action link.
     func sendOobCode(_ request: SendOobCodeRequest) async throws {
-        var request = request
-        request.tenantId = configuration.tenantID
         let _: LenientResponse = try await post(.sendOobCode, request)
     }
 
     /// `accounts:signInWithEmailLink`: signs in (or, with `idToken`, links) with an email and the code
     /// of a sign-in link.
     func signInWithEmailLink(email: String, oobCode: String, idToken: String?) async throws -> SignInResponse {
-        var request = SignInWithEmailLinkRequest(email: email, oobCode: oobCode, idToken: idToken)
-        request.tenantId = configuration.tenantID
+        let request = SignInWithEmailLinkRequest(email: email, oobCode: oobCode, idToken: idToken)
         let response: SignInWithEmailLinkResponse = try await postFirstFactor(.signInWithEmailLink, request)
         guard let token = response.idToken, !token.isEmpty, let localID = response.localId, !localID.isEmpty else {
             throw AuthErrorUtils.internalError(response: "accounts:signInWithEmailLink answered without an ID token or localId")
@@ -25,8 +22,7 @@ extension AuthBackend {
     /// `accounts:resetPassword`: with `newPassword`, applies a password-reset code; without, says what a
     /// code is for.
     func resetPassword(oobCode: String, newPassword: String?) async throws -> ResetPasswordResponse {
-        var request = ResetPasswordRequest(oobCode: oobCode, newPassword: newPassword)
-        request.tenantId = configuration.tenantID
+        let request = ResetPasswordRequest(oobCode: oobCode, newPassword: newPassword)
         return try await post(.resetPassword, request)
     }
 
@@ -34,7 +30,6 @@ extension AuthBackend {
     func applyActionCode(_ oobCode: String) async throws {
         var request = UpdateAccountRequest(returnSecureToken: nil)
         request.oobCode = oobCode
-        request.tenantId = configuration.tenantID
         let _: LenientResponse = try await post(.update, request)
     }
 

@@ -13,15 +13,11 @@ private struct EmptyResponse: Decodable {}
 extension AuthBackend {
     /// `accounts:signInWithIdp`.
     func signInWithIdp(_ request: SignInWithIdpRequest) async throws -> SignInWithIdpResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await postFirstFactor(.signInWithIdp, request)
     }
 
     /// v2 `accounts:revokeToken`.
     func revokeToken(_ request: RevokeTokenRequest) async throws {
-        var request = request
-        request.tenantId = configuration.tenantID
         let _: EmptyResponse = try await post(.revokeToken, request)
     }
 }

@@ -16,36 +16,26 @@ extension Endpoint {
 extension AuthBackend {
     /// `mfaEnrollment:start`: texts a code to the phone to enroll, or generates a TOTP secret.
     func startMFAEnrollment(_ request: StartMFAEnrollmentRequest) async throws -> StartMFAEnrollmentResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.startMFAEnrollment, request)
     }
 
     /// `mfaEnrollment:finalize`: enrolls the factor; the user's new tokens.
     func finalizeMFAEnrollment(_ request: FinalizeMFAEnrollmentRequest) async throws -> MFATokensResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.finalizeMFAEnrollment, request)
     }
 
     /// `mfaEnrollment:withdraw`: removes an enrolled factor; the user's new tokens.
     func withdrawMFA(_ request: WithdrawMFARequest) async throws -> MFATokensResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.withdrawMFA, request)
     }
 
     /// `mfaSignIn:start`: texts a code to an enrolled phone; returns its session info.
     func startMFASignIn(_ request: StartMFASignInRequest) async throws -> StartMFASignInResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.startMFASignIn, request)
     }
 
     /// `mfaSignIn:finalize`: passes the second factor; the signed-in user's tokens.
     func finalizeMFASignIn(_ request: FinalizeMFASignInRequest) async throws -> MFATokensResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.finalizeMFASignIn, request)
     }
 

@@ -6,8 +6,6 @@ extension AuthBackend {
     /// `accounts:sendVerificationCode`: texts a code to `request.phoneNumber`; returns its verification ID.
     /// An answer without `sessionInfo` is an `invalidVerificationID`, as in FirebaseAuth.
     func sendVerificationCode(_ request: SendVerificationCodeRequest) async throws -> String {
-        var request = request
-        request.tenantId = configuration.tenantID
         let response: LenientSendVerificationCodeResponse = try await post(.sendVerificationCode, request)
         guard let sessionInfo = response.sessionInfo, !sessionInfo.isEmpty else {
             throw AuthErrorUtils.error(.invalidVerificationID, message: "The server sent no verification ID.")
@@ -22,8 +20,6 @@ extension AuthBackend {
 
     /// `accounts:signInWithPhoneNumber` (v3 `verifyPhoneNumber`).
     func signInWithPhoneNumber(_ request: SignInWithPhoneNumberRequest) async throws -> SignInWithPhoneNumberResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await postFirstFactor(.signInWithPhoneNumber, request)
     }
 

@@ -4,23 +4,19 @@ import FlintWire
 extension AuthBackend {
     /// `accounts:signUp`: a new anonymous or email/password user, or (with `idToken`) a link.
     func signUp(_ request: SignUpRequest) async throws -> SignInResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.signUp, request)
     }
 
     /// `accounts:signInWithPassword`.
     func signIn(email: String, password: String) async throws -> SignInResponse {
-        var request = SignInWithPasswordRequest(email: email, password: password)
-        request.tenantId = configuration.tenantID
+        let request = SignInWithPasswordRequest(email: email, password: password)
         return try await postFirstFactor(.signInWithPassword, request)
     }
 
     /// `accounts:lookup` of the user an ID token belongs to. Like FirebaseAuth, anything but
     /// exactly one user in the answer is an `internalError`.
     func lookup(idToken: String) async throws -> UserRecord {
-        var request = LookupRequest(idToken: idToken)
-        request.tenantId = configuration.tenantID
+        let request = LookupRequest(idToken: idToken)
         let response: LookupResponse = try await post(.lookup, request)
         guard let users = response.users, users.count == 1 else {
             throw AuthErrorUtils.internalError(response: "accounts:lookup returned \(response.users?.count ?? 0) users")
@@ -30,22 +26,18 @@ extension AuthBackend {
 
     /// `accounts:update` (profile, email, password, unlink).
     func updateAccount(_ request: UpdateAccountRequest) async throws -> UpdateAccountResponse {
-        var request = request
-        request.tenantId = configuration.tenantID
         return try await post(.update, request)
     }
 
     /// `accounts:delete` of the user an ID token belongs to.
     func deleteAccount(idToken: String, localID: String) async throws {
-        var request = DeleteAccountRequest(idToken: idToken, localId: localID)
-        request.tenantId = configuration.tenantID
+        let request = DeleteAccountRequest(idToken: idToken, localId: localID)
         let _: DeleteAccountResponse = try await post(.delete, request)
     }
 
     /// `accounts:createAuthUri`, which lists the sign-in methods of an email.
     func createAuthURI(identifier: String) async throws -> CreateAuthURIResponse {
-        var request = CreateAuthURIRequest(identifier: identifier, continueUri: "http://www.google.com/")
-        request.tenantId = configuration.tenantID
+        let request = CreateAuthURIRequest(identifier: identifier, continueUri: "http://www.google.com/")
         return try await post(.createAuthURI, request)
     }
 

@@ -46,13 +46,18 @@ struct AuthBackend: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// POSTs `body` as JSON to `endpoint` and decodes a 2xx answer as `Response`.
-    /// Throws `networkError` when no answer arrives, the mapped server error for a non-2xx answer,
-    /// and `internalError` for an answer that cannot be decoded.
+    /// POSTs `body` as JSON to `endpoint` and decodes a 2xx answer as `Response`. A tenant-scoped body gets
+    /// the configured tenant. Throws `networkError` when no answer arrives, the mapped server error for a
+    /// non-2xx answer, and `internalError` for an answer that cannot be decoded.
     func post<Response: Decodable>(_ endpoint: Endpoint, _ body: some Encodable) async throws -> Response {
+        var payload: any Encodable = body
+        if var scoped = body as? any TenantScopedRequest {
+            scoped.tenantId = configuration.tenantID
+            payload = scoped
+        }
         var request = URLRequest(url: url(for: endpoint))
         request.httpMethod = "POST"
-        request.httpBody = try JSONEncoder().encode(body)
+        request.httpBody = try JSONEncoder().encode(payload)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         return try await send(request)
     }

@@ -1,0 +1,29 @@
+/// A request body that names the tenant it is for (`tenantId`). Clients fill it in one place: FlintAuth's
+/// backend sets its configured tenant on every such body it sends.
+public protocol TenantScopedRequest: Encodable {
+    var tenantId: String? { get set }
+}
+
+extension SignUpRequest: TenantScopedRequest {}
+extension SignInWithPasswordRequest: TenantScopedRequest {}
+extension LookupRequest: TenantScopedRequest {}
+extension UpdateAccountRequest: TenantScopedRequest {}
+extension DeleteAccountRequest: TenantScopedRequest {}
+extension CreateAuthURIRequest: TenantScopedRequest {}
+extension SignInWithCustomTokenRequest: TenantScopedRequest {}
+extension BatchCreateRequest: TenantScopedRequest {}
+extension BatchDeleteRequest: TenantScopedRequest {}
+extension QueryAccountsRequest: TenantScopedRequest {}
+extension CreateSessionCookieRequest: TenantScopedRequest {}
+extension SendOobCodeRequest: TenantScopedRequest {}
+extension SignInWithEmailLinkRequest: TenantScopedRequest {}
+extension ResetPasswordRequest: TenantScopedRequest {}
+extension SignInWithIdpRequest: TenantScopedRequest {}
+extension RevokeTokenRequest: TenantScopedRequest {}
+extension StartMFAEnrollmentRequest: TenantScopedRequest {}
+extension FinalizeMFAEnrollmentRequest: TenantScopedRequest {}
+extension WithdrawMFARequest: TenantScopedRequest {}
+extension StartMFASignInRequest: TenantScopedRequest {}
+extension FinalizeMFASignInRequest: TenantScopedRequest {}
+extension SendVerificationCodeRequest: TenantScopedRequest {}
+extension SignInWithPhoneNumberRequest: TenantScopedRequest {}
