@@ -26,17 +26,12 @@ enum EmulatorAssertions {
         }
         if assertion.providerID == ProviderID.apple {
             return AppleSignIn.identity(subject: subject, claims: claims, email: claims["email"]?.stringValue,
-                                        emailVerified: isTrue(claims["email_verified"]), appleUser: assertion.appleUser)
+                                        emailVerified: IdentityTokenVerifier.flag(claims["email_verified"]) == true, appleUser: assertion.appleUser)
         }
         var identity = ProviderIdentity(providerID: assertion.providerID, rawID: subject,
                                         email: claims["email"]?.stringValue?.lowercased(),
-                                        emailVerified: isTrue(claims["email_verified"]))
-        identity.displayName = claims["name"]?.stringValue
-        identity.firstName = claims["given_name"]?.stringValue
-        identity.lastName = claims["family_name"]?.stringValue
-        identity.photoURL = claims["picture"]?.stringValue
-        identity.screenName = claims["screen_name"]?.stringValue
-        identity.rawUserInfo = claims
+                                        emailVerified: IdentityTokenVerifier.flag(claims["email_verified"]) == true)
+        identity.readProfile(fromClaims: claims)
         return identity
     }
 
@@ -45,10 +40,5 @@ enum EmulatorAssertions {
         let data = token.hasPrefix("{") ? Data(token.utf8) : CompactJWT(token)?.payload
         guard let data, case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
         return object
-    }
-
-    /// `email_verified` as `true` or Apple's `"true"`.
-    private static func isTrue(_ value: JSONValue?) -> Bool {
-        value == .bool(true) || value == .string("true")
     }
 }

@@ -189,7 +189,7 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// A boolean claim sent as a boolean or as the string `"true"`/`"false"` (Apple).
-    private static func flag(_ value: JSONValue?) -> Bool? {
+    static func flag(_ value: JSONValue?) -> Bool? {
         switch value {
         case .bool(let flag)?: flag
         case .string("true")?: true
@@ -199,7 +199,7 @@ public struct IdentityTokenVerifier: Sendable {
     }
 
     /// `picture` as a URL string; Facebook may nest it as `{"data": {"url": …}}`.
-    private static func pictureURL(_ value: JSONValue?) -> String? {
+    static func pictureURL(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let url)?: url
         case .object(let object)?:

@@ -24,6 +24,19 @@ struct ProviderIdentity: Codable, Sendable, Equatable {
     }
 }
 
+extension ProviderIdentity {
+    /// Takes the profile from OpenID claims (`name`, `given_name`, `family_name`, `picture`, `screen_name`),
+    /// keeping them all as `rawUserInfo`.
+    mutating func readProfile(fromClaims claims: [String: JSONValue]) {
+        displayName = claims["name"]?.stringValue
+        firstName = claims["given_name"]?.stringValue
+        lastName = claims["family_name"]?.stringValue
+        photoURL = IdentityTokenVerifier.pictureURL(claims["picture"])
+        screenName = claims["screen_name"]?.stringValue
+        rawUserInfo = claims
+    }
+}
+
 /// The provider's own tokens, echoed back as `oauthIdToken` / `oauthAccessToken` so the SDK can build
 /// credentials from the answer.
 struct ProviderTokens: Sendable, Equatable {

@@ -25,11 +25,7 @@ struct FacebookSignIn: Sendable {
             }
             var identity = ProviderIdentity(providerID: ProviderID.facebook, rawID: token.subject,
                                             email: token.email?.lowercased())
-            identity.displayName = token.name
-            identity.firstName = token.claims["given_name"]?.stringValue
-            identity.lastName = token.claims["family_name"]?.stringValue
-            identity.photoURL = token.picture
-            identity.rawUserInfo = token.claims
+            identity.readProfile(fromClaims: token.claims)
             return identity
         }
         guard let accessToken = assertion.accessToken else { throw FlintError(.invalidIDPResponse) }
@@ -42,9 +38,7 @@ struct FacebookSignIn: Sendable {
         identity.displayName = user.profile["name"]?.stringValue
         identity.firstName = user.profile["first_name"]?.stringValue
         identity.lastName = user.profile["last_name"]?.stringValue
-        if case .object(let picture)? = user.profile["picture"], case .object(let data)? = picture["data"] {
-            identity.photoURL = data["url"]?.stringValue
-        }
+        identity.photoURL = IdentityTokenVerifier.pictureURL(user.profile["picture"])
         identity.rawUserInfo = user.profile
         return identity
     }
