@@ -100,19 +100,4 @@ extension AccountService {
         } while pageToken != nil && records.count < limit
         return records
     }
-
-    /// The user `identifier` names: an email if it has an @, a phone number if it starts with +, else a uid.
-    /// Throws `USER_NOT_FOUND` when there is none.
-    func record(matching identifier: String, caller: Caller) async throws -> UserRecord {
-        let request: LookupRequest
-        if identifier.contains("@") {
-            request = LookupRequest(email: [identifier])
-        } else if identifier.hasPrefix("+") {
-            request = LookupRequest(phoneNumber: [identifier])
-        } else {
-            request = LookupRequest(localId: [identifier])
-        }
-        guard let user = try await lookup(request, caller: caller).users?.first else { throw FlintError(.userNotFound) }
-        return user
-    }
 }

@@ -78,7 +78,22 @@ extension AccountService {
         return user
     }
 
-    // MARK: Bulk delete and query
+    // MARK: Lookup, bulk delete and query
+
+    /// The user `identifier` names: an email if it has an @, a phone number if it starts with +, else a uid.
+    /// Throws `USER_NOT_FOUND` when there is none.
+    public func record(matching identifier: String, caller: Caller) async throws -> UserRecord {
+        let request: LookupRequest
+        if identifier.contains("@") {
+            request = LookupRequest(email: [identifier])
+        } else if identifier.hasPrefix("+") {
+            request = LookupRequest(phoneNumber: [identifier])
+        } else {
+            request = LookupRequest(localId: [identifier])
+        }
+        guard let user = try await lookup(request, caller: caller).users?.first else { throw FlintError(.userNotFound) }
+        return user
+    }
 
     /// Deletes up to 1000 users; like Firebase, an enabled user is skipped (`NOT_DISABLED`) unless `force`.
     public func batchDelete(_ request: BatchDeleteRequest, caller: Caller) async throws -> BatchDeleteResponse {

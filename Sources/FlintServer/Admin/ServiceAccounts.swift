@@ -63,6 +63,8 @@ public struct ServiceAccounts: Sendable {
         var exp: Int64
         var uid: String?
         var claims: [String: JSONValue]?
+        /// The console's login challenge.
+        var nonce: String?
     }
 
     /// Verifies a JWT signed by an active key: RS256 with the key its `kid` names (or the issuer's only

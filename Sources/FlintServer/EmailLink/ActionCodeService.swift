@@ -14,6 +14,7 @@ public struct ActionCodeService: Sendable {
     let accounts: AccountService
     let projects: ProjectDirectory
     let email: any EmailSender
+    let usage: UsageCounters
     let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
@@ -152,6 +153,7 @@ public struct ActionCodeService: Sendable {
             throw FlintError(sentence: "The email could not be sent (\(error)).", status: .serviceUnavailable,
                              reason: "backendError")
         }
+        await usage.record(.emailsSent, projectID: caller.projectID)
     }
 
     /// Per-IP and per-address budgets, in the shared store.

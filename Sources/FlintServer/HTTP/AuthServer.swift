@@ -37,7 +37,11 @@ public final class AuthServer: Sendable {
     public let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
     public let delivery: DeliveryServices
+    /// Per-day counts of sign-ins, SMS and emails, for the console.
+    public let usage: UsageCounters
     let appVerifier: AppVerifier
+    /// Who is signed in to the web console.
+    let consoleSessions: ConsoleSessions
     let proofOfWork: ProofOfWork
     public let logger: Logger
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
@@ -65,6 +69,7 @@ public final class AuthServer: Sendable {
         let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
         janitor = Janitor(store: store, clock: environment.clock, logger: logger)
+        usage = UsageCounters(store: store, clock: environment.clock, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
         let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
@@ -75,7 +80,7 @@ public final class AuthServer: Sendable {
         let boundPublicURL = self.boundPublicURL
         let emulator = configuration.emulator
         tokens = TokenService(
-            keyring: keyring, store: store, clock: environment.clock, random: environment.random,
+            keyring: keyring, store: store, clock: environment.clock, random: environment.random, usage: usage,
             issuerPrefix: {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
                 emulator ? "https://securetoken.google.com/"
@@ -107,7 +112,7 @@ public final class AuthServer: Sendable {
                 emulator: emulator),
             proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
-            appVerifier: appVerifier, sms: delivery.sms, gate: secondFactorGate, clock: environment.clock,
+            appVerifier: appVerifier, sms: delivery.sms, usage: usage, gate: secondFactorGate, clock: environment.clock,
             random: environment.random, emulator: emulator)
         multiFactor = MultiFactorService(
             store: store, tokens: tokens, phone: phone, gate: secondFactorGate, secrets: secrets,
@@ -120,6 +125,9 @@ public final class AuthServer: Sendable {
         serviceAccounts = ServiceAccounts(
             store: store, secrets: secrets, clock: environment.clock, random: environment.random,
             publicURL: { publicURLForKeys.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
+        consoleSessions = ConsoleSessions(
+            serviceAccounts: serviceAccounts, store: store, secrets: secrets, clock: environment.clock,
+            random: environment.random, emulator: emulator, defaultProjectID: configuration.projectID)
         customTokens = CustomTokenService(
             store: store, tokens: tokens, serviceAccounts: serviceAccounts, clock: environment.clock, emulator: emulator)
         let providers = configuration.identityProviderEndpoints
@@ -144,7 +152,8 @@ public final class AuthServer: Sendable {
             gate: secondFactorGate, clock: environment.clock, random: environment.random, emulator: emulator)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
-            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, gate: secondFactorGate,
+            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, usage: usage,
+            gate: secondFactorGate,
             clock: environment.clock, random: environment.random, limits: configuration.emailLimits, emulator: emulator,
             publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
             logger: logger)
@@ -226,11 +235,15 @@ public final class AuthServer: Sendable {
         endpoints += serviceAccounts.endpoints
         endpoints += customTokens.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
-        endpoints += ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
-            .endpoints(callers: callers)
+        let projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
+        endpoints += projectConfig.endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += HostedRoutes(proofOfWork: proofOfWork, callers: callers).endpoints
         endpoints += ActionRoutes(callers: callers, publicURL: { self.publicURL }).endpoints
+        endpoints += ConsoleRoutes(
+            sessions: consoleSessions, accounts: accounts, projects: projects, store: store, projectConfig: projectConfig,
+            identityProviders: identityProviderConfigs, usage: usage, clock: consoleSessions.clock,
+            maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
         endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
         if configuration.emulator {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints

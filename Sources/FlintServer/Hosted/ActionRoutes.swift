@@ -55,7 +55,7 @@ struct ActionRoutes: Sendable {
                 + carried.map { URLQueryItem(name: $0.name, value: FormURLEncoding.escape($0.value ?? "")) }
             guard let location = components.string else { return refuse(messages.unauthorizedContinue) }
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store",
-                                                          Self.referrerPolicy: "no-referrer"])
+                                                          .referrerPolicy: "no-referrer"])
         }
         let configuration = ActionPage.Configuration(mode: mode, oobCode: code, apiKey: apiKey, messages: messages.script)
         return Self.html(try ActionPage.html(configuration, continueURL: allowedContinueURL, messages: messages),
@@ -77,7 +77,7 @@ struct ActionRoutes: Sendable {
         var location = Self.actionPath
         if let query = inner.percentEncodedQuery, !query.isEmpty { location += "?" + query }
         return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store",
-                                                      Self.referrerPolicy: "no-referrer"])
+                                                      .referrerPolicy: "no-referrer"])
     }
 
     private func isOwnOrigin(scheme: String, host: String, port: Int?, request: Request) -> Bool {
@@ -116,23 +116,7 @@ struct ActionRoutes: Sendable {
     }
 
     static func html(_ text: String, status: HTTPResponse.Status, scripted: Bool) -> Response {
-        Response(
-            status: status,
-            headers: [
-                .contentType: "text/html; charset=utf-8",
-                .cacheControl: "no-store",
-                contentSecurityPolicy: scripted ? ActionPage.contentSecurityPolicy : ActionPage.errorContentSecurityPolicy,
-                xFrameOptions: "DENY",
-                referrerPolicy: "no-referrer",
-                xContentTypeOptions: "nosniff",
-                crossOriginOpenerPolicy: "same-origin",
-            ],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        HostedPage.response(text, status: status, contentSecurityPolicy: scripted
+            ? ActionPage.contentSecurityPolicy : ActionPage.errorContentSecurityPolicy)
     }
-
-    private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
-    private static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
-    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    private static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    private static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
 }

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
 
 /// What the hosted pages share: the document frame and the hashes their Content-Security-Policy
 /// allows inline code by.
@@ -66,4 +69,33 @@ enum HostedPage {
     static func hash(_ text: String) -> String {
         "sha256-" + Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString()
     }
+}
+
+extension HostedPage {
+    /// An HTML response with the headers every hosted page sends: its policy, no caching, no framing, no
+    /// MIME sniffing, no referrer, its own browsing context, and no powerful features.
+    static func response(_ html: String, status: HTTPResponse.Status, contentSecurityPolicy: String) -> Response {
+        var headers = securityHeaders(contentSecurityPolicy: contentSecurityPolicy)
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The headers of `response`, for answers without a page too (redirects).
+    static func securityHeaders(contentSecurityPolicy: String) -> HTTPFields {
+        [
+            .contentSecurityPolicy: contentSecurityPolicy, .cacheControl: "no-store", .xFrameOptions: "DENY",
+            .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer", .crossOriginOpenerPolicy: "same-origin",
+            .crossOriginResourcePolicy: "same-origin", .permissionsPolicy: "camera=(), microphone=(), geolocation=(), payment=()",
+        ]
+    }
+}
+
+extension HTTPField.Name {
+    static let contentSecurityPolicy = Self("Content-Security-Policy")!
+    static let xFrameOptions = Self("X-Frame-Options")!
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let crossOriginOpenerPolicy = Self("Cross-Origin-Opener-Policy")!
+    static let crossOriginResourcePolicy = Self("Cross-Origin-Resource-Policy")!
+    static let permissionsPolicy = Self("Permissions-Policy")!
 }

@@ -74,7 +74,7 @@ struct HostedRoutes: Sendable {
         let configuration = CaptchaPage.Configuration(
             challenge: try proofOfWork.challenge(projectID: project.id, bits: bits),
             bits: min(max(bits, ProofOfWork.difficultyRange.lowerBound), ProofOfWork.difficultyRange.upperBound),
-            verifyURL: Self.verifyPath + "?key=" + Self.percentEncode(verifyApp.apiKey),
+            verifyURL: Self.verifyPath + "?key=" + FormURLEncoding.escape(verifyApp.apiKey),
             callback: verifyApp.callbackScheme + "://firebaseauth/link", eventId: verifyApp.eventID,
             done: messages.done, failed: messages.failed)
         return Self.html(try CaptchaPage.html(configuration, messages: messages), status: .ok, scripts: true)
@@ -89,33 +89,9 @@ struct HostedRoutes: Sendable {
     }
 
     private static func html(_ text: String, status: HTTPResponse.Status, scripts: Bool) -> Response {
-        Response(
-            status: status,
-            headers: [
-                .contentType: "text/html; charset=utf-8",
-                .cacheControl: "no-store",
-                contentSecurityPolicy: scripts
-                    ? CaptchaPage.contentSecurityPolicy
-                    : CaptchaPage.errorContentSecurityPolicy,
-                xFrameOptions: "DENY",
-                referrerPolicy: "no-referrer",
-                xContentTypeOptions: "nosniff",
-                crossOriginOpenerPolicy: "same-origin",
-            ],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        HostedPage.response(text, status: status, contentSecurityPolicy: scripts
+            ? CaptchaPage.contentSecurityPolicy : CaptchaPage.errorContentSecurityPolicy)
     }
-
-    private static func percentEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
-
-    private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
-    private static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
-    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    private static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    private static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
 }
 
 /// The query of the page the iOS SDK opens for app verification, checked.

@@ -12,6 +12,7 @@ public struct PhoneService: Sendable {
     let limits: SendLimits
     let appVerifier: AppVerifier
     let sms: any SMSSender
+    let usage: UsageCounters
     let gate: SecondFactorGate
     let clock: any FlintClock
     let random: any RandomSource
@@ -60,6 +61,7 @@ public struct PhoneService: Sendable {
             throw FlintError(sentence: "The verification code could not be sent (\(error)).",
                              status: .serviceUnavailable, reason: "backendError")
         }
+        await usage.record(.smsSent, projectID: caller.projectID)
         return sessionInfo
     }
 

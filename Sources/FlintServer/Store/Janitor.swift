@@ -2,8 +2,7 @@ import Logging
 import ServiceLifecycle
 
 /// Removes what can no longer be used: expired verification codes, app credentials and email action
-/// codes, and counters
-/// of windows long past. Every node runs one; the deletes are idempotent, so running them on several
+/// codes, counters of windows long past, and usage counts older than `UsageCounters.retentionDays`. Every node runs one; the deletes are idempotent, so running them on several
 /// nodes at once is harmless.
 struct Janitor: Service {
     let store: Store
@@ -35,6 +34,8 @@ struct Janitor: Service {
         let credentials = try await store.deleteExpiredAppCredentials(before: now)
         let actionCodes = try await store.deleteExpiredOobCodes(before: now)
         let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
-        return codes + credentials + actionCodes + counters
+        let usage = try await store.deleteUsage(
+            before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
+        return codes + credentials + actionCodes + counters + usage
     }
 }

@@ -170,6 +170,18 @@ enum Migrations {
             // How an imported password hash was made, until the user's first sign-in re-hashes it.
             "ALTER TABLE users ADD COLUMN password_hash_params TEXT",
         ]),
+        (7, [
+            // Per-day usage for the console: sign-ins, SMS and emails sent, per project. Days are UTC epoch days.
+            """
+            CREATE TABLE usage_daily (
+                project_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                metric TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (project_id, day, metric)
+            )
+            """,
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

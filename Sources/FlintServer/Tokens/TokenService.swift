@@ -18,6 +18,7 @@ public final class TokenService: Sendable {
     private let store: Store
     private let clock: any FlintClock
     private let random: any RandomSource
+    private let usage: UsageCounters
     private let issuerPrefix: @Sendable () -> String
     private let sessionIssuerPrefix: @Sendable () -> String
     /// Claims of ID tokens whose signature, issuer and audience were already checked, so a client
@@ -32,13 +33,14 @@ public final class TokenService: Sendable {
     /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
     /// - Parameter sessionIssuerPrefix: the same for session cookies.
-    public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource,
+    public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
                 issuerPrefix: @escaping @Sendable () -> String, sessionIssuerPrefix: @escaping @Sendable () -> String) {
         self.sessionIssuerPrefix = sessionIssuerPrefix
         self.keyring = keyring
         self.store = store
         self.clock = clock
         self.random = random
+        self.usage = usage
         self.issuerPrefix = issuerPrefix
     }
 
@@ -69,6 +71,7 @@ public final class TokenService: Sendable {
             RefreshTokenRecord(
                 projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
                 authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims))
+        await usage.record(.signIns, projectID: user.projectID)
         return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
     }
 

@@ -1,0 +1,308 @@
+import FlintWire
+import Foundation
+
+/// What a console page is rendered from: the signed-in session, its project, and the request's query.
+struct ConsoleContext: Sendable {
+    var session: ConsoleSessions.Session
+    var project: Project
+    /// The projects the operator may switch to (the emulator owner's; a service account has its own only).
+    var projectIDs: [String]
+    var emulator: Bool
+    var query: [String: String]
+    /// What the last action did (`#notice`), or why it failed (`#error`).
+    var notice: String?
+    var error: String?
+    var adminCaller: Caller { Caller(project: project, isAdmin: true) }
+}
+
+/// The console's pages, one function each, rendering a `ConsoleContext` into HTML.
+extension ConsoleRoutes {
+    /// The page a path names, with its `data-page` name.
+    enum Page: String, Sendable {
+        case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, usage
+    }
+
+    func render(_ page: Page, context: ConsoleContext, userID: String? = nil) async throws -> String {
+        switch page {
+        case .users: try await usersPage(context)
+        case .user: try await userPage(context, uid: userID ?? "")
+        case .signIn: signInPage(context)
+        case .testNumbers: testNumbersPage(context)
+        case .settings: settingsPage(context)
+        case .templates: templatesPage(context)
+        case .usage: try await usagePage(context)
+        }
+    }
+
+    // MARK: Users
+
+    static let usersPerPage = 25
+
+    private func usersPage(_ context: ConsoleContext) async throws -> String {
+        let search = context.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        var users: [UserRecord] = []
+        var next: String?
+        var status = ""
+        if search.isEmpty {
+            let page = try await accounts.list(maxResults: Self.usersPerPage, pageToken: context.query["page"],
+                                               caller: context.adminCaller)
+            users = page.users ?? []
+            next = page.nextPageToken
+            status = "\(try await store.userCount(projectID: context.project.id)) users"
+        } else {
+            do {
+                users = [try await accounts.record(matching: search, caller: context.adminCaller)]
+            } catch let error as FlintError where error.message.hasPrefix(ServerErrorCode.userNotFound.rawValue) {
+                status = "No user has the uid, email or phone number \(search)."
+            } catch let error as FlintError {
+                status = "\(search) is not a uid, email or phone number (\(error.message))."
+            }
+        }
+        let rows = users.map { user in
+            (attributes: " data-uid=\"\(HTML.escape(user.localId))\"", cells: [
+                "<a class=\"user-link\" href=\"/console/users/\(FormURLEncoding.escape(user.localId))\">\(HTML.escape(user.localId))</a>",
+                HTML.escape(user.email ?? ""), HTML.escape(user.phoneNumber ?? ""),
+                HTML.escape((user.providerUserInfo ?? []).map(\.providerId).joined(separator: ", ")),
+                user.disabled == true ? "Disabled" : "Enabled", ConsoleHTML.date(milliseconds: user.createdAt),
+            ])
+        }
+        let more = next.map {
+            "<p><a id=\"next-page\" href=\"/console/users?page=\(FormURLEncoding.escape($0))\">Next page</a></p>"
+        } ?? ""
+        return ConsoleHTML.signedIn(page: Page.users.rawValue, title: "Users", context: context, content: """
+            <form method="get" action="/console/users" id="user-search" class="inline">
+            <div><label for="q">Find a user</label>
+            <input type="search" id="q" name="q" value="\(HTML.escape(search))" placeholder="uid, email or +phone" size="40"></div>
+            <button type="submit" id="search">Search</button>
+            \(search.isEmpty ? "" : "<a href=\"/console/users\">All users</a>")
+            </form>
+            <p class="hint" id="user-count">\(HTML.escape(status))</p>
+            \(ConsoleHTML.table(id: "users", header: ["UID", "Email", "Phone", "Providers", "Status", "Created"], rows: rows))
+            \(more)
+            """)
+    }
+
+    private func userPage(_ context: ConsoleContext, uid: String) async throws -> String {
+        let user = try await accounts.record(matching: uid, caller: context.adminCaller)
+        let disabled = user.disabled == true
+        func field(_ name: String, _ id: String, _ value: String?) -> String {
+            "<dt>\(HTML.escape(name))</dt><dd id=\"\(id)\">\(HTML.escape(value ?? ""))</dd>"
+        }
+        let identities = ConsoleHTML.table(id: "identities", header: ["Provider", "Identifier", "Email", "Name"], rows:
+            (user.providerUserInfo ?? []).map { info in
+                (attributes: " data-provider=\"\(HTML.escape(info.providerId))\"", cells: [
+                    HTML.escape(info.providerId), HTML.escape(info.rawId ?? info.federatedId ?? info.phoneNumber ?? ""),
+                    HTML.escape(info.email ?? ""), HTML.escape(info.displayName ?? ""),
+                ])
+            })
+        let factors = ConsoleHTML.table(id: "factors", header: ["Kind", "Name", "Phone", "Enrolled"], rows:
+            (user.mfaInfo ?? []).map { factor in
+                (attributes: " data-enrollment=\"\(HTML.escape(factor.mfaEnrollmentId))\"", cells: [
+                    factor.totpInfo != nil ? "TOTP" : "Phone", HTML.escape(factor.displayName ?? ""),
+                    HTML.escape(factor.unobfuscatedPhoneInfo ?? factor.phoneInfo ?? ""), HTML.escape(factor.enrolledAt ?? ""),
+                ])
+            })
+        let path = "/console/users/\(FormURLEncoding.escape(user.localId))"
+        let actions = [
+            disabled
+                ? ConsoleHTML.form(path + "/enable", context: context, content: "<button type=\"submit\" id=\"enable\">Enable account</button>")
+                : ConsoleHTML.form(path + "/disable", context: context, content: "<button type=\"submit\" id=\"disable\" class=\"secondary\">Disable account</button>"),
+            ConsoleHTML.form(path + "/revoke", context: context, content: """
+                <button type="submit" id="revoke" class="secondary">Revoke sessions</button>
+                <span class="hint">Signs the user out everywhere: refresh tokens stop working.</span>
+                """),
+            ConsoleHTML.form(path + "/delete", context: context, content: """
+                \(ConsoleHTML.checkbox("confirm-delete", label: "Yes, delete this user for good", checked: false))
+                <button type="submit" id="delete" class="danger">Delete user</button>
+                """),
+        ]
+        return ConsoleHTML.signedIn(page: Page.user.rawValue, title: "User \(user.localId)", context: context, content: """
+            <dl>
+            \(field("UID", "user-uid", user.localId))
+            \(field("Status", "user-status", disabled ? "Disabled" : "Enabled"))
+            \(field("Email", "user-email", user.email.map { $0 + (user.emailVerified == true ? " (verified)" : " (not verified)") }))
+            \(field("Phone", "user-phone", user.phoneNumber))
+            \(field("Display name", "user-name", user.displayName))
+            \(field("Created", "user-created", ConsoleHTML.date(milliseconds: user.createdAt)))
+            \(field("Last sign-in", "user-last-sign-in", ConsoleHTML.date(milliseconds: user.lastLoginAt)))
+            \(field("Tokens valid since", "user-valid-since", user.validSince.flatMap { Int64($0) }.map { ConsoleHTML.date(milliseconds: String($0 * 1000)) }))
+            \(field("Custom claims", "user-claims", user.customAttributes))
+            </dl>
+            <h2>Identities</h2>
+            \(identities)
+            <h2>Second factors</h2>
+            \(factors)
+            <h2>Actions</h2>
+            <section>\(actions.joined(separator: "\n"))</section>
+            """)
+    }
+
+    // MARK: Sign-in methods
+
+    private func signInPage(_ context: ConsoleContext) -> String {
+        let settings = context.project.settings
+        let apple = settings.identityProviders[ProviderID.apple]
+        let facebook = settings.identityProviders[ProviderID.facebook]
+        func status(_ provider: ProjectSettings.IdentityProvider?) -> String {
+            provider?.enabled == true ? "Enabled" : "Disabled"
+        }
+        return ConsoleHTML.signedIn(page: Page.signIn.rawValue, title: "Sign-in methods", context: context, content: """
+            \(ConsoleHTML.form("/console/sign-in/methods", context: context, id: "providers-form", card: true, content: """
+                <h2>Built-in methods</h2>
+                \(ConsoleHTML.checkbox("email-password", label: "Email and password", checked: settings.signIn.emailPasswordEnabled))
+                \(ConsoleHTML.checkbox("email-link", label: "Email link (passwordless)", checked: settings.signIn.emailLinkEnabled))
+                \(ConsoleHTML.checkbox("phone", label: "Phone (SMS code)", checked: settings.signIn.phoneEnabled))
+                \(ConsoleHTML.checkbox("anonymous", label: "Anonymous", checked: settings.signIn.anonymousEnabled))
+                <button type="submit" id="save-providers">Save</button>
+                """))
+            \(ConsoleHTML.form("/console/sign-in/apple", context: context, id: "apple-form", card: true, content: """
+                <h2>Sign in with Apple <span class="hint" id="apple-status">\(status(apple))</span></h2>
+                \(ConsoleHTML.checkbox("apple-enabled", label: "Enabled", checked: apple?.enabled == true))
+                \(ConsoleHTML.textField("apple-services-id", label: "Services ID (web sign-in)", value: apple?.clientID))
+                \(ConsoleHTML.textField("apple-bundle-ids", label: "Bundle IDs (comma-separated)", value: apple?.bundleIDs.joined(separator: ", ")))
+                \(ConsoleHTML.textField("apple-team-id", label: "Team ID", value: apple?.teamID))
+                \(ConsoleHTML.textField("apple-key-id", label: "Key ID", value: apple?.keyID))
+                \(ConsoleHTML.textArea("apple-private-key", label: "Private key (.p8), for token revocation", value: ""))
+                <p class="hint">\(apple?.sealedPrivateKey == nil ? "No key stored." : "A key is stored (encrypted); leave empty to keep it.")</p>
+                <button type="submit" id="save-apple">Save Apple</button>
+                """))
+            \(ConsoleHTML.form("/console/sign-in/facebook", context: context, id: "facebook-form", card: true, content: """
+                <h2>Facebook Login <span class="hint" id="facebook-status">\(status(facebook))</span></h2>
+                \(ConsoleHTML.checkbox("facebook-enabled", label: "Enabled", checked: facebook?.enabled == true))
+                \(ConsoleHTML.textField("facebook-app-id", label: "App ID", value: facebook?.clientID))
+                \(ConsoleHTML.textField("facebook-app-secret", label: "App secret", value: nil, type: "password",
+                    placeholder: facebook?.sealedClientSecret == nil ? nil : "stored (encrypted); leave empty to keep it",
+                    extra: " autocomplete=\"off\""))
+                <button type="submit" id="save-facebook">Save Facebook</button>
+                """))
+            """)
+    }
+
+    // MARK: Test phone numbers
+
+    private func testNumbersPage(_ context: ConsoleContext) -> String {
+        let numbers = context.project.settings.phone.testNumbers.sorted { $0.key < $1.key }
+        let rows = numbers.map { number, code in
+            (attributes: " data-number=\"\(HTML.escape(number))\"", cells: [
+                HTML.escape(number), HTML.escape(code),
+                ConsoleHTML.form("/console/test-numbers/remove", context: context, content: """
+                    <input type="hidden" name="number" value="\(HTML.escape(number))">
+                    <button type="submit" class="secondary remove-number">Remove</button>
+                    """),
+            ])
+        }
+        return ConsoleHTML.signedIn(page: Page.testNumbers.rawValue, title: "Test phone numbers", context: context, content: """
+            <p class="hint">Fictional numbers sign in with their fixed code: no SMS is sent and no limits apply.
+            <span id="test-number-count">\(numbers.count)</span> of \(maxTestNumbers) used.</p>
+            \(ConsoleHTML.table(id: "test-numbers", header: ["Phone number", "Code", ""], rows: rows))
+            \(ConsoleHTML.form("/console/test-numbers/add", context: context, id: "add-number-form", card: true, content: """
+                <div class="inline">
+                <div>\(ConsoleHTML.textField("number", label: "Phone number", value: context.query["number"], placeholder: "+16505550100"))</div>
+                <div>\(ConsoleHTML.textField("code", label: "Code (6 digits)", value: context.query["code"], placeholder: "123456",
+                    extra: " inputmode=\"numeric\" maxlength=\"6\""))</div>
+                <button type="submit" id="add-number">Add</button>
+                </div>
+                """))
+            """)
+    }
+
+    // MARK: Settings
+
+    private func settingsPage(_ context: ConsoleContext) -> String {
+        let settings = context.project.settings
+        let regionMode: String
+        let regions: [String]
+        switch settings.phone.regionPolicy {
+        case .allowByDefault(let disallowed): (regionMode, regions) = ("allow-by-default", disallowed)
+        case .allowlistOnly(let allowed): (regionMode, regions) = ("allowlist-only", allowed)
+        }
+        func card(_ action: String, id: String, _ content: String) -> String {
+            ConsoleHTML.form(action, context: context, id: id, card: true, content: content)
+        }
+        return ConsoleHTML.signedIn(page: Page.settings.rawValue, title: "Settings", context: context, content: """
+            \(card("/console/settings/domains", id: "domains-form", """
+                <h2>Authorized domains</h2>
+                <p class="hint">Continue URLs and OAuth redirects may only point at these hosts. One per line.</p>
+                \(ConsoleHTML.textArea("domains", label: "Domains", value: settings.authorizedDomains.joined(separator: "\n")))
+                <button type="submit" id="save-domains">Save domains</button>
+                """))
+            \(card("/console/settings/privacy", id: "privacy-form", """
+                <h2>Email enumeration protection</h2>
+                \(ConsoleHTML.checkbox("enumeration-protection", label: "Do not reveal whether an email address has an account",
+                                       checked: settings.improvedEmailPrivacy))
+                <button type="submit" id="save-privacy">Save</button>
+                """))
+            \(card("/console/settings/sms-regions", id: "sms-regions-form", """
+                <h2>SMS region policy</h2>
+                <label class="check"><input type="radio" name="mode" id="regions-allow" value="allow-by-default"\(regionMode == "allow-by-default" ? " checked" : "")> Allow every region except those listed</label>
+                <label class="check"><input type="radio" name="mode" id="regions-allowlist" value="allowlist-only"\(regionMode == "allowlist-only" ? " checked" : "")> Allow only the regions listed</label>
+                \(ConsoleHTML.textField("regions", label: "Region codes (ISO 3166, comma-separated)", value: regions.joined(separator: ", "), placeholder: "US, CA"))
+                <button type="submit" id="save-sms-regions">Save regions</button>
+                """))
+            \(card("/console/settings/mfa", id: "mfa-form", """
+                <h2>Multi-factor authentication</h2>
+                \(ConsoleHTML.checkbox("mfa-enabled", label: "Users may enroll second factors", checked: settings.multiFactor.enabled))
+                \(ConsoleHTML.checkbox("mfa-phone", label: "SMS second factor", checked: settings.multiFactor.phone))
+                \(ConsoleHTML.checkbox("mfa-totp", label: "Authenticator app (TOTP)", checked: settings.multiFactor.totp))
+                \(ConsoleHTML.textField("totp-intervals", label: "TOTP steps accepted either side of now (0–10)",
+                                        value: String(settings.multiFactor.totpAdjacentIntervals), type: "number", extra: " min=\"0\" max=\"10\""))
+                <button type="submit" id="save-mfa">Save MFA</button>
+                """))
+            """)
+    }
+
+    // MARK: Email templates
+
+    private func templatesPage(_ context: ConsoleContext) -> String {
+        let templates = context.project.settings.emailTemplates
+        let forms = OobRequestType.allCases.map { type in
+            let template = templates[type.rawValue]
+            let id = type.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+            return ConsoleHTML.form("/console/templates", context: context, id: "template-\(id)", card: true, content: """
+                <h2>\(HTML.escape(Self.templateTitle(type))) <span class="hint">\(template == nil ? "built-in wording" : "custom")</span></h2>
+                <input type="hidden" name="type" value="\(type.rawValue)">
+                \(ConsoleHTML.textField("\(id)-sender", name: "sender", label: "Sender name", value: template?.senderDisplayName))
+                \(ConsoleHTML.textField("\(id)-subject", name: "subject", label: "Subject", value: template?.subject))
+                \(ConsoleHTML.textArea("\(id)-body", name: "body", label: "Body", value: template?.body ?? "", rows: 6))
+                <label class="check"><input type="checkbox" name="html" value="on"\(template?.bodyFormat.uppercased() == "HTML" ? " checked" : "")> The body is HTML</label>
+                <button type="submit">Save</button>
+                """)
+        }
+        return ConsoleHTML.signedIn(page: Page.templates.rawValue, title: "Email templates", context: context, content: """
+            <p class="hint">Placeholders: %LINK%, %EMAIL%, %NEW_EMAIL%, %APP_NAME%, %DISPLAY_NAME%.
+            Leave the subject and body empty to go back to the built-in wording (in the user's language).</p>
+            \(forms.joined(separator: "\n"))
+            """)
+    }
+
+    static func templateTitle(_ type: OobRequestType) -> String {
+        switch type {
+        case .emailSignIn: "Email sign-in link"
+        case .passwordReset: "Password reset"
+        case .verifyEmail: "Email verification"
+        case .verifyAndChangeEmail: "Email change"
+        case .recoverEmail: "Email recovery"
+        }
+    }
+
+    // MARK: Usage
+
+    private func usagePage(_ context: ConsoleContext) async throws -> String {
+        let days = try await usage.daily(projectID: context.project.id)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let metrics = UsageCounters.Metric.allCases
+        let rows = days.map { day in
+            (attributes: " data-day=\"\(formatter.string(from: Date(timeIntervalSince1970: Double(day.day * 86_400))))\"",
+             cells: [formatter.string(from: Date(timeIntervalSince1970: Double(day.day * 86_400)))]
+                + metrics.map { String(day.counts[$0] ?? 0) })
+        }
+        let totals = metrics.map { metric in days.reduce(0) { $0 + ($1.counts[metric] ?? 0) } }
+        return ConsoleHTML.signedIn(page: Page.usage.rawValue, title: "Usage", context: context, content: """
+            <p class="hint">The last 30 days (UTC). Sign-ins count every session started: sign-ups, sign-ins and
+            re-authentications. SMS and emails count messages handed to the provider.</p>
+            <p id="usage-totals">30-day totals: \(totals[0]) sign-ins, \(totals[1]) SMS, \(totals[2]) emails.</p>
+            \(ConsoleHTML.table(id: "usage", header: ["Day", "Sign-ins", "SMS sent", "Emails sent"], rows: rows))
+            """)
+    }
+}

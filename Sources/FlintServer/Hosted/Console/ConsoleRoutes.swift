@@ -1,0 +1,431 @@
+import FlintWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The web console at `/console`: server-rendered pages whose forms change users and project settings
+/// through the same services the Admin API uses, so every rule (claims limits, test-number count,
+/// region codes, …) holds here too.
+///
+/// Every request needs a session (`ConsoleSessions`); every POST also needs the session's anti-CSRF
+/// token and, when the browser says where it comes from (`Origin`, `Sec-Fetch-Site`), this origin. A
+/// successful POST redirects (303) to its page with a notice; a refused one shows the page again with
+/// the error and what was typed.
+struct ConsoleRoutes: Sendable {
+    let sessions: ConsoleSessions
+    let accounts: AccountService
+    let projects: ProjectDirectory
+    let store: Store
+    let projectConfig: ProjectConfigService
+    let identityProviders: IdentityProviderConfigService
+    let usage: UsageCounters
+    let clock: any FlintClock
+    let maxTestNumbers: Int
+    let publicURL: @Sendable () -> String
+
+    var emulator: Bool { sessions.emulator }
+
+    /// What a successful action says on the page it returns to.
+    enum Notice: String, CaseIterable {
+        case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, numberAdded, numberRemoved, projectSwitched
+
+        var text: String {
+            switch self {
+            case .saved: "Saved."
+            case .userDisabled: "The account is disabled: its sign-ins and token refreshes now fail."
+            case .userEnabled: "The account is enabled again."
+            case .sessionsRevoked: "The user's sessions are revoked: every device must sign in again."
+            case .userDeleted: "The user was deleted."
+            case .numberAdded: "Test number added."
+            case .numberRemoved: "Test number removed."
+            case .projectSwitched: "Switched project."
+            }
+        }
+    }
+
+    /// Where an action's browser goes next.
+    struct Outcome {
+        var notice: Notice
+        var location: String
+    }
+
+    typealias Form = [String: String]
+
+    var endpoints: [Endpoint] {
+        let routes = self
+        var endpoints = [
+            Endpoint(method: .get, paths: ["/console", "/console/"]) { _, _ in Self.redirect("/console/users") },
+            Endpoint(method: .get, paths: ["/console/login"]) { request, _ in try await routes.loginPage(request, error: nil) },
+            Endpoint(method: .post, paths: ["/console/login"]) { request, _ in try await routes.signIn(request) },
+            Endpoint(method: .post, paths: ["/console/logout"]) { request, _ in try await routes.signOut(request) },
+        ]
+        let pages: [(String, Page)] = [
+            ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
+            ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
+            ("/console/usage", .usage),
+        ]
+        for (path, page) in pages {
+            endpoints.append(Endpoint(method: .get, paths: [path]) { request, context in
+                try await routes.show(page, request: request, userID: context.parameters.get("uid"))
+            })
+        }
+        endpoints += [
+            action("/console/project", page: .users) { form, context in try await routes.switchProject(form, context) },
+            action("/console/users/:uid/:operation", page: .user) { form, context in try await routes.changeUser(form, context) },
+            action("/console/sign-in/methods", page: .signIn) { form, context in try await routes.saveMethods(form, context) },
+            action("/console/sign-in/apple", page: .signIn) { form, context in try await routes.saveApple(form, context) },
+            action("/console/sign-in/facebook", page: .signIn) { form, context in try await routes.saveFacebook(form, context) },
+            action("/console/test-numbers/add", page: .testNumbers) { form, context in try await routes.addNumber(form, context) },
+            action("/console/test-numbers/remove", page: .testNumbers) { form, context in
+                try await routes.removeNumber(form, context)
+            },
+            action("/console/settings/domains", page: .settings) { form, context in try await routes.saveDomains(form, context) },
+            action("/console/settings/privacy", page: .settings) { form, context in try await routes.savePrivacy(form, context) },
+            action("/console/settings/sms-regions", page: .settings) { form, context in try await routes.saveRegions(form, context) },
+            action("/console/settings/mfa", page: .settings) { form, context in try await routes.saveMultiFactor(form, context) },
+            action("/console/templates", page: .templates) { form, context in try await routes.saveTemplate(form, context) },
+        ]
+        return endpoints
+    }
+
+    // MARK: Signing in and out
+
+    private func loginPage(_ request: Request, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        if error == nil, (try? await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value)) != nil {
+            return Self.redirect("/console/users")
+        }
+        let challenge = try sessions.newChallenge()
+        let html = try ConsoleLoginPage.html(
+            configuration: .init(audience: sessions.audience(publicURL: publicURL()), challenge: challenge, now: clock.seconds,
+                                 chooseFile: "Choose the key file first.",
+                                 unreadable: "That file is not a service-account key file (JSON with private_key)."),
+            emulator: emulator, error: error)
+        var response = Self.html(html, status: status, script: emulator ? nil : ConsoleLoginPage.script)
+        response.setCookie(cookie(ConsoleSessions.challengeCookie, challenge, path: "/console/login", maxAge: 300))
+        return response
+    }
+
+    private func signIn(_ request: Request) async throws -> Response {
+        guard Self.isSameOrigin(request) else { return Self.forbidden() }
+        let form = try await Self.form(of: request)
+        let session: ConsoleSessions.Session
+        do {
+            session = try await sessions.signIn(
+                challenge: form["challenge"], cookieChallenge: request.cookies[ConsoleSessions.challengeCookie]?.value,
+                assertion: form["assertion"], publicURL: publicURL())
+        } catch ConsoleSessions.Refusal.signInFailed(let reason) {
+            return try await loginPage(request, error: reason, status: .unauthorized)
+        }
+        var response = Self.redirect("/console/users")
+        response.setCookie(cookie(ConsoleSessions.sessionCookie, try sessions.cookieValue(of: session), path: "/console",
+                                  maxAge: Int(ConsoleSessions.lifetimeSeconds)))
+        response.setCookie(cookie(ConsoleSessions.challengeCookie, "", path: "/console/login", maxAge: 0))
+        return response
+    }
+
+    private func signOut(_ request: Request) async throws -> Response {
+        guard Self.isSameOrigin(request) else { return Self.forbidden() }
+        if let session = try? await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value),
+           !ConsoleSessions.isValid(csrfToken: try await Self.form(of: request)["csrf"], for: session) {
+            return Self.forbidden()
+        }
+        var response = Self.redirect("/console/login")
+        response.setCookie(cookie(ConsoleSessions.sessionCookie, "", path: "/console", maxAge: 0))
+        return response
+    }
+
+    // MARK: Pages and actions
+
+    /// The signed-in context of a request, or the refusal to answer with.
+    private func context(_ request: Request, query: Form) async throws -> ConsoleContext {
+        let session = try await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value)
+        let project = emulator ? try await projects.ensureProject(session.projectID) : try await projects.project(session.projectID)
+        guard let project else { throw ConsoleSessions.Refusal.signInRequired }
+        return ConsoleContext(
+            session: session, project: project,
+            projectIDs: session.isOwner ? try await store.projectIDs() : [project.id], emulator: emulator, query: query,
+            notice: query["notice"].flatMap(Notice.init(rawValue:))?.text, error: nil)
+    }
+
+    private func show(_ page: Page, request: Request, userID: String?) async throws -> Response {
+        var query: Form = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        let context: ConsoleContext
+        do {
+            context = try await self.context(request, query: query)
+        } catch ConsoleSessions.Refusal.signInRequired {
+            return Self.redirect("/console/login")
+        }
+        do {
+            return Self.html(try await render(page, context: context, userID: userID))
+        } catch let error as FlintError where page == .user {
+            var missing = context
+            missing.error = error.message
+            return Self.html(try await render(.users, context: missing), status: .notFound)
+        }
+    }
+
+    /// A POST endpoint: checks the session, origin and token, runs `perform`, then redirects to the
+    /// outcome, or shows `page` again with the error.
+    private func action(_ path: String, page: Page,
+                        _ perform: @escaping @Sendable (Form, ConsoleContext) async throws -> Outcome) -> Endpoint {
+        Endpoint(method: .post, paths: [path]) { request, requestContext in
+            guard Self.isSameOrigin(request) else { return Self.forbidden() }
+            let form = try await Self.form(of: request)
+            var context: ConsoleContext
+            do {
+                context = try await self.context(request, query: form)
+            } catch ConsoleSessions.Refusal.signInRequired {
+                return Self.redirect("/console/login")
+            }
+            guard ConsoleSessions.isValid(csrfToken: form["csrf"], for: context.session) else { return Self.forbidden() }
+            context.notice = nil
+            var parameters = form
+            parameters["uid"] = requestContext.parameters.get("uid")
+            parameters["operation"] = requestContext.parameters.get("operation")
+            do {
+                let outcome = try await perform(parameters, context)
+                let separator = outcome.location.contains("?") ? "&" : "?"
+                var response = Self.redirect(outcome.location + separator + "notice=" + outcome.notice.rawValue)
+                if outcome.notice == .projectSwitched {
+                    context.session.projectID = form["project"] ?? context.session.projectID
+                    response.setCookie(cookie(ConsoleSessions.sessionCookie, try sessions.cookieValue(of: context.session),
+                                              path: "/console", maxAge: Int(context.session.expiresAt - clock.seconds)))
+                }
+                return response
+            } catch let error as FlintError {
+                context.error = error.message
+                if let project = try await projects.project(context.project.id) { context.project = project }
+                return Self.html(try await render(page, context: context, userID: parameters["uid"]), status: .badRequest)
+            }
+        }
+    }
+
+    private func switchProject(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        guard context.session.isOwner, let project = form["project"], context.projectIDs.contains(project) else {
+            throw FlintError(.invalidArgument, "Choose one of the listed projects.")
+        }
+        return Outcome(notice: .projectSwitched, location: "/console/users")
+    }
+
+    private func changeUser(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let uid = form["uid"] ?? ""
+        let location = "/console/users/" + FormURLEncoding.escape(uid)
+        var change = UpdateAccountRequest(returnSecureToken: false)
+        change.localId = uid
+        let notice: Notice
+        switch form["operation"] {
+        case "disable":
+            change.disableUser = true
+            notice = .userDisabled
+        case "enable":
+            change.disableUser = false
+            notice = .userEnabled
+        case "revoke":
+            change.validSince = LenientString(String(clock.seconds))
+            notice = .sessionsRevoked
+        case "delete":
+            guard form["confirm-delete"] == "on" else {
+                throw FlintError(.invalidArgument, "Tick the box to confirm that the user should be deleted.")
+            }
+            _ = try await accounts.delete(DeleteAccountRequest(localId: uid), caller: context.adminCaller)
+            return Outcome(notice: .userDeleted, location: "/console/users")
+        default:
+            throw FlintError.notFound
+        }
+        _ = try await accounts.update(change, caller: context.adminCaller)
+        return Outcome(notice: notice, location: location)
+    }
+
+    private func saveMethods(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let change = ProjectConfig(signIn: .init(
+            email: .init(enabled: form["email-password"] == "on", passwordRequired: form["email-link"] != "on"),
+            phoneNumber: .init(enabled: form["phone"] == "on"), anonymous: .init(enabled: form["anonymous"] == "on")))
+        try await updateConfig(context, change, mask: "signIn.email.enabled,signIn.email.passwordRequired,"
+                               + "signIn.phoneNumber.enabled,signIn.anonymous.enabled")
+        return Outcome(notice: .saved, location: "/console/sign-in")
+    }
+
+    private func saveApple(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let privateKey = form["apple-private-key"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        let config = DefaultSupportedIdpConfig(
+            enabled: form["apple-enabled"] == "on", clientId: Self.nonEmpty(form["apple-services-id"]),
+            appleSignInConfig: .init(
+                bundleIds: Self.list(form["apple-bundle-ids"]),
+                codeFlowConfig: .init(teamId: Self.nonEmpty(form["apple-team-id"]), keyId: Self.nonEmpty(form["apple-key-id"]),
+                                      privateKey: privateKey)))
+        // An empty key field keeps the stored key.
+        var mask = "enabled,clientId,appleSignInConfig.bundleIds,appleSignInConfig.codeFlowConfig.teamId,"
+            + "appleSignInConfig.codeFlowConfig.keyId"
+        if privateKey != nil { mask += ",appleSignInConfig.codeFlowConfig.privateKey" }
+        _ = try await identityProviders.save(ProviderID.apple, config, mask: UpdateMask(mask), caller: context.adminCaller)
+        return Outcome(notice: .saved, location: "/console/sign-in")
+    }
+
+    private func saveFacebook(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let secret = Self.nonEmpty(form["facebook-app-secret"])
+        let config = DefaultSupportedIdpConfig(
+            enabled: form["facebook-enabled"] == "on", clientId: Self.nonEmpty(form["facebook-app-id"]), clientSecret: secret)
+        // An empty secret field keeps the stored secret.
+        _ = try await identityProviders.save(ProviderID.facebook, config,
+                                             mask: UpdateMask(secret == nil ? "enabled,clientId" : "enabled,clientId,clientSecret"),
+                                             caller: context.adminCaller)
+        return Outcome(notice: .saved, location: "/console/sign-in")
+    }
+
+    private func addNumber(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let number = try PhoneService.phoneNumber(form["number"])
+        var numbers = context.project.settings.phone.testNumbers
+        guard numbers[number] == nil else { throw FlintError(.invalidArgument, "\(number) is already a test number.") }
+        numbers[number] = form["code"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        try await updateConfig(context, ProjectConfig(signIn: .init(phoneNumber: .init(testPhoneNumbers: numbers))),
+                               mask: "signIn.phoneNumber.testPhoneNumbers")
+        return Outcome(notice: .numberAdded, location: "/console/test-numbers")
+    }
+
+    private func removeNumber(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        var numbers = context.project.settings.phone.testNumbers
+        guard let number = form["number"], numbers.removeValue(forKey: number) != nil else {
+            throw FlintError(.invalidArgument, "That number is not a test number.")
+        }
+        try await updateConfig(context, ProjectConfig(signIn: .init(phoneNumber: .init(testPhoneNumbers: numbers))),
+                               mask: "signIn.phoneNumber.testPhoneNumbers")
+        return Outcome(notice: .numberRemoved, location: "/console/test-numbers")
+    }
+
+    private func saveDomains(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let domains = (form["domains"] ?? "").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        try await updateConfig(context, ProjectConfig(authorizedDomains: domains), mask: "authorizedDomains")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    private func savePrivacy(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        var change = ProjectConfig()
+        change.emailPrivacyConfig = .init(enableImprovedEmailPrivacy: form["enumeration-protection"] == "on")
+        try await updateConfig(context, change, mask: "emailPrivacyConfig.enableImprovedEmailPrivacy")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    private func saveRegions(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let regions = Self.list(form["regions"])
+        var change = ProjectConfig()
+        switch form["mode"] {
+        case "allowlist-only": change.smsRegionConfig = .init(allowlistOnly: .init(allowedRegions: regions))
+        case "allow-by-default": change.smsRegionConfig = .init(allowByDefault: .init(disallowedRegions: regions))
+        default: throw FlintError(.invalidArgument, "Choose how regions are allowed.")
+        }
+        try await updateConfig(context, change, mask: "smsRegionConfig")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    private func saveMultiFactor(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        guard let intervals = Int(form["totp-intervals"] ?? "") else {
+            throw FlintError(.invalidArgument, "The TOTP window must be a whole number from 0 to 10.")
+        }
+        var change = ProjectConfig()
+        change.mfa = .init(
+            state: form["mfa-enabled"] == "on" ? "ENABLED" : "DISABLED",
+            enabledProviders: form["mfa-phone"] == "on" ? ["PHONE_SMS"] : [],
+            providerConfigs: [.init(state: form["mfa-totp"] == "on" ? "ENABLED" : "DISABLED",
+                                    totpProviderConfig: .init(adjacentIntervals: intervals))])
+        try await updateConfig(context, change, mask: "mfa")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    private func saveTemplate(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        guard let type = form["type"].flatMap(OobRequestType.init(rawValue:)) else {
+            throw FlintError(.invalidArgument, "Unknown email template.")
+        }
+        let subject = form["subject"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let body = form["body"] ?? ""
+        let template: ProjectSettings.EmailTemplate?
+        if subject.isEmpty, body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            template = nil
+        } else {
+            guard !subject.isEmpty, !body.isEmpty, body.contains("%LINK%") else {
+                throw FlintError(.invalidArgument, "A custom email needs a subject and a body that contains %LINK%.")
+            }
+            template = .init(subject: subject, body: body, bodyFormat: form["html"] == "on" ? "HTML" : "PLAIN_TEXT",
+                             senderDisplayName: Self.nonEmpty(form["sender"]))
+        }
+        _ = try await projects.updateSettings(context.project.id) { $0.emailTemplates[type.rawValue] = template }
+        return Outcome(notice: .saved, location: "/console/templates")
+    }
+
+    private func updateConfig(_ context: ConsoleContext, _ change: ProjectConfig, mask: String) async throws {
+        _ = try await projectConfig.update(context.project, with: change, mask: UpdateMask(mask))
+    }
+
+    // MARK: HTTP
+
+    /// Form fields of a POST (URL-encoded, at most 64 KiB).
+    private static func form(of request: Request) async throws -> Form {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: 1 << 16)
+        } catch {
+            throw FlintError(sentence: "Request payload too large.", status: .contentTooLarge, reason: "badRequest")
+        }
+        var fields: Form = [:]
+        for (name, value) in FormURLEncoding.decode(String(buffer: body)) where fields[name] == nil { fields[name] = value }
+        return fields
+    }
+
+    /// False when the browser says the request comes from another site: `Sec-Fetch-Site` other than
+    /// same-origin (or none, a typed address), or an `Origin` whose host and port are not this request's.
+    static func isSameOrigin(_ request: Request) -> Bool {
+        if let site = request.headers[secFetchSite], site != "same-origin", site != "none" { return false }
+        guard let origin = request.headers[.origin] else { return true }
+        guard let hostAndPort = origin.split(separator: "://", maxSplits: 1).last, origin.contains("://"),
+              let authority = request.head.authority
+        else { return false }
+        return hostAndPort.lowercased() == authority.lowercased()
+    }
+
+    private func cookie(_ name: String, _ value: String, path: String, maxAge: Int) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: path, secure: publicURL().hasPrefix("https://"),
+               httpOnly: true, sameSite: .strict)
+    }
+
+    private static func redirect(_ location: String) -> Response {
+        var headers = HostedPage.securityHeaders(contentSecurityPolicy: contentSecurityPolicy(script: nil))
+        headers[.location] = location
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    private static func forbidden() -> Response {
+        html(ConsoleHTML.document(page: "forbidden", title: "Refused", body: """
+            <main class="login"><h1>Request refused</h1>
+            <p id="error" role="alert">This form was not sent from the console's own page, or it has expired.
+            Go back, reload the page and try again.</p>
+            <p><a href="/console">Back to the console</a></p></main>
+            """), status: .forbidden)
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok, script: String? = nil) -> Response {
+        HostedPage.response(text, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script))
+    }
+
+    /// The console's policy: its stylesheet and (login) script by hash, forms to itself, nothing else.
+    static func contentSecurityPolicy(script: String?) -> String {
+        [
+            "default-src 'none'", "style-src '\(HostedPage.hash(ConsoleHTML.style))'",
+            "script-src \(script.map { "'\(HostedPage.hash($0))'" } ?? "'none'")", "img-src 'self'",
+            "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
+        ].joined(separator: "; ")
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// A comma- or whitespace-separated list.
+    private static func list(_ text: String?) -> [String] {
+        (text ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+    }
+
+    private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Who may use the web console, and how a browser proves it.
+///
+/// Production: the operator picks a service-account key file (`flint service-accounts create`) in the
+/// login page. The page's script signs a short JWT with it in the browser (WebCrypto), so the private key
+/// never leaves the operator's machine; the server checks it exactly as it checks an Admin SDK's
+/// self-signed JWT, with the console as audience and a login challenge as nonce. Emulator mode: the
+/// owner signs in with one click, as `Authorization: Bearer owner` works for any caller there.
+///
+/// A session is a cookie sealed with the master key (so any node can read it and none can forge it),
+/// lasting `lifetimeSeconds`. Every request re-checks that its service-account key is still active, so
+/// revoking the key ends the session at once.
+struct ConsoleSessions: Sendable {
+    let serviceAccounts: ServiceAccounts
+    let store: Store
+    let secrets: SecretBox
+    let clock: any FlintClock
+    let random: any RandomSource
+    let emulator: Bool
+    let defaultProjectID: String
+    /// The login challenges: sealed, five minutes, spent by the sign-in that uses one.
+    let challenges: SingleUseTokens<String>
+
+    static let lifetimeSeconds: Int64 = 8 * 3600
+    static let sessionCookie = "flint_console"
+    /// Holds the login challenge too, so a login form posted from another site (which cannot read or set
+    /// it) is refused.
+    static let challengeCookie = "flint_console_login"
+    private static let sessionContext = "console-session"
+
+    init(serviceAccounts: ServiceAccounts, store: Store, secrets: SecretBox, clock: any FlintClock,
+         random: any RandomSource, emulator: Bool, defaultProjectID: String) {
+        self.serviceAccounts = serviceAccounts
+        self.store = store
+        self.secrets = secrets
+        self.clock = clock
+        self.random = random
+        self.emulator = emulator
+        self.defaultProjectID = defaultProjectID
+        challenges = SingleUseTokens(
+            secrets: secrets, store: store, clock: clock, random: random, purpose: "console-login", lifetimeSeconds: 300)
+    }
+
+    /// A signed-in operator, as sealed into the session cookie.
+    struct Session: Codable, Sendable {
+        /// The service-account key that signed in; nil for emulator mode's owner.
+        var keyID: String?
+        /// The project the console shows. A service account's is its own; the emulator owner may switch.
+        var projectID: String
+        /// Every form of the session carries it; a POST without it is refused.
+        var csrfToken: String
+        var expiresAt: Int64
+
+        var isOwner: Bool { keyID == nil }
+    }
+
+    /// Why a console request is refused.
+    enum Refusal: Error, Equatable {
+        /// No session, or one that expired or whose key was revoked: sign in (again).
+        case signInRequired
+        /// A sign-in attempt that failed; the text says why, for the login page.
+        case signInFailed(String)
+        /// A state-changing request without the session's token or from another origin.
+        case forgedRequest
+    }
+
+    /// The audience a console login JWT must name.
+    func audience(publicURL: String) -> String { publicURL + "/console" }
+
+    /// A fresh login challenge, for the login page's form and cookie.
+    func newChallenge() throws -> String { try challenges.make(random.token(byteCount: 16)) }
+
+    /// Signs in with the challenge the form and the cookie carry and, in production, a JWT the browser
+    /// signed with a service-account key. Returns the new session.
+    func signIn(challenge: String?, cookieChallenge: String?, assertion: String?, publicURL: String) async throws -> Session {
+        guard let challenge, let cookieChallenge,
+              constantTimeEquals(Data(challenge.utf8), Data(cookieChallenge.utf8)),
+              let opened = challenges.open(challenge), challenges.isLive(opened)
+        else { throw Refusal.signInFailed("The sign-in form has expired. Please try again.") }
+        let session: Session
+        if emulator {
+            session = Session(keyID: nil, projectID: defaultProjectID, csrfToken: random.token(byteCount: 24),
+                              expiresAt: clock.seconds + Self.lifetimeSeconds)
+        } else {
+            guard let assertion, !assertion.isEmpty,
+                  let (record, claims) = try await serviceAccounts.verify(assertion, audiences: [audience(publicURL: publicURL)]),
+                  let nonce = claims.nonce, constantTimeEquals(Data(nonce.utf8), Data(challenge.utf8))
+            else {
+                throw Refusal.signInFailed(
+                    "The key file was not accepted: it must be an active service-account key of this server.")
+            }
+            session = Session(keyID: record.keyID, projectID: record.projectID, csrfToken: random.token(byteCount: 24),
+                              expiresAt: clock.seconds + Self.lifetimeSeconds)
+        }
+        guard try await challenges.redeem(opened) else {
+            throw Refusal.signInFailed("The sign-in form has already been used. Please try again.")
+        }
+        return session
+    }
+
+    /// The session a cookie holds, if it is still good: not expired, made in this mode, and (production)
+    /// its key still active.
+    func session(cookie: String?) async throws -> Session {
+        guard let cookie, let session = secrets.openToken(cookie, as: Session.self, context: Self.sessionContext),
+              session.expiresAt > clock.seconds
+        else { throw Refusal.signInRequired }
+        if let keyID = session.keyID {
+            guard let record = try await store.serviceAccount(keyID: keyID), record.revokedAt == nil,
+                  record.projectID == session.projectID
+            else { throw Refusal.signInRequired }
+        } else if !emulator {
+            // An owner session is emulator mode's; a production server never honours one.
+            throw Refusal.signInRequired
+        }
+        return session
+    }
+
+    func cookieValue(of session: Session) throws -> String {
+        try secrets.sealToken(session, context: Self.sessionContext)
+    }
+
+    /// Whether a form's token is the session's.
+    static func isValid(csrfToken: String?, for session: Session) -> Bool {
+        guard let csrfToken else { return false }
+        return constantTimeEquals(Data(csrfToken.utf8), Data(session.csrfToken.utf8))
+    }
+}
