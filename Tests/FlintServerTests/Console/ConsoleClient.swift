@@ -41,8 +41,8 @@ final class ConsoleClient: @unchecked Sendable {
 
     func shutdown() async throws { try await client.shutdown() }
 
-    func get(_ path: String) async throws -> Page {
-        try await send(.GET, path, body: nil, headers: [:])
+    func get(_ path: String, headers: [String: String] = [:]) async throws -> Page {
+        try await send(.GET, path, body: nil, headers: headers)
     }
 
     /// POSTs `fields`; `origin` nil leaves the header out, as older browsers and tools do.

@@ -55,7 +55,7 @@ struct ConsoleRoutes: Sendable {
     var endpoints: [Endpoint] {
         let routes = self
         var endpoints = [
-            Endpoint(method: .get, paths: ["/console", "/console/"]) { _, _ in Self.redirect("/console/users") },
+            Endpoint(method: .get, paths: ["/console"]) { _, _ in Self.redirect("/console/users") },
             Endpoint(method: .get, paths: ["/console/login"]) { request, _ in try await routes.loginPage(request, error: nil) },
             Endpoint(method: .post, paths: ["/console/login"]) { request, _ in try await routes.signIn(request) },
             Endpoint(method: .post, paths: ["/console/logout"]) { request, _ in try await routes.signOut(request) },
