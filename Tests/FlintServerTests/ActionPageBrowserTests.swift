@@ -7,33 +7,12 @@ import Testing
 /// Debian's headless Chromium, driven over the DevTools protocol by Tests/python/action_page_browser.py,
 /// resets a password through the hosted page with a real emailed code; the new password then signs in.
 @Suite struct ActionPageBrowserTests {
-    private static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("python/action_page_browser.py")
-
-    /// Runs the driver (killed with its browser after `timeoutSeconds`) and decodes what it prints.
-    private static func drive(page: String, submissions: [JSONValue], chromium: String,
-                              timeoutSeconds: Int = 60) async throws -> [String: JSONValue] {
-        var environment = ChildProcess.environment
-        environment["FLINT_CHROMIUM"] = chromium
-        environment["FLINT_PAGE_URL"] = page
-        environment["FLINT_SUBMISSIONS"] = String(decoding: try JSONEncoder().encode(submissions), as: UTF8.self)
-        environment["FLINT_TIMEOUT"] = "\(max(timeoutSeconds - 10, 10))"
-        let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("flint-driver-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: errorLog) }
-        // The driver stops the browser itself; timeout is the backstop (TERM, which the driver turns into
-        // killing chromium's session, then KILL).
-        let process = try ChildProcess.launch(
-            "/usr/bin/timeout", ["--kill-after=5", "\(timeoutSeconds)", "python3", script.path],
-            environment: environment, errors: .file(errorLog.path))
-        let (status, out, _) = await process.finish()
-        let err = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
-        guard status == 0 else {
-            throw DriverError(description: status == 124 || status == 137
-                ? "the browser driver did not finish within \(timeoutSeconds) s:\n\(err.suffix(3000))"
-                : "the browser driver failed (status \(status)):\n\(err.suffix(3000))\n\(out.suffix(2000))")
-        }
-        let json = try JSONDecoder().decode(JSONValue.self, from: Data(out.utf8))
-        return try #require(json.objectValue, "unexpected driver output: \(out)")
+    /// Runs the reset-page driver on `page` with these submissions.
+    private static func drive(page: String, submissions: [JSONValue], chromium: String) async throws -> [String: JSONValue] {
+        try await BrowserDriver.run("action_page_browser.py", chromium: chromium, environment: [
+            "FLINT_PAGE_URL": page,
+            "FLINT_SUBMISSIONS": String(decoding: try JSONEncoder().encode(submissions), as: UTF8.self),
+        ])
     }
 
     @Test func chromiumResetsThePasswordThroughTheHostedPage() async throws {
@@ -186,8 +165,4 @@ import Testing
         }
         try await server.stop()
     }
-}
-
-struct DriverError: Error, CustomStringConvertible {
-    let description: String
 }

@@ -73,18 +73,19 @@ enum HostedPage {
 
 extension HostedPage {
     /// An HTML response with the headers every hosted page sends: its policy, no caching, no framing, no
-    /// MIME sniffing, no referrer, its own browsing context, and no powerful features.
-    static func response(_ html: String, status: HTTPResponse.Status, contentSecurityPolicy: String) -> Response {
-        var headers = securityHeaders(contentSecurityPolicy: contentSecurityPolicy)
+    /// MIME sniffing, no referrer (by default), its own browsing context, and no powerful features.
+    static func response(_ html: String, status: HTTPResponse.Status, contentSecurityPolicy: String,
+                         referrerPolicy: String = "no-referrer") -> Response {
+        var headers = securityHeaders(contentSecurityPolicy: contentSecurityPolicy, referrerPolicy: referrerPolicy)
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
 
     /// The headers of `response`, for answers without a page too (redirects).
-    static func securityHeaders(contentSecurityPolicy: String) -> HTTPFields {
+    static func securityHeaders(contentSecurityPolicy: String, referrerPolicy: String = "no-referrer") -> HTTPFields {
         [
             .contentSecurityPolicy: contentSecurityPolicy, .cacheControl: "no-store", .xFrameOptions: "DENY",
-            .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer", .crossOriginOpenerPolicy: "same-origin",
+            .xContentTypeOptions: "nosniff", .referrerPolicy: referrerPolicy, .crossOriginOpenerPolicy: "same-origin",
             .crossOriginResourcePolicy: "same-origin", .permissionsPolicy: "camera=(), microphone=(), geolocation=(), payment=()",
         ]
     }

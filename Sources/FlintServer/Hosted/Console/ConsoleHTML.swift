@@ -59,7 +59,7 @@ enum ConsoleHTML {
                 """)
             : "<span id=\"project-id\">\(HTML.escape(context.project.id))</span>"
         let messages = (context.notice.map { "<p id=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
-            + (context.error.map { "<p id=\"error\" role=\"alert\">\(HTML.escape($0))</p>" } ?? "")
+            + (context.error.map { "<p id=\"error\" role=\"alert\">\(HTML.escape(readable($0)))</p>" } ?? "")
         return document(page: page, title: title, body: """
             <header>
             <strong>Flint console</strong>
@@ -76,6 +76,12 @@ enum ConsoleHTML {
             \(content)
             </main>
             """)
+    }
+
+    /// An error message for people: `INVALID_ARGUMENT : At most 10 …` shows as its detail.
+    static func readable(_ message: String) -> String {
+        guard let range = message.range(of: " : ") else { return message }
+        return String(message[range.upperBound...])
     }
 
     /// A POST form carrying the session's anti-CSRF token; a `card` is boxed like a section.
@@ -147,7 +153,7 @@ enum ConsoleHTML {
         label.check{font-weight:400;display:flex;gap:.4rem;align-items:center}
         input[type=text],input[type=search],input[type=password],input[type=number],textarea,select{font:inherit;padding:.35rem .5rem;border:1px solid #d0d7de;border-radius:.35rem;box-sizing:border-box}
         input[type=text],input[type=search],input[type=password],textarea{width:100%}
-        textarea{font-family:ui-monospace,monospace;font-size:.85rem}
+        textarea{font-family:ui-monospace,monospace;font-size:.85rem}input[type=file]{display:block}
         button{font:inherit;margin-top:.8rem;padding:.4rem .9rem;border-radius:.4rem;border:1px solid #1f883d;background:#1f883d;color:#fff;cursor:pointer}
         button.secondary{background:#f6f8fa;color:#24292f;border-color:#d0d7de}button.danger{background:#cf222e;border-color:#cf222e}
         header button{margin:0;background:transparent;border-color:#8c959f}

@@ -390,7 +390,8 @@ struct ConsoleRoutes: Sendable {
     }
 
     private static func redirect(_ location: String) -> Response {
-        var headers = HostedPage.securityHeaders(contentSecurityPolicy: contentSecurityPolicy(script: nil))
+        var headers = HostedPage.securityHeaders(contentSecurityPolicy: contentSecurityPolicy(script: nil),
+                                                 referrerPolicy: referrerPolicy)
         headers[.location] = location
         return Response(status: .seeOther, headers: headers)
     }
@@ -405,8 +406,13 @@ struct ConsoleRoutes: Sendable {
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok, script: String? = nil) -> Response {
-        HostedPage.response(text, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script))
+        HostedPage.response(text, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script),
+                            referrerPolicy: referrerPolicy)
     }
+
+    /// Not `no-referrer`: under it browsers send `Origin: null` with form posts, and the origin check needs
+    /// the real one. Other sites still learn nothing.
+    private static let referrerPolicy = "same-origin"
 
     /// The console's policy: its stylesheet and (login) script by hash, forms to itself, nothing else.
     static func contentSecurityPolicy(script: String?) -> String {
