@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -34,6 +35,8 @@ let package = Package(
             dependencies: [
                 "FlintWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // bcrypt, for imported password hashes.
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -14,7 +14,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket" 2>/dev/null \
+python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt" 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
 
 FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"

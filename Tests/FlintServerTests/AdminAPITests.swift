@@ -29,6 +29,8 @@ import Testing
                 ("HMAC_SHA512", ["signerKey": Self.base64(hmacKey)],
                  Data(HMAC<SHA512>.authenticationCode(for: salt + password, using: SymmetricKey(data: hmacKey)))),
                 ("SHA256", ["rounds": .number(2)], sha256Twice),
+                // Made by Python's bcrypt (cost 4); the salt is inside the hash, so the users' salt is ignored.
+                ("BCRYPT", [:], Data("$2b$04$abcdefghijklmnopqrstuuyORs7TtHQx.W274qDwbW3DAAYboqWFa".utf8)),
             ]
             for (index, (algorithm, parameters, hash)) in cases.enumerated() {
                 var body: [String: JSONValue] = [
@@ -62,6 +64,21 @@ import Testing
             // Not without admin credentials.
             #expect(try await client.post("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": []]).status == 403)
         }
+    }
+
+    @Test func bcryptHashesAreCheckedWithinBounds() {
+        // OpenBSD's test vector, as $2a$, $2b$ and PHP's $2y$.
+        let vector = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+        for prefix in ["$2a$", "$2b$", "$2y$"] {
+            let hash = Data((prefix + vector.dropFirst(4)).utf8)
+            #expect(ImportedPasswords.bcryptMatches("U*U", hash: hash), "\(prefix)")
+            #expect(!ImportedPasswords.bcryptMatches("U*V", hash: hash), "\(prefix)")
+        }
+        // Unknown variants, truncated hashes, costs beyond the bound and NUL bytes are refused, not run.
+        #expect(!ImportedPasswords.bcryptMatches("U*U", hash: Data(("$2x$" + vector.dropFirst(4)).utf8)))
+        #expect(!ImportedPasswords.bcryptMatches("U*U", hash: Data(vector.dropLast(2).utf8)))
+        #expect(!ImportedPasswords.bcryptMatches("U*U", hash: Data(("$2b$31$" + vector.dropFirst(7)).utf8)))
+        #expect(!ImportedPasswords.bcryptMatches("U*U\u{0}x", hash: Data(vector.utf8)))
     }
 
     @Test func bulkDeleteQueryLinkedLookupAndSessionCookies() async throws {

@@ -13,6 +13,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import bcrypt
 import firebase_admin
 from firebase_admin import auth
 
@@ -129,12 +130,28 @@ try:
     raise AssertionError("wrong password accepted")
 except urllib.error.HTTPError as error:
     assert json.load(error)["error"]["message"] == "INVALID_PASSWORD"
+# BCRYPT: the hash string carries its salt and cost; PHP's $2y$ strings work too.
+bcrypt_hash = bcrypt.hashpw(b"bcrypt password", bcrypt.gensalt(rounds=6))
+php_hash = b"$2y$" + bcrypt.hashpw(b"php password", bcrypt.gensalt(rounds=5))[4:]
+imported = auth.import_users([
+    auth.ImportUserRecord(uid="imported-4", email="bcrypt@example.com", password_hash=bcrypt_hash),
+    auth.ImportUserRecord(uid="imported-5", email="php@example.com", password_hash=php_hash),
+], hash_alg=auth.UserImportHash.bcrypt())
+assert imported.success_count == 2, [e.reason for e in imported.errors]
+for email, password, uid in [("bcrypt@example.com", "bcrypt password", "imported-4"), ("php@example.com", "php password", "imported-5")]:
+    for _ in range(2):
+        assert rest("signInWithPassword", {"email": email, "password": password})["localId"] == uid
+try:
+    rest("signInWithPassword", {"email": "php@example.com", "password": "bcrypt password"})
+    raise AssertionError("wrong bcrypt password accepted")
+except urllib.error.HTTPError as error:
+    assert json.load(error)["error"]["message"] == "INVALID_PASSWORD"
 duplicate = auth.import_users([auth.ImportUserRecord(uid="imported-3", email="imported@example.com")])
 assert duplicate.failure_count == 1 and duplicate.errors[0].index == 0
 
 # Bulk delete: enabled users are skipped unless forced.
-deleted = auth.delete_users(["imported-1", "imported-2"])
-assert deleted.success_count == 2, [e.reason for e in deleted.errors]
+deleted = auth.delete_users(["imported-1", "imported-2", "imported-4", "imported-5"])
+assert deleted.success_count == 4, [e.reason for e in deleted.errors]
 
 # Delete.
 auth.delete_user(fixed.uid)

@@ -1,4 +1,5 @@
 import _CryptoExtras
+import CBcrypt
 import Crypto
 import FlintWire
 import Foundation
@@ -17,6 +18,9 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
         case hmacSHA512 = "HMAC_SHA512"
         case sha256 = "SHA256"
         case sha512 = "SHA512"
+        /// The hash is the whole modular-crypt string (`$2b$10$…`, also `$2a$`/`$2y$`) as bytes; it carries its
+        /// own salt and cost.
+        case bcrypt = "BCRYPT"
     }
 
     public var algorithm: Algorithm
@@ -40,6 +44,7 @@ struct ImportedPasswords: Sendable {
 
     /// Limits that keep one sign-in's hashing bounded.
     static let maximumRounds = 1_000_000
+    static let maximumBcryptCost = 16
 
     /// The parameters of an import request, checked; `INVALID_HASH_*` errors name what is wrong.
     func parameters(of request: BatchCreateRequest, projectID: String) throws -> ImportedPasswordHash {
@@ -63,6 +68,8 @@ struct ImportedPasswords: Sendable {
             else { throw FlintError(.invalidArgument, "STANDARD_SCRYPT needs cpuMemCost (a power of 2), blockSize, parallelization, dkLen") }
         case .hmacSHA256, .hmacSHA512:
             guard key?.isEmpty == false else { throw FlintError(.invalidArgument, "\(name) needs signerKey (the HMAC key)") }
+        case .bcrypt:
+            break
         case .pbkdf2SHA256, .sha256, .sha512:
             guard let rounds = request.rounds, (0...Self.maximumRounds).contains(rounds) else {
                 throw FlintError(.invalidArgument, "\(name) needs rounds (0-\(Self.maximumRounds))")
@@ -84,6 +91,9 @@ struct ImportedPasswords: Sendable {
     func verify(password: String, hash: String, salt: String?, parameters: ImportedPasswordHash, projectID: String)
         async throws -> Bool {
         guard let expected = Self.bytes(hash) else { return false }
+        if parameters.algorithm == .bcrypt {
+            return try await threadPool.runIfActive { Self.bcryptMatches(password, hash: expected) }
+        }
         let saltBytes = salt.flatMap(Self.bytes) ?? Data()
         let key = try parameters.sealedKey.map { try secrets.open($0, context: Self.keyContext(projectID)) }
         let actual = try await threadPool.runIfActive {
@@ -119,7 +129,27 @@ struct ImportedPasswords: Sendable {
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA256.hash(data: $0)) }
         case .sha512:
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA512.hash(data: $0)) }
+        case .bcrypt:
+            preconditionFailure("bcrypt hashes are checked by bcryptMatches")
         }
+    }
+
+    /// Whether `password` gives the bcrypt string `hash` (`$2a$`, `$2b$` or `$2y$`, cost at most
+    /// `maximumBcryptCost`). The hash is recomputed with the stored salt and compared in constant time.
+    static func bcryptMatches(_ password: String, hash: Data) -> Bool {
+        guard var stored = String(data: hash, encoding: .utf8), stored.utf8.count == 60, !password.utf8.contains(0) else {
+            return false
+        }
+        // PHP's $2y$ is the same algorithm as $2b$.
+        if stored.hasPrefix("$2y$") { stored = "$2b$" + stored.dropFirst(4) }
+        let parts = stored.split(separator: "$", omittingEmptySubsequences: true)
+        guard parts.count == 3, ["2a", "2b"].contains(parts[0]), let cost = Int(parts[1]),
+              (4...maximumBcryptCost).contains(cost)
+        else { return false }
+        var output = [CChar](repeating: 0, count: Int(BCRYPT_HASHSPACE) + 1)
+        guard c_hb_bcrypt_hashpass(password, stored, &output, Int(BCRYPT_HASHSPACE)) == 0 else { return false }
+        let computed = output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return constantTimeEquals(Data(computed), Data(stored.utf8))
     }
 
     /// Firebase's `SHA*` with `rounds`: the digest applied `rounds` times (at least once).
