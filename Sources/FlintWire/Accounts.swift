@@ -181,6 +181,10 @@ public struct UpdateAccountRequest: Codable, Sendable {
     public var customAttributes: String?
     /// Epoch seconds (a string on the wire; firebase-admin sends a number).
     public var validSince: LenientString?
+    /// Replaces the user's second factors (phone only; `{}` or no enrollments removes them all).
+    public var mfa: MFAEnrollments?
+    /// Links an account of an identity provider (`apple.com`, `facebook.com`, …) by its `rawId`.
+    public var linkProviderUserInfo: ProviderUserInfo?
     public var targetProjectId: String?
 
     public init(idToken: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -195,6 +199,12 @@ public struct UpdateAccountRequest: Codable, Sendable {
         self.deleteProvider = deleteProvider
         self.returnSecureToken = returnSecureToken
     }
+}
+
+/// The admin `accounts:update` `mfa` field: the second factors the user should have.
+public struct MFAEnrollments: Codable, Sendable, Equatable {
+    public var enrollments: [MFAEnrollment]?
+    public init(enrollments: [MFAEnrollment]? = nil) { self.enrollments = enrollments }
 }
 
 public struct UpdateAccountResponse: Codable, Sendable {

@@ -24,6 +24,17 @@ public struct MFAEnrollment: Codable, Sendable, Equatable {
         self.enrolledAt = enrolledAt
         self.unobfuscatedPhoneInfo = unobfuscatedPhoneInfo
     }
+
+    /// A factor an admin sets or imports may come without an id (the server then makes one): read as "".
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mfaEnrollmentId = try container.decodeIfPresent(String.self, forKey: .mfaEnrollmentId) ?? ""
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        phoneInfo = try container.decodeIfPresent(String.self, forKey: .phoneInfo)
+        totpInfo = try container.decodeIfPresent(TOTPInfo.self, forKey: .totpInfo)
+        enrolledAt = try container.decodeIfPresent(String.self, forKey: .enrolledAt)
+        unobfuscatedPhoneInfo = try container.decodeIfPresent(String.self, forKey: .unobfuscatedPhoneInfo)
+    }
 }
 
 /// `totpInfo`: an empty object marking a TOTP factor.

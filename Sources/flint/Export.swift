@@ -8,8 +8,9 @@ extension Users {
         static let configuration = CommandConfiguration(
             abstract: "Write every user of the project to a JSON file in the format of `firebase auth:export`.",
             discussion: """
-                Password hashes and salts are written base64, as stored. The project's scrypt parameters, \
-                which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
+                Password hashes and salts are written base64, as stored, and phone second factors as mfaInfo \
+                (TOTP factors are not exported: their secrets stay on the server). The project's scrypt \
+                parameters, which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
                 """)
         @OptionGroup var options: ServerOptions
         @Argument(help: "The file to write, e.g. users.json.") var file: String
@@ -50,6 +51,14 @@ struct ExportedUser: Codable {
         var photoUrl: String?
     }
 
+    /// A phone second factor (TOTP secrets are never exported, as with Firebase).
+    struct SecondFactor: Codable {
+        var mfaEnrollmentId: String
+        var displayName: String?
+        var phoneInfo: String
+        var enrolledAt: String?
+    }
+
     var localId: String
     var email: String?
     var emailVerified: Bool?
@@ -63,6 +72,7 @@ struct ExportedUser: Codable {
     var lastSignedInAt: String?
     var customAttributes: String?
     var providerUserInfo: [Provider]?
+    var mfaInfo: [SecondFactor]?
 
     init(_ user: UserRecord) {
         localId = user.localId
@@ -80,6 +90,13 @@ struct ExportedUser: Codable {
         providerUserInfo = (user.providerUserInfo ?? []).map {
             Provider(providerId: $0.providerId, rawId: $0.rawId, email: $0.email, displayName: $0.displayName, photoUrl: $0.photoUrl)
         }
+        let phoneFactors = (user.mfaInfo ?? []).compactMap { factor in
+            (factor.unobfuscatedPhoneInfo ?? factor.phoneInfo).map {
+                SecondFactor(mfaEnrollmentId: factor.mfaEnrollmentId, displayName: factor.displayName, phoneInfo: $0,
+                             enrolledAt: factor.enrolledAt)
+            }
+        }
+        mfaInfo = phoneFactors.isEmpty ? nil : phoneFactors
     }
 }
 
@@ -101,6 +118,10 @@ extension ExportedUser {
         record.providerUserInfo = providerUserInfo?.map {
             ProviderUserInfo(providerId: $0.providerId, rawId: $0.rawId, email: $0.email, displayName: $0.displayName,
                              photoUrl: $0.photoUrl)
+        }
+        record.mfaInfo = mfaInfo?.map {
+            MFAEnrollment(mfaEnrollmentId: $0.mfaEnrollmentId, displayName: $0.displayName, phoneInfo: $0.phoneInfo,
+                          enrolledAt: $0.enrolledAt)
         }
         return record
     }

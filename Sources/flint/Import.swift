@@ -10,7 +10,7 @@ extension Users {
             discussion: """
                 Password hashes keep working when the hash flags describe how they were made — the flags \
                 `flint users export` prints, or those of the Firebase project they come from (SCRYPT, \
-                STANDARD_SCRYPT, PBKDF2_SHA256, HMAC_SHA256, HMAC_SHA512, SHA256, SHA512). Users are imported \
+                STANDARD_SCRYPT, PBKDF2_SHA256, HMAC_SHA256, HMAC_SHA512, SHA256, SHA512, BCRYPT). Users are imported \
                 1000 at a time; each user that cannot be imported is reported and the rest go on.
                 """)
         @OptionGroup var options: ServerOptions

@@ -66,6 +66,49 @@ import Testing
         }
     }
 
+    @Test(arguments: TestDatabase.allCases)
+    func adminsSetSecondFactorsAndLinkProviderAccounts(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            let path = "/v1/projects/\(server.projectID)/accounts:update"
+            let first = try #require(try await client.signUp(email: "first@example.com", password: "secret-pass").string("localId"))
+            let second = try #require(try await client.signUp(email: "second@example.com", password: "secret-pass"))
+            func enrollment(_ phone: String) -> JSONValue { ["phoneInfo": .string(phone), "displayName": "Phone"] }
+
+            let set = try await client.admin(path, ["localId": .string(first), "mfa": ["enrollments": [enrollment("+16505550101")]],
+                                                   "linkProviderUserInfo": ["providerId": "facebook.com", "rawId": "fb-1"]])
+            #expect(set.status == 200, "\(set.body)")
+            let looked = try await client.admin("/v1/projects/\(server.projectID)/accounts:lookup", ["localId": [.string(first)]])
+            #expect(looked.firstUser?["mfaInfo"]?.arrayValue?.first?["phoneInfo"] == "+16505550101")
+            #expect(looked.firstUser?["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "facebook.com" } == true)
+            // The linked account now signs the user in through lookup by federated id.
+            let byFederatedID = try await client.admin("/v1/projects/\(server.projectID)/accounts:lookup", [
+                "federatedUserId": [["providerId": "facebook.com", "rawId": "fb-1"]],
+            ])
+            #expect(byFederatedID.firstUser?["localId"] == .string(first))
+
+            // Refusals: another user's linked account, duplicate or too many factors, TOTP, and non-admin callers.
+            let secondID = try #require(second.string("localId"))
+            #expect(try await client.admin(path, ["localId": .string(secondID),
+                                                  "linkProviderUserInfo": ["providerId": "facebook.com", "rawId": "fb-1"]])
+                .errorCode == "FEDERATED_USER_ID_ALREADY_LINKED")
+            #expect(try await client.admin(path, ["localId": .string(secondID),
+                                                  "linkProviderUserInfo": ["providerId": "phone", "rawId": "+16505550199"]])
+                .errorCode == "INVALID_ARGUMENT")
+            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [
+                enrollment("+16505550102"), enrollment("+16505550102"),
+            ]]]).errorCode == "SECOND_FACTOR_EXISTS")
+            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": .array(
+                (0..<6).map { enrollment("+1650555020\($0)") })]]).errorCode == "SECOND_FACTOR_LIMIT_EXCEEDED")
+            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [["totpInfo": [:]]]]])
+                .errorCode == "INVALID_ARGUMENT")
+            #expect(try await client.post("/v1/accounts:update", ["idToken": second["idToken"] ?? .null, "mfa": ["enrollments": []]])
+                .status == 403)
+            // An empty list removes every factor.
+            #expect(try await client.admin(path, ["localId": .string(first), "mfa": [:]]).status == 200)
+            #expect(try await server.server.store.user(projectID: server.projectID, localID: first)?.mfaFactors.isEmpty == true)
+        }
+    }
+
     @Test func bcryptHashesAreCheckedWithinBounds() {
         // OpenBSD's test vector, as $2a$, $2b$ and PHP's $2y$.
         let vector = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"

@@ -150,6 +150,17 @@ import Testing
             "--display-name", "Ada", "--photo-url", "https://example.com/ada.png", "--email-verified")
         try await source.succeed("users", "set-claims", "ada", #"{"role":"admin"}"#)
         try await source.succeed("users", "create", "--uid", "bob", "--phone", "+16505550100", "--disabled")
+        try await Self.withServer(source) { server, caller in
+            // A phone second factor, set the way the Admin SDK's updateUser sets one; and a linked Apple account.
+            var change = UpdateAccountRequest(returnSecureToken: false)
+            change.localId = "ada"
+            change.mfa = MFAEnrollments(enrollments: [
+                MFAEnrollment(mfaEnrollmentId: "", displayName: "Work phone", phoneInfo: "+16505550111",
+                              enrolledAt: "2026-01-02T03:04:05.678Z"),
+            ])
+            change.linkProviderUserInfo = ProviderUserInfo(providerId: "apple.com", rawId: "001234.apple", email: "ada@example.com")
+            _ = try await server.accounts.update(change, caller: caller)
+        }
         let file = source.dataDirectory.appendingPathComponent("users.json")
         let export = try await source.run("users", "export", file.path)
         let flags = try #require(export.stderr.split(separator: "\n").first { $0.contains("--hash-algo=") })
@@ -170,10 +181,13 @@ import Testing
             #expect(before == after, "\(uid)")
         }
 
+        let ada = try await target.json("users", "get", "ada", "--json")
+        #expect(ada["mfaInfo"]?.arrayValue?.first?["displayName"] == "Work phone")
+        #expect(ada["mfaInfo"]?.arrayValue?.first?["enrolledAt"] == "2026-01-02T03:04:05.678Z")
+        #expect(ada["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "apple.com" } == true)
+
         // The password works in the fresh data dir (its own master key, its own scrypt key).
-        let server = try await AuthServer.open(configuration: ServerConfiguration(dataDirectory: target.dataDirectory))
-        do {
-            let caller = try await server.adminCaller(projectID: server.configuration.projectID)
+        try await Self.withServer(target) { server, caller in
             let signedIn = try await server.accounts.signInWithPassword(
                 SignInWithPasswordRequest(email: "ada@example.com", password: "secret123"), caller: caller)
             #expect(signedIn.localId == "ada")
@@ -181,6 +195,14 @@ import Testing
                 try await server.accounts.signInWithPassword(
                     SignInWithPasswordRequest(email: "ada@example.com", password: "wrong one"), caller: caller)
             }
+        }
+    }
+
+    /// Opens the CLI's data dir as a server would and runs `body` with an admin caller of its project.
+    private static func withServer(_ cli: FlintCLI, _ body: (AuthServer, Caller) async throws -> Void) async throws {
+        let server = try await AuthServer.open(configuration: ServerConfiguration(dataDirectory: cli.dataDirectory))
+        do {
+            try await body(server, try await server.adminCaller(projectID: server.configuration.projectID))
         } catch {
             try? await server.close()
             throw error

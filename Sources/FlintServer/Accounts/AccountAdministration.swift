@@ -67,15 +67,46 @@ extension AccountService {
             return FederatedIdentity(providerID: info.providerId, rawID: rawID, email: info.email,
                                      displayName: info.displayName, photoURL: info.photoUrl, screenName: info.screenName)
         }
-        user.mfaFactors = try (record.mfaInfo ?? []).map { factor in
-            guard let phone = factor.unobfuscatedPhoneInfo ?? factor.phoneInfo else {
-                throw FlintError(.invalidArgument, "Only phone second factors can be imported.")
-            }
-            return SecondFactor(enrollmentID: factor.mfaEnrollmentId.isEmpty ? random.localID() : factor.mfaEnrollmentId,
-                                kind: .phone, displayName: factor.displayName,
-                                phoneNumber: try Validation.phoneNumber(phone), enrolledAt: now)
-        }
+        user.mfaFactors = try secondFactors(record.mfaInfo ?? [])
         return user
+    }
+
+    // MARK: Second factors and linked accounts
+
+    /// Phone second factors as an admin gives them (import, `accounts:update` `mfa`): an enrollment id is
+    /// kept or made, `enrolledAt` kept or now. At most five, and no number twice.
+    func secondFactors(_ enrollments: [MFAEnrollment]) throws -> [SecondFactor] {
+        guard enrollments.count <= MultiFactorService.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+        let factors = try enrollments.map { factor in
+            guard factor.totpInfo == nil, let phone = factor.unobfuscatedPhoneInfo ?? factor.phoneInfo else {
+                throw FlintError(.invalidArgument, "Only phone second factors can be set by an admin.")
+            }
+            return SecondFactor(
+                enrollmentID: factor.mfaEnrollmentId.isEmpty ? random.localID() : factor.mfaEnrollmentId, kind: .phone,
+                displayName: factor.displayName, phoneNumber: try Validation.phoneNumber(phone),
+                enrolledAt: factor.enrolledAt.flatMap(UserRecord.milliseconds(iso8601:)) ?? clock.milliseconds)
+        }
+        guard Set(factors.compactMap(\.phoneNumber)).count == factors.count,
+              Set(factors.map(\.enrollmentID)).count == factors.count
+        else { throw FlintError(.secondFactorExists) }
+        return factors
+    }
+
+    /// Links an identity provider's account to `user` (admin `linkProviderUserInfo`), as the Admin SDK's
+    /// `providerToLink`; an account already linked to anyone is refused.
+    func link(_ info: ProviderUserInfo, to user: inout UserAccount) async throws {
+        guard ![ProviderID.password, ProviderID.phone].contains(info.providerId), !info.providerId.isEmpty,
+              let rawID = info.rawId ?? info.federatedId, !rawID.isEmpty
+        else { throw FlintError(.invalidArgument, "linkProviderUserInfo needs a federated providerId and rawId.") }
+        if try await store.user(projectID: user.projectID, providerID: info.providerId, rawID: rawID) != nil {
+            throw FlintError(.federatedUserIDAlreadyLinked)
+        }
+        guard !user.identities.contains(where: { $0.providerID == info.providerId }) else {
+            throw FlintError(.providerAlreadyLinked)
+        }
+        user.identities.append(FederatedIdentity(
+            providerID: info.providerId, rawID: rawID, email: info.email, displayName: info.displayName,
+            photoURL: info.photoUrl, screenName: info.screenName))
     }
 
     // MARK: Lookup, bulk delete and query

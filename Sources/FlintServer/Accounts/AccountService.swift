@@ -199,7 +199,8 @@ public struct AccountService: Sendable {
         if let verified, request.email != nil || request.password != nil { try tokens.requireRecentSignIn(verified) }
         if !caller.isAdmin,
            request.emailVerified != nil || request.disableUser != nil || request.customAttributes != nil
-            || request.validSince != nil || request.phoneNumber != nil {
+            || request.validSince != nil || request.phoneNumber != nil || request.mfa != nil
+            || request.linkProviderUserInfo != nil {
             throw FlintError(.insufficientPermission, "Only admins can set these attributes.", status: .forbidden)
         }
 
@@ -253,6 +254,8 @@ public struct AccountService: Sendable {
                 user.validSince = seconds
             }
             if let phone = request.phoneNumber { user.phoneNumber = try Validation.phoneNumber(phone) }
+            if let mfa = request.mfa { user.mfaFactors = try secondFactors(mfa.enrollments ?? []) }
+            if let info = request.linkProviderUserInfo { try await link(info, to: &user) }
         }
         try await save(user)
 

@@ -40,6 +40,14 @@ extension UserRecord {
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
     }
+
+    /// The inverse of `iso8601(milliseconds:)`, fractional seconds optional; nil for anything else.
+    static func milliseconds(iso8601 text: String) -> Int64? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = withFraction.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
 }
 
 extension UserAccount {
