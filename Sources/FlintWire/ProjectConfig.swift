@@ -28,17 +28,39 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
             public init(enabled: Bool? = nil) { self.enabled = enabled }
         }
 
+        /// How the project hashes passwords (output only): what an import elsewhere needs to keep them working.
+        public struct HashConfig: Codable, Sendable, Equatable {
+            /// `SCRYPT`, Firebase's modified scrypt.
+            public var algorithm: String?
+            /// Base64.
+            public var signerKey: String?
+            /// Base64.
+            public var saltSeparator: String?
+            public var rounds: Int?
+            public var memoryCost: Int?
+            public init(algorithm: String? = nil, signerKey: String? = nil, saltSeparator: String? = nil, rounds: Int? = nil,
+                        memoryCost: Int? = nil) {
+                self.algorithm = algorithm
+                self.signerKey = signerKey
+                self.saltSeparator = saltSeparator
+                self.rounds = rounds
+                self.memoryCost = memoryCost
+            }
+        }
+
         public var email: Email?
         public var phoneNumber: PhoneNumber?
         public var anonymous: Anonymous?
         public var allowDuplicateEmails: Bool?
+        public var hashConfig: HashConfig?
 
         public init(email: Email? = nil, phoneNumber: PhoneNumber? = nil, anonymous: Anonymous? = nil,
-                    allowDuplicateEmails: Bool? = nil) {
+                    allowDuplicateEmails: Bool? = nil, hashConfig: HashConfig? = nil) {
             self.email = email
             self.phoneNumber = phoneNumber
             self.anonymous = anonymous
             self.allowDuplicateEmails = allowDuplicateEmails
+            self.hashConfig = hashConfig
         }
     }
 

@@ -12,27 +12,18 @@ extension Users {
                 (TOTP factors are not exported: their secrets stay on the server). The project's scrypt \
                 parameters, which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
                 """)
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Argument(help: "The file to write, e.g. users.json.") var file: String
 
         func run() async throws {
-            let (users, hashFlags) = try await options.withAdmin { server, caller in
-                (try await server.accounts.records(caller: caller), caller.project.passwordHashParameters)
+            let (users, hashFlags) = try await options.withBackend { backend in
+                (try await backend.records(), try await backend.passwordHashFlags())
             }
             let export = ExportFile(users: users.map(ExportedUser.init))
             try Output.jsonData(export).write(to: URL(fileURLWithPath: file), options: .atomic)
             Output.note("Exported \(users.count) users to \(file).")
             Output.note("Password hash parameters (for firebase auth:import):\n  \(hashFlags)")
         }
-    }
-}
-
-extension Project {
-    /// The flags `firebase auth:import` takes for this project's password hashes.
-    var passwordHashParameters: String {
-        let parameters = settings.passwordHash
-        return "--hash-algo=SCRYPT --hash-key=\(signerKey.base64EncodedString()) --salt-separator=\(parameters.saltSeparator)"
-            + " --rounds=\(parameters.rounds) --mem-cost=\(parameters.memoryCost)"
     }
 }
 

@@ -10,7 +10,9 @@ struct Flint: AsyncParsableCommand {
         abstract: "A self-hostable identity server that speaks Firebase Authentication's wire protocol.",
         discussion: """
             Besides `serve`, the commands work on the server's database directly (--data-dir or \
-            --database-url), so they also work while no server runs; `--project` picks the project.
+            --database-url), so they also work while no server runs; `--project` picks the project. `users`, \
+            `test-numbers` and `projects show|config` can instead act on a running server through its Admin \
+            REST API: --server http://host:port, with --key-file (a service-account key) in production.
             """,
         subcommands: [Serve.self, Keys.self, Projects.self, Users.self, TestNumbers.self, ServiceAccountsCommand.self])
 }

@@ -13,7 +13,7 @@ extension Users {
                 STANDARD_SCRYPT, PBKDF2_SHA256, HMAC_SHA256, HMAC_SHA512, SHA256, SHA512, BCRYPT). Users are imported \
                 1000 at a time; each user that cannot be imported is reported and the rest go on.
                 """)
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Argument(help: "The file to read, e.g. users.json.") var file: String
         @Option(name: .customLong("hash-algo"), help: "How the password hashes were made.") var hashAlgorithm: String?
         @Option(name: .customLong("hash-key"), help: "SCRYPT's signer key, or the HMAC key (base64).") var hashKey: String?
@@ -25,7 +25,7 @@ extension Users {
             let users = try JSONDecoder().decode(ExportFile.self, from: Data(contentsOf: URL(fileURLWithPath: file))).users
             let batchSize = AccountService.maximumBatch
             var failures = 0
-            try await options.withAdmin { server, caller in
+            try await options.withBackend { backend in
                 for start in stride(from: 0, to: users.count, by: batchSize) {
                     let batch = Array(users[start..<min(start + batchSize, users.count)])
                     var request = BatchCreateRequest(users: batch.map(\.record), hashAlgorithm: hashAlgorithm?.uppercased())
@@ -33,7 +33,7 @@ extension Users {
                     request.saltSeparator = saltSeparator
                     request.rounds = rounds
                     request.memoryCost = memoryCost
-                    let response = try await server.accounts.batchCreate(request, caller: caller)
+                    let response = try await backend.batchCreate(request)
                     for failure in response.error ?? [] {
                         Output.error("\(batch[failure.index].localId): \(failure.message)")
                         failures += 1

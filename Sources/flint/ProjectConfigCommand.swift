@@ -13,7 +13,7 @@ extension Projects {
                 Examples: --set signIn.anonymous.enabled=true, --set mfa.state=ENABLED, \
                 --set 'authorizedDomains=["localhost","example.com"]'.
                 """)
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Argument(help: "The project's id.") var id: String
         @Option(name: .customLong("set"), help: ArgumentHelp("A setting to change, as path=value.", valueName: "path=value"))
         var settings: [Setting] = []
@@ -23,11 +23,11 @@ extension Projects {
         }
 
         func run() async throws {
-            let updated = try await options.withServer { server in
-                guard let current = try await server.projectConfig(id) else { throw FlintError(.projectNotFound, id) }
+            let updated = try await options.withBackend { backend in
+                let current = try await backend.config(of: id)
                 let change = try Setting.change(applying: settings, to: try JSONValue(encoding: current))
                 // Without a mask the server changes exactly the fields present in `change`.
-                return try await server.updateProjectConfig(id, change, updateMask: nil)
+                return try await backend.updateConfig(of: id, change, updateMask: nil)
             }
             try Output.json(updated)
         }

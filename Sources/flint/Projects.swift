@@ -55,17 +55,11 @@ struct Projects: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a project's configuration as JSON.",
             discussion: "The shape of the Identity Toolkit v2 `projects/{id}/config` resource the Admin APIs read.")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Argument(help: "The project's id (default: --project).") var id: String?
 
         func run() async throws {
-            let config = try await options.withServer { server in
-                let projectID = id ?? server.configuration.projectID
-                guard let config = try await server.projectConfig(projectID) else {
-                    throw FlintError(.projectNotFound, projectID)
-                }
-                return config
-            }
+            let config = try await options.withBackend { backend in try await backend.config(of: id ?? backend.projectID) }
             try Output.json(config)
         }
     }

@@ -23,11 +23,47 @@ extension ServerOptions {
         }
     }
 
-    /// `withServer`, with an admin caller of the selected project (`--project`), so the account
-    /// operations apply the same checks as they do for the Admin SDK.
-    func withAdmin<Value>(_ body: (AuthServer, Caller) async throws -> Value) async throws -> Value {
-        try await withServer { server in
-            try await body(server, try await server.adminCaller(projectID: server.configuration.projectID))
+}
+
+/// The options of the commands that can act on a running server as well as on the database.
+struct AdminOptions: ParsableArguments {
+    @OptionGroup var database: ServerOptions
+    @Option(name: .customLong("server"), help: ArgumentHelp(
+        "A running Flint server to act on through its Admin REST API instead of opening the database (FLINT_SERVER).",
+        valueName: "url"))
+    var serverURL: String?
+    @Option(name: .customLong("key-file"), help: ArgumentHelp(
+        "With --server: a service-account key file to sign requests with (FLINT_KEY_FILE); without one, the emulator's owner credential.",
+        valueName: "path"))
+    var keyFile: String?
+
+    /// Runs `body` on the server `--server` names, or else on the database opened in this process (closed
+    /// again afterwards). A `FlintError` is printed to stderr as its message and fails the command.
+    func withBackend<Value>(environment: [String: String] = ProcessInfo.processInfo.environment,
+                            _ body: (any AdminBackend) async throws -> Value) async throws -> Value {
+        func value(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let remote = value(serverURL, "FLINT_SERVER") else {
+            return try await database.withServer { server in
+                try await body(LocalBackend(server: server, caller: try await server.adminCaller(projectID: server.configuration.projectID)))
+            }
+        }
+        guard let url = URL(string: remote), url.scheme == "http" || url.scheme == "https" else {
+            throw ValidationError("--server must be an http(s) URL: \(remote)")
+        }
+        let key = try value(keyFile, "FLINT_KEY_FILE").map { path in
+            do {
+                return try JSONDecoder().decode(ServiceAccounts.KeyFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw ValidationError("\(path) is not a service-account key file: \(error.localizedDescription)")
+            }
+        }
+        let backend = RemoteBackend(baseURL: url, projectID: try database.configuration(environment: environment).projectID,
+                                    keyFile: key)
+        do {
+            return try await body(backend)
+        } catch let error as FlintError {
+            Output.error(error.message)
+            throw ExitCode.failure
         }
     }
 }

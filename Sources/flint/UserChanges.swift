@@ -5,7 +5,7 @@ import Foundation
 
 /// The options of every command that changes one user.
 struct UserChangeOptions: ParsableArguments {
-    @OptionGroup var options: ServerOptions
+    @OptionGroup var options: AdminOptions
     @Argument(help: "The user's uid.") var uid: String
 
     /// Applies the admin `accounts:update` that `change` describes to the user, then prints `done`.
@@ -13,7 +13,7 @@ struct UserChangeOptions: ParsableArguments {
         var request = UpdateAccountRequest(returnSecureToken: false)
         request.localId = uid
         change(&request)
-        try await options.withAdmin { server, caller in _ = try await server.accounts.update(request, caller: caller) }
+        try await options.withBackend { backend in try await backend.update(request) }
         print("\(done) user \(uid)")
     }
 }
@@ -72,9 +72,7 @@ extension Users {
         @OptionGroup var user: UserChangeOptions
 
         func run() async throws {
-            try await user.options.withAdmin { server, caller in
-                _ = try await server.accounts.delete(DeleteAccountRequest(localId: user.uid), caller: caller)
-            }
+            try await user.options.withBackend { backend in try await backend.deleteUser(user.uid) }
             print("Deleted user \(user.uid)")
         }
     }

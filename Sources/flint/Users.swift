@@ -18,7 +18,7 @@ struct Users: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users in uid order.")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Option(help: "The most users to list.") var limit = 100
         @Flag(help: "Print the user records as JSON (hashes and salts included).") var json = false
 
@@ -27,9 +27,7 @@ struct Users: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let users = try await options.withAdmin { server, caller in
-                try await server.accounts.records(caller: caller, limit: limit)
-            }
+            let users = try await options.withBackend { backend in try await backend.records(limit: limit) }
             if json {
                 try Output.json(users)
             } else {
@@ -45,14 +43,12 @@ struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one user, found by uid, email or phone number.",
             discussion: "An argument with an @ is an email, one starting with + a phone number (E.164), anything else a uid.")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Argument(help: "The user's uid, email or phone number.") var user: String
         @Flag(help: "Print the user record as JSON (hash and salt included).") var json = false
 
         func run() async throws {
-            let record = try await options.withAdmin { server, caller in
-                try await server.accounts.record(matching: user, caller: caller)
-            }
+            let record = try await options.withBackend { backend in try await backend.record(matching: user) }
             try record.show(json: json)
         }
     }
@@ -61,7 +57,7 @@ struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a user and show it.",
             discussion: "Every field is optional; without --uid the server picks one. A user with no email, phone or password can only be used through its uid.")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: AdminOptions
         @Option(help: "The uid (1 to 128 characters).") var uid: String?
         @Option(help: "The email address.") var email: String?
         @Option(help: "The password (at least 6 characters).") var password: String?
@@ -73,31 +69,16 @@ struct Users: AsyncParsableCommand {
         @Flag(help: "Print the created user record as JSON.") var json = false
 
         func run() async throws {
-            let record = try await options.withAdmin { server, caller in
+            let record = try await options.withBackend { backend in
                 var request = SignUpRequest(email: email, password: password, displayName: displayName, returnSecureToken: nil)
                 request.localId = uid
                 request.photoUrl = photoURL
                 request.phoneNumber = phone
                 request.emailVerified = emailVerified
                 request.disabled = disabled
-                let created = try await server.accounts.signUp(request, caller: caller)
-                return try await server.accounts.record(matching: created.localId, caller: caller)
+                return try await backend.record(matching: try await backend.createUser(request))
             }
             try record.show(json: json)
         }
-    }
-}
-
-extension AccountService {
-    /// Up to `limit` users in uid order, read a page at a time.
-    func records(caller: Caller, limit: Int = .max) async throws -> [UserRecord] {
-        var records: [UserRecord] = []
-        var pageToken: String?
-        repeat {
-            let page = try await list(maxResults: min(limit - records.count, 1000), pageToken: pageToken, caller: caller)
-            records += page.users ?? []
-            pageToken = page.nextPageToken
-        } while pageToken != nil && records.count < limit
-        return records
     }
 }

@@ -168,15 +168,8 @@ import Testing
             let other = try await server.server.serviceAccounts.create(projectID: "another-project")
             let own = try await server.server.serviceAccounts.create(projectID: server.projectID)
             func customToken(_ keyFile: ServiceAccounts.KeyFile, audience: String = ServiceAccounts.customTokenAudience) throws -> String {
-                let key = try _RSA.Signing.PrivateKey(pemRepresentation: keyFile.private_key)
-                let now = Int64(server.clock.now().timeIntervalSince1970)
-                let header = Base64URL.encode(Data(#"{"alg":"RS256","typ":"JWT","kid":"\#(keyFile.private_key_id)"}"#.utf8))
-                let payload = Base64URL.encode(try JSONSerialization.data(withJSONObject: [
-                    "iss": keyFile.client_email, "sub": keyFile.client_email, "aud": audience, "iat": now, "exp": now + 3600,
-                    "uid": "custom-1",
-                ]))
-                let signature = try key.signature(for: Data("\(header).\(payload)".utf8), padding: .insecurePKCS1v1_5)
-                return "\(header).\(payload).\(Base64URL.encode(signature.rawRepresentation))"
+                try keyFile.signedJWT(audience: audience, now: Int64(server.clock.now().timeIntervalSince1970),
+                                      claims: ["uid": "custom-1"])
             }
             func exchange(_ token: String) async throws -> TestClient.Reply {
                 try await client.post("/v1/accounts:signInWithCustomToken", ["token": .string(token), "returnSecureToken": true])

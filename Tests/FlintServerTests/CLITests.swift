@@ -150,7 +150,7 @@ import Testing
             "--display-name", "Ada", "--photo-url", "https://example.com/ada.png", "--email-verified")
         try await source.succeed("users", "set-claims", "ada", #"{"role":"admin"}"#)
         try await source.succeed("users", "create", "--uid", "bob", "--phone", "+16505550100", "--disabled")
-        try await Self.withServer(source) { server, caller in
+        try await Self.withDataDirectory(of: source) { server, caller in
             // A phone second factor, set the way the Admin SDK's updateUser sets one; and a linked Apple account.
             var change = UpdateAccountRequest(returnSecureToken: false)
             change.localId = "ada"
@@ -187,7 +187,7 @@ import Testing
         #expect(ada["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "apple.com" } == true)
 
         // The password works in the fresh data dir (its own master key, its own scrypt key).
-        try await Self.withServer(target) { server, caller in
+        try await Self.withDataDirectory(of: target) { server, caller in
             let signedIn = try await server.accounts.signInWithPassword(
                 SignInWithPasswordRequest(email: "ada@example.com", password: "secret123"), caller: caller)
             #expect(signedIn.localId == "ada")
@@ -199,7 +199,7 @@ import Testing
     }
 
     /// Opens the CLI's data dir as a server would and runs `body` with an admin caller of its project.
-    private static func withServer(_ cli: FlintCLI, _ body: (AuthServer, Caller) async throws -> Void) async throws {
+    private static func withDataDirectory(of cli: FlintCLI, _ body: (AuthServer, Caller) async throws -> Void) async throws {
         let server = try await AuthServer.open(configuration: ServerConfiguration(dataDirectory: cli.dataDirectory))
         do {
             try await body(server, try await server.adminCaller(projectID: server.configuration.projectID))
@@ -214,6 +214,53 @@ import Testing
         guard case .object(var object) = value else { return value }
         object[key] = nil
         return .object(object)
+    }
+
+    /// With --server the same commands act on a running server through the Admin REST API: in production
+    /// with a service-account key file (and not without one), in emulator mode as the owner.
+    @Test func commandsActOnARunningServerWithAKeyFile() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        try await withServer(emulator: false) { server, client in
+            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            let keyPath = flint.dataDirectory.appendingPathComponent("key.json")
+            try JSONEncoder().encode(keyFile).write(to: keyPath)
+            let remote = ["--server", server.baseURL.absoluteString, "--key-file", keyPath.path]
+
+            let created = try await flint.json(arguments: ["users", "create", "--email", "remote@example.com", "--password",
+                                                           "secret-pass", "--json"] + remote)
+            let uid = try #require(created["localId"]?.stringValue)
+            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.email == "remote@example.com")
+            #expect(try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "remote@example.com", "password": "secret-pass",
+            ]).status == 200)
+            try await flint.succeed(arguments: ["users", "disable", uid] + remote)
+            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.disabled == true)
+            let listed = try await flint.json(arguments: ["users", "list", "--json"] + remote)
+            #expect(listed.arrayValue?.map { $0["localId"] } == [.string(uid)])
+            try await flint.succeed(arguments: ["test-numbers", "add", "+16505550177", "654321"] + remote)
+            #expect(try await server.server.projectConfig(server.projectID)?.signIn?.phoneNumber?.testPhoneNumbers
+                    == ["+16505550177": "654321"])
+            let file = flint.dataDirectory.appendingPathComponent("remote-users.json")
+            let export = try await flint.run(arguments: ["users", "export", file.path] + remote)
+            #expect(export.status == 0 && export.stderr.contains("Exported 1 users"), "\(export.stderr)")
+            let signerKey = try #require(try await server.server.projects.project(server.projectID)).signerKey
+            #expect(export.stderr.contains("--hash-algo=SCRYPT --hash-key=\(signerKey.base64EncodedString())"))
+            try await flint.succeed(arguments: ["users", "delete", uid] + remote)
+            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid) == nil)
+
+            // A server error comes back as its message; no key (the owner credential) is refused in production.
+            let missing = try await flint.run(arguments: ["users", "get", "nobody"] + remote)
+            #expect(missing.status != 0 && missing.stderr.contains("USER_NOT_FOUND"))
+            let ownerless = try await flint.run("users", "list", "--server", server.baseURL.absoluteString)
+            #expect(ownerless.status != 0 && ownerless.stderr.contains("invalid authentication credentials"), "\(ownerless.stderr)")
+            try await server.server.store.revokeServiceAccount(keyID: keyFile.private_key_id, at: Int64(Date().timeIntervalSince1970))
+            #expect(try await flint.run(arguments: ["users", "list"] + remote).status != 0)
+        }
+        try await withServer(emulator: true) { server, _ in
+            try await flint.succeed("users", "create", "--uid", "owned", "--server", server.baseURL.absoluteString)
+            #expect(try await server.server.store.user(projectID: server.projectID, localID: "owned") != nil)
+        }
     }
 
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
@@ -312,8 +359,17 @@ struct FlintCLI {
         try await succeeded(arguments)
     }
 
+    @discardableResult
+    func succeed(arguments: [String]) async throws -> String {
+        try await succeeded(arguments)
+    }
+
     /// The stdout of a run that must succeed, parsed as JSON.
     func json(_ arguments: String...) async throws -> JSONValue {
+        try await json(arguments: arguments)
+    }
+
+    func json(arguments: [String]) async throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(try await succeeded(arguments).utf8))
     }
 

@@ -111,17 +111,9 @@ extension AccountService {
 
     // MARK: Lookup, bulk delete and query
 
-    /// The user `identifier` names: an email if it has an @, a phone number if it starts with +, else a uid.
-    /// Throws `USER_NOT_FOUND` when there is none.
+    /// The user `identifier` names (see `LookupRequest(identifying:)`); `USER_NOT_FOUND` when there is none.
     public func record(matching identifier: String, caller: Caller) async throws -> UserRecord {
-        let request: LookupRequest
-        if identifier.contains("@") {
-            request = LookupRequest(email: [identifier])
-        } else if identifier.hasPrefix("+") {
-            request = LookupRequest(phoneNumber: [identifier])
-        } else {
-            request = LookupRequest(localId: [identifier])
-        }
+        let request = LookupRequest(identifying: identifier)
         guard let user = try await lookup(request, caller: caller).users?.first else { throw FlintError(.userNotFound) }
         return user
     }
@@ -159,5 +151,19 @@ extension AccountService {
         let users = try await store.users(projectID: caller.projectID, offset: offset, limit: limit)
         return QueryAccountsResponse(recordsCount: String(count),
                                      userInfo: users.map { UserRecord($0, revealPasswordHash: true) })
+    }
+}
+
+extension LookupRequest {
+    /// A lookup of the user `identifier` names: an email if it has an @, a phone number if it starts with +,
+    /// else a uid. How the console and the command line find users.
+    public init(identifying identifier: String) {
+        if identifier.contains("@") {
+            self.init(email: [identifier])
+        } else if identifier.hasPrefix("+") {
+            self.init(phoneNumber: [identifier])
+        } else {
+            self.init(localId: [identifier])
+        }
     }
 }

@@ -1,4 +1,3 @@
-import _CryptoExtras
 import AsyncHTTPClient
 import FlintServer
 import FlintTestSupport
@@ -89,13 +88,6 @@ final class ConsoleClient: @unchecked Sendable {
 
     /// A console login JWT as the page's script makes it.
     static func assertion(_ keyFile: ServiceAccounts.KeyFile, audience: String, nonce: String, now: Int64) throws -> String {
-        let key = try _RSA.Signing.PrivateKey(pemRepresentation: keyFile.private_key)
-        let header = Base64URL.encode(Data(#"{"alg":"RS256","typ":"JWT","kid":"\#(keyFile.private_key_id)"}"#.utf8))
-        let payload = Base64URL.encode(try JSONSerialization.data(withJSONObject: [
-            "iss": keyFile.client_email, "sub": keyFile.client_email, "aud": audience, "iat": now, "exp": now + 300,
-            "nonce": nonce,
-        ]))
-        let signature = try key.signature(for: Data("\(header).\(payload)".utf8), padding: .insecurePKCS1v1_5)
-        return "\(header).\(payload).\(Base64URL.encode(signature.rawRepresentation))"
+        try keyFile.signedJWT(audience: audience, now: now, lifetime: 300, claims: ["nonce": .string(nonce)])
     }
 }

@@ -1,0 +1,104 @@
+import ArgumentParser
+import FlintServer
+import FlintWire
+import Foundation
+
+/// Where the admin commands (`users`, `test-numbers`, `projects show|config`) act: on the server's database
+/// directly (the default; it works while no server runs), or on a running server through the Admin REST
+/// API (`--server`), the way the Admin SDKs call it. Both take the same wire requests, so a command reads
+/// the same either way, and the server applies the same checks.
+protocol AdminBackend: Sendable {
+    /// The project the commands act on.
+    var projectID: String { get }
+    func createUser(_ request: SignUpRequest) async throws -> String
+    func lookup(_ request: LookupRequest) async throws -> [UserRecord]
+    func list(maxResults: Int, pageToken: String?) async throws -> BatchGetResponse
+    func update(_ request: UpdateAccountRequest) async throws
+    func deleteUser(_ localID: String) async throws
+    func batchCreate(_ request: BatchCreateRequest) async throws -> BatchCreateResponse
+    func config(of projectID: String) async throws -> ProjectConfig
+    /// A PATCH of the config; without a mask it changes the fields present in `change`.
+    func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig
+}
+
+extension AdminBackend {
+    /// The user `identifier` names (uid, email or +phone); `USER_NOT_FOUND` when there is none.
+    func record(matching identifier: String) async throws -> UserRecord {
+        guard let user = try await lookup(LookupRequest(identifying: identifier)).first else { throw FlintError(.userNotFound) }
+        return user
+    }
+
+    /// Up to `limit` users in uid order, read a page at a time.
+    func records(limit: Int = .max) async throws -> [UserRecord] {
+        var records: [UserRecord] = []
+        var pageToken: String?
+        repeat {
+            let page = try await list(maxResults: min(limit - records.count, AccountService.maximumBatch), pageToken: pageToken)
+            records += page.users ?? []
+            pageToken = page.nextPageToken
+        } while pageToken != nil && records.count < limit
+        return records
+    }
+
+    /// The fictional numbers of the project, mapped to their codes.
+    func testNumbers() async throws -> [String: String] {
+        try await config(of: projectID).signIn?.phoneNumber?.testPhoneNumbers ?? [:]
+    }
+
+    /// Replaces the project's fictional numbers through the v2 config, which checks them.
+    func setTestNumbers(_ numbers: [String: String]) async throws {
+        let change = ProjectConfig(signIn: .init(phoneNumber: .init(testPhoneNumbers: numbers)))
+        _ = try await updateConfig(of: projectID, change, updateMask: "signIn.phoneNumber.testPhoneNumbers")
+    }
+
+    /// The flags `flint users import` and `firebase auth:import` take for the project's password hashes.
+    func passwordHashFlags() async throws -> String {
+        guard let hash = try await config(of: projectID).signIn?.hashConfig, let key = hash.signerKey else {
+            return "(the server did not say how it hashes passwords)"
+        }
+        return "--hash-algo=\(hash.algorithm ?? "SCRYPT") --hash-key=\(key) --salt-separator=\(hash.saltSeparator ?? "")"
+            + " --rounds=\(hash.rounds ?? 8) --mem-cost=\(hash.memoryCost ?? 14)"
+    }
+}
+
+/// The database, opened in this process: an `AuthServer` that serves nothing, and an admin caller.
+struct LocalBackend: AdminBackend {
+    let server: AuthServer
+    let caller: Caller
+
+    var projectID: String { caller.projectID }
+
+    func createUser(_ request: SignUpRequest) async throws -> String {
+        try await server.accounts.signUp(request, caller: caller).localId
+    }
+
+    func lookup(_ request: LookupRequest) async throws -> [UserRecord] {
+        try await server.accounts.lookup(request, caller: caller).users ?? []
+    }
+
+    func list(maxResults: Int, pageToken: String?) async throws -> BatchGetResponse {
+        try await server.accounts.list(maxResults: maxResults, pageToken: pageToken, caller: caller)
+    }
+
+    func update(_ request: UpdateAccountRequest) async throws {
+        _ = try await server.accounts.update(request, caller: caller)
+    }
+
+    func deleteUser(_ localID: String) async throws {
+        _ = try await server.accounts.delete(DeleteAccountRequest(localId: localID), caller: caller)
+    }
+
+    func batchCreate(_ request: BatchCreateRequest) async throws -> BatchCreateResponse {
+        try await server.accounts.batchCreate(request, caller: caller)
+    }
+
+    func config(of projectID: String) async throws -> ProjectConfig {
+        guard let config = try await server.projectConfig(projectID) else { throw FlintError(.projectNotFound, projectID) }
+        return config
+    }
+
+    func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
+        _ = try await config(of: projectID)
+        return try await server.updateProjectConfig(projectID, change, updateMask: updateMask)
+    }
+}

@@ -1,0 +1,99 @@
+import FlintServer
+import FlintWire
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A running Flint server, called through the Admin REST API as the Admin SDKs call it. With a key file
+/// each request carries a JWT the service account signs for itself (so the project is the key's); without
+/// one, `Bearer owner`, which only an emulator-mode server accepts.
+struct RemoteBackend: AdminBackend {
+    let baseURL: URL
+    let projectID: String
+    let keyFile: ServiceAccounts.KeyFile?
+    private let session: URLSession
+
+    init(baseURL: URL, projectID: String, keyFile: ServiceAccounts.KeyFile?) {
+        self.baseURL = baseURL
+        self.projectID = keyFile?.project_id ?? projectID
+        self.keyFile = keyFile
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 60
+        session = URLSession(configuration: configuration)
+    }
+
+    private var accounts: String { "/v1/projects/\(projectID)/accounts" }
+
+    func createUser(_ request: SignUpRequest) async throws -> String {
+        try await call("POST", accounts, body: request, as: SignInResponse.self).localId
+    }
+
+    func lookup(_ request: LookupRequest) async throws -> [UserRecord] {
+        try await call("POST", accounts + ":lookup", body: request, as: LookupResponse.self).users ?? []
+    }
+
+    func list(maxResults: Int, pageToken: String?) async throws -> BatchGetResponse {
+        var query = "?maxResults=\(maxResults)"
+        if let pageToken { query += "&nextPageToken=" + FormURLEncoding.escape(pageToken) }
+        return try await call("GET", accounts + ":batchGet" + query, body: nil as String?, as: BatchGetResponse.self)
+    }
+
+    func update(_ request: UpdateAccountRequest) async throws {
+        _ = try await call("POST", accounts + ":update", body: request, as: JSONValue.self)
+    }
+
+    func deleteUser(_ localID: String) async throws {
+        _ = try await call("POST", accounts + ":delete", body: DeleteAccountRequest(localId: localID), as: JSONValue.self)
+    }
+
+    func batchCreate(_ request: BatchCreateRequest) async throws -> BatchCreateResponse {
+        try await call("POST", accounts + ":batchCreate", body: request, as: BatchCreateResponse.self)
+    }
+
+    func config(of projectID: String) async throws -> ProjectConfig {
+        try await call("GET", "/v2/projects/\(projectID)/config", body: nil as String?, as: ProjectConfig.self)
+    }
+
+    func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
+        let query = updateMask.map { "?updateMask=" + FormURLEncoding.escape($0) } ?? ""
+        return try await call("PATCH", "/v2/projects/\(projectID)/config" + query, body: change, as: ProjectConfig.self)
+    }
+
+    /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
+    private func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
+                                                         as reply: Reply.Type) async throws -> Reply {
+        guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
+            throw FlintError(.invalidArgument, "--server is not a URL: \(baseURL)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("Bearer \(try credential())", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = try JSONEncoder().encode(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw FlintError(sentence: "Cannot reach \(baseURL.absoluteString): \(error.localizedDescription)",
+                             status: .serviceUnavailable, reason: "unavailable")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            let message = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data))?.error.message
+                ?? "\(method) \(path) answered \(status)"
+            throw FlintError(sentence: message, status: .init(code: status), reason: "remote")
+        }
+        return try JSONDecoder().decode(Reply.self, from: data)
+    }
+
+    /// A fresh self-signed JWT for the Identity Toolkit audience (Google's libraries do the same), or
+    /// the emulator's `owner`.
+    private func credential() throws -> String {
+        guard let keyFile else { return "owner" }
+        return try keyFile.signedJWT(audience: "https://identitytoolkit.googleapis.com/",
+                                     now: Int64(Date().timeIntervalSince1970), lifetime: 300)
+    }
+}
