@@ -28,14 +28,15 @@ extension AdminBackend {
         return user
     }
 
-    /// Up to `limit` users in uid order, read a page at a time.
-    func records(limit: Int = .max) async throws -> [UserRecord] {
+    /// Up to `limit` users in uid order, read a page at a time; `progress` hears the count after each page.
+    func records(limit: Int = .max, progress: (Int) -> Void = { _ in }) async throws -> [UserRecord] {
         var records: [UserRecord] = []
         var pageToken: String?
         repeat {
             let page = try await list(maxResults: min(limit - records.count, AccountService.maximumBatch), pageToken: pageToken)
             records += page.users ?? []
             pageToken = page.nextPageToken
+            if pageToken != nil { progress(records.count) }
         } while pageToken != nil && records.count < limit
         return records
     }

@@ -13,17 +13,32 @@ extension Users {
                 parameters, which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
                 """)
         @OptionGroup var options: AdminOptions
-        @Argument(help: "The file to write, e.g. users.json.") var file: String
+        @Argument(help: "The file to write, e.g. users.json or users.csv.") var file: String
+        @Option(help: "json or csv (default: the file's extension, else json).") var format: UserFileFormat?
 
         func run() async throws {
             let (users, hashFlags) = try await options.withBackend { backend in
-                (try await backend.records(), try await backend.passwordHashFlags())
+                (try await backend.records(progress: { Output.note("Read \($0) users") }), try await backend.passwordHashFlags())
             }
-            let export = ExportFile(users: users.map(ExportedUser.init))
-            try Output.jsonData(export).write(to: URL(fileURLWithPath: file), options: .atomic)
+            let exported = users.map(ExportedUser.init)
+            let data = switch format ?? UserFileFormat(path: file) {
+            case .json: try Output.jsonData(ExportFile(users: exported))
+            case .csv: Data(ExportCSV.encode(exported.map(ExportCSV.row)).utf8)
+            }
+            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
             Output.note("Exported \(users.count) users to \(file).")
             Output.note("Password hash parameters (for firebase auth:import):\n  \(hashFlags)")
         }
+    }
+}
+
+/// The two forms of `firebase auth:export` files.
+enum UserFileFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, csv
+
+    /// The form a file's extension names (json when it names neither).
+    init(path: String) {
+        self = path.lowercased().hasSuffix(".csv") ? .csv : .json
     }
 }
 
@@ -64,6 +79,10 @@ struct ExportedUser: Codable {
     var customAttributes: String?
     var providerUserInfo: [Provider]?
     var mfaInfo: [SecondFactor]?
+
+    init(localId: String) {
+        self.localId = localId
+    }
 
     init(_ user: UserRecord) {
         localId = user.localId

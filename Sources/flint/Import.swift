@@ -14,7 +14,8 @@ extension Users {
                 1000 at a time; each user that cannot be imported is reported and the rest go on.
                 """)
         @OptionGroup var options: AdminOptions
-        @Argument(help: "The file to read, e.g. users.json.") var file: String
+        @Argument(help: "The file to read, e.g. users.json or users.csv.") var file: String
+        @Option(help: "json or csv (default: the file's extension, else json).") var format: UserFileFormat?
         @Option(name: .customLong("hash-algo"), help: "How the password hashes were made.") var hashAlgorithm: String?
         @Option(name: .customLong("hash-key"), help: "SCRYPT's signer key, or the HMAC key (base64).") var hashKey: String?
         @Option(name: .customLong("salt-separator"), help: "SCRYPT's salt separator (base64).") var saltSeparator: String?
@@ -22,7 +23,19 @@ extension Users {
         @Option(name: .customLong("mem-cost"), help: "SCRYPT's memory cost (log2 N).") var memoryCost: Int?
 
         func run() async throws {
-            let users = try JSONDecoder().decode(ExportFile.self, from: Data(contentsOf: URL(fileURLWithPath: file))).users
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            let users: [ExportedUser]
+            switch format ?? UserFileFormat(path: file) {
+            case .json:
+                users = try JSONDecoder().decode(ExportFile.self, from: data).users
+            case .csv:
+                let rows = ExportCSV.decode(String(decoding: data, as: UTF8.self))
+                users = rows.compactMap(ExportCSV.user)
+                guard users.count == rows.count else {
+                    throw ValidationError("\(file): \(rows.count - users.count) rows are not users (\(ExportCSV.columnCount) columns, a uid first).")
+                }
+            }
+            let progress = Output.Progress(total: users.count, verb: "Imported", noun: "users")
             let batchSize = AccountService.maximumBatch
             var failures = 0
             try await options.withBackend { backend in
@@ -38,7 +51,7 @@ extension Users {
                         Output.error("\(batch[failure.index].localId): \(failure.message)")
                         failures += 1
                     }
-                    Output.note("Imported \(min(start + batchSize, users.count))/\(users.count) users")
+                    progress.update(min(start + batchSize, users.count))
                 }
             }
             if failures > 0 {

@@ -46,6 +46,30 @@ enum Output {
         note("Error: \(message)")
     }
 
+    /// Progress of a long job on stderr: a bar redrawn in place on a terminal, a line per step otherwise
+    /// (logs and pipes get no control characters).
+    struct Progress {
+        let total: Int
+        let noun: String
+        let verb: String
+        private let isTerminal = isatty(STDERR_FILENO) != 0
+
+        init(total: Int, verb: String, noun: String) {
+            self.total = total
+            self.verb = verb
+            self.noun = noun
+        }
+
+        func update(_ done: Int) {
+            let text = "\(verb) \(done)/\(total) \(noun)"
+            guard isTerminal else { return Output.note(text) }
+            let width = 30
+            let filled = total == 0 ? width : min(width, done * width / total)
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            FileHandle.standardError.write(Data("\r[\(bar)] \(text)\(done >= total ? "\n" : "")".utf8))
+        }
+    }
+
     /// `2026-11-23T17:52:19Z` for epoch milliseconds given as a decimal string (as user records carry them).
     static func date(milliseconds: String?) -> String? {
         milliseconds.flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000).formatted(.iso8601) }

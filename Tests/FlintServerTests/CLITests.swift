@@ -216,6 +216,53 @@ import Testing
         return .object(object)
     }
 
+    /// `firebase auth:export --format=csv` rows: 27 columns, no header, four per Google/Facebook/Twitter/GitHub
+    /// account; quoted fields keep their commas. Export then import round-trips what CSV can hold.
+    @Test func csvFilesRoundTripAndFirebaseRowsImport() async throws {
+        let source = try FlintCLI()
+        let target = try FlintCLI()
+        defer {
+            source.removeDataDirectory()
+            target.removeDataDirectory()
+        }
+        try await source.succeed("users", "create", "--uid", "ada", "--email", "ada@example.com", "--password", "secret123",
+                                 "--display-name", "Lovelace, \"Ada\"", "--email-verified")
+        try await Self.withDataDirectory(of: source) { server, caller in
+            var change = UpdateAccountRequest(returnSecureToken: false)
+            change.localId = "ada"
+            change.linkProviderUserInfo = ProviderUserInfo(providerId: "facebook.com", rawId: "fb-77", email: "ada@example.com")
+            _ = try await server.accounts.update(change, caller: caller)
+        }
+        let file = source.dataDirectory.appendingPathComponent("users.csv")
+        let export = try await source.run("users", "export", file.path)
+        let flags = try #require(export.stderr.split(separator: "\n").first { $0.contains("--hash-algo=") })
+            .split(separator: " ").map(String.init)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.hasPrefix("ada,ada@example.com,true,") && text.contains(#","Lovelace, ""Ada""","#), "\(text)")
+        #expect(text.contains(",fb-77,ada@example.com,"))
+
+        // A row as firebase-tools writes it (trailing comma), for a user with a phone number and a GitHub account.
+        let firebaseRow = "gh-user,,false,,,Grace,,,,,,,,,,,,,,gh-9,grace@example.com,Grace H,,false,1700000000000,,+16505550142,\n"
+        try (text + firebaseRow).write(to: file, atomically: true, encoding: .utf8)
+        let imported = try await target.run(arguments: ["users", "import", file.path] + flags)
+        #expect(imported.status == 0 && imported.stderr.contains("Imported 2/2 users"), "\(imported.stderr)")
+        let ada = try await target.json("users", "get", "ada", "--json")
+        #expect(ada["displayName"] == #"Lovelace, "Ada""# && ada["emailVerified"] == true)
+        #expect(ada["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "facebook.com" && $0["rawId"] == "fb-77" } == true)
+        let grace = try await target.json("users", "get", "gh-user", "--json")
+        #expect(grace["phoneNumber"] == "+16505550142" && grace["createdAt"] == "1700000000000")
+        #expect(grace["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "github.com" && $0["rawId"] == "gh-9" } == true)
+        try await Self.withDataDirectory(of: target) { server, caller in
+            let signedIn = try await server.accounts.signInWithPassword(
+                SignInWithPasswordRequest(email: "ada@example.com", password: "secret123"), caller: caller)
+            #expect(signedIn.localId == "ada")
+        }
+        // A row that is not a user is refused before anything is imported.
+        try "just,three,fields\n".write(to: file, atomically: true, encoding: .utf8)
+        let bad = try await target.run("users", "import", file.path)
+        #expect(bad.status != 0 && bad.stderr.contains("1 rows are not users"), "\(bad.stderr)")
+    }
+
     /// With --server the same commands act on a running server through the Admin REST API: in production
     /// with a service-account key file (and not without one), in emulator mode as the owner.
     @Test func commandsActOnARunningServerWithAKeyFile() async throws {
