@@ -272,7 +272,13 @@ import Testing
             let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
             let keyPath = flint.dataDirectory.appendingPathComponent("key.json")
             try JSONEncoder().encode(keyFile).write(to: keyPath)
-            let remote = ["--server", server.baseURL.absoluteString, "--key-file", keyPath.path]
+            let keyOptions = ["--server", server.baseURL.absoluteString, "--key-file", keyPath.path]
+            // The CLI signs with the wall clock; the server's test clock stands still unless moved, so each
+            // call first brings it to now (a loaded run can take more than the minute of skew allowed).
+            var remote: [String] {
+                server.clock.advance(seconds: max(0, Date().timeIntervalSince(server.clock.now())))
+                return keyOptions
+            }
 
             let created = try await flint.json(arguments: ["users", "create", "--email", "remote@example.com", "--password",
                                                            "secret-pass", "--json"] + remote)

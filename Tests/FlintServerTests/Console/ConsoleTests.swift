@@ -231,6 +231,40 @@ import Testing
         }
     }
 
+    @Test func usersArePagedAndIdentitiesAndFactorsShown() async throws {
+        try await withConsole(emulator: true) { server, console in
+            let client = TestClient(server)
+            let users: [JSONValue] = (0..<30).map { index in
+                ["localId": .string(String(format: "user-%02d", index)), "email": .string("u\(index)@example.com")]
+            }
+            #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": .array(users)]).status == 200)
+            #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:update", [
+                "localId": "user-07", "mfa": ["enrollments": [["phoneInfo": "+16505550107", "displayName": "Desk phone"]]],
+                "linkProviderUserInfo": ["providerId": "apple.com", "rawId": "apple-007", "email": "u7@example.com"],
+            ]).status == 200)
+            try await console.signIn()
+
+            let first = try await console.get("/console/users")
+            #expect(first.body.components(separatedBy: "data-uid=").count - 1 == 25)
+            #expect(first.text(of: "user-count") == "30 users")
+            let next = try #require(ConsoleClient.Page.capture(#"id="next-page" href="([^"]*)""#, in: first.body))
+            let second = try await console.get(next.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(second.body.components(separatedBy: "data-uid=").count - 1 == 5)
+            #expect(second.body.contains("data-uid=\"user-29\"") && !second.body.contains("data-uid=\"user-00\""))
+            #expect(!second.body.contains("id=\"next-page\""))
+
+            let detail = try await console.get("/console/users/user-07")
+            #expect(detail.body.contains("data-provider=\"apple.com\"") && detail.body.contains("apple-007"))
+            #expect(detail.body.contains("Desk phone") && detail.body.contains("+16505550107"))
+            // What a user typed is shown as text, never as markup.
+            #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:update", [
+                "localId": "user-08", "displayName": "<script>alert(1)</script>",
+            ]).status == 200)
+            let escaped = try await console.get("/console/users/user-08")
+            #expect(escaped.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !escaped.body.contains("<script>alert"))
+        }
+    }
+
     @Test func testNumbersStopAtTheLimit() async throws {
         try await withConsole(emulator: true) { server, console in
             try await console.signIn()
