@@ -135,7 +135,7 @@ struct ConsoleRoutes: Sendable {
         return response
     }
 
-    // MARK: Pages and actions
+    // MARK: Pages, and the frame of every action
 
     /// The signed-in context of a request, or the refusal to answer with.
     private func context(_ request: Request, query: Form) async throws -> ConsoleContext {
@@ -202,162 +202,6 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
-    private func switchProject(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        guard context.session.isOwner, let project = form["project"], context.projectIDs.contains(project) else {
-            throw FlintError(.invalidArgument, "Choose one of the listed projects.")
-        }
-        return Outcome(notice: .projectSwitched, location: "/console/users")
-    }
-
-    private func changeUser(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let uid = form["uid"] ?? ""
-        let location = "/console/users/" + FormURLEncoding.escape(uid)
-        var change = UpdateAccountRequest(returnSecureToken: false)
-        change.localId = uid
-        let notice: Notice
-        switch form["operation"] {
-        case "disable":
-            change.disableUser = true
-            notice = .userDisabled
-        case "enable":
-            change.disableUser = false
-            notice = .userEnabled
-        case "revoke":
-            change.validSince = LenientString(String(clock.seconds))
-            notice = .sessionsRevoked
-        case "delete":
-            guard form["confirm-delete"] == "on" else {
-                throw FlintError(.invalidArgument, "Tick the box to confirm that the user should be deleted.")
-            }
-            _ = try await accounts.delete(DeleteAccountRequest(localId: uid), caller: context.adminCaller)
-            return Outcome(notice: .userDeleted, location: "/console/users")
-        default:
-            throw FlintError.notFound
-        }
-        _ = try await accounts.update(change, caller: context.adminCaller)
-        return Outcome(notice: notice, location: location)
-    }
-
-    private func saveMethods(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let change = ProjectConfig(signIn: .init(
-            email: .init(enabled: form["email-password"] == "on", passwordRequired: form["email-link"] != "on"),
-            phoneNumber: .init(enabled: form["phone"] == "on"), anonymous: .init(enabled: form["anonymous"] == "on")))
-        try await updateConfig(context, change, mask: "signIn.email.enabled,signIn.email.passwordRequired,"
-                               + "signIn.phoneNumber.enabled,signIn.anonymous.enabled")
-        return Outcome(notice: .saved, location: "/console/sign-in")
-    }
-
-    private func saveApple(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let privateKey = form["apple-private-key"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
-        let config = DefaultSupportedIdpConfig(
-            enabled: form["apple-enabled"] == "on", clientId: Self.nonEmpty(form["apple-services-id"]),
-            appleSignInConfig: .init(
-                bundleIds: Self.list(form["apple-bundle-ids"]),
-                codeFlowConfig: .init(teamId: Self.nonEmpty(form["apple-team-id"]), keyId: Self.nonEmpty(form["apple-key-id"]),
-                                      privateKey: privateKey)))
-        // An empty key field keeps the stored key.
-        var mask = "enabled,clientId,appleSignInConfig.bundleIds,appleSignInConfig.codeFlowConfig.teamId,"
-            + "appleSignInConfig.codeFlowConfig.keyId"
-        if privateKey != nil { mask += ",appleSignInConfig.codeFlowConfig.privateKey" }
-        _ = try await identityProviders.save(ProviderID.apple, config, mask: UpdateMask(mask), caller: context.adminCaller)
-        return Outcome(notice: .saved, location: "/console/sign-in")
-    }
-
-    private func saveFacebook(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let secret = Self.nonEmpty(form["facebook-app-secret"])
-        let config = DefaultSupportedIdpConfig(
-            enabled: form["facebook-enabled"] == "on", clientId: Self.nonEmpty(form["facebook-app-id"]), clientSecret: secret)
-        // An empty secret field keeps the stored secret.
-        _ = try await identityProviders.save(ProviderID.facebook, config,
-                                             mask: UpdateMask(secret == nil ? "enabled,clientId" : "enabled,clientId,clientSecret"),
-                                             caller: context.adminCaller)
-        return Outcome(notice: .saved, location: "/console/sign-in")
-    }
-
-    private func addNumber(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let number = try PhoneService.phoneNumber(form["number"])
-        var numbers = context.project.settings.phone.testNumbers
-        guard numbers[number] == nil else { throw FlintError(.invalidArgument, "\(number) is already a test number.") }
-        numbers[number] = form["code"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        try await updateConfig(context, ProjectConfig(signIn: .init(phoneNumber: .init(testPhoneNumbers: numbers))),
-                               mask: "signIn.phoneNumber.testPhoneNumbers")
-        return Outcome(notice: .numberAdded, location: "/console/test-numbers")
-    }
-
-    private func removeNumber(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        var numbers = context.project.settings.phone.testNumbers
-        guard let number = form["number"], numbers.removeValue(forKey: number) != nil else {
-            throw FlintError(.invalidArgument, "That number is not a test number.")
-        }
-        try await updateConfig(context, ProjectConfig(signIn: .init(phoneNumber: .init(testPhoneNumbers: numbers))),
-                               mask: "signIn.phoneNumber.testPhoneNumbers")
-        return Outcome(notice: .numberRemoved, location: "/console/test-numbers")
-    }
-
-    private func saveDomains(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let domains = (form["domains"] ?? "").split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        try await updateConfig(context, ProjectConfig(authorizedDomains: domains), mask: "authorizedDomains")
-        return Outcome(notice: .saved, location: "/console/settings")
-    }
-
-    private func savePrivacy(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        var change = ProjectConfig()
-        change.emailPrivacyConfig = .init(enableImprovedEmailPrivacy: form["enumeration-protection"] == "on")
-        try await updateConfig(context, change, mask: "emailPrivacyConfig.enableImprovedEmailPrivacy")
-        return Outcome(notice: .saved, location: "/console/settings")
-    }
-
-    private func saveRegions(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let regions = Self.list(form["regions"])
-        var change = ProjectConfig()
-        switch form["mode"] {
-        case "allowlist-only": change.smsRegionConfig = .init(allowlistOnly: .init(allowedRegions: regions))
-        case "allow-by-default": change.smsRegionConfig = .init(allowByDefault: .init(disallowedRegions: regions))
-        default: throw FlintError(.invalidArgument, "Choose how regions are allowed.")
-        }
-        try await updateConfig(context, change, mask: "smsRegionConfig")
-        return Outcome(notice: .saved, location: "/console/settings")
-    }
-
-    private func saveMultiFactor(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        guard let intervals = Int(form["totp-intervals"] ?? "") else {
-            throw FlintError(.invalidArgument, "The TOTP window must be a whole number from 0 to 10.")
-        }
-        var change = ProjectConfig()
-        change.mfa = .init(
-            state: form["mfa-enabled"] == "on" ? "ENABLED" : "DISABLED",
-            enabledProviders: form["mfa-phone"] == "on" ? ["PHONE_SMS"] : [],
-            providerConfigs: [.init(state: form["mfa-totp"] == "on" ? "ENABLED" : "DISABLED",
-                                    totpProviderConfig: .init(adjacentIntervals: intervals))])
-        try await updateConfig(context, change, mask: "mfa")
-        return Outcome(notice: .saved, location: "/console/settings")
-    }
-
-    private func saveTemplate(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        guard let type = form["type"].flatMap(OobRequestType.init(rawValue:)) else {
-            throw FlintError(.invalidArgument, "Unknown email template.")
-        }
-        let subject = form["subject"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let body = form["body"] ?? ""
-        let template: ProjectSettings.EmailTemplate?
-        if subject.isEmpty, body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            template = nil
-        } else {
-            guard !subject.isEmpty, !body.isEmpty, body.contains("%LINK%") else {
-                throw FlintError(.invalidArgument, "A custom email needs a subject and a body that contains %LINK%.")
-            }
-            template = .init(subject: subject, body: body, bodyFormat: form["html"] == "on" ? "HTML" : "PLAIN_TEXT",
-                             senderDisplayName: Self.nonEmpty(form["sender"]))
-        }
-        _ = try await projects.updateSettings(context.project.id) { $0.emailTemplates[type.rawValue] = template }
-        return Outcome(notice: .saved, location: "/console/templates")
-    }
-
-    private func updateConfig(_ context: ConsoleContext, _ change: ProjectConfig, mask: String) async throws {
-        _ = try await projectConfig.update(context.project, with: change, mask: UpdateMask(mask))
-    }
-
     // MARK: HTTP
 
     /// Form fields of a POST (URL-encoded, at most 64 KiB).
@@ -421,16 +265,6 @@ struct ConsoleRoutes: Sendable {
             "script-src \(script.map { "'\(HostedPage.hash($0))'" } ?? "'none'")", "img-src 'self'",
             "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
         ].joined(separator: "; ")
-    }
-
-    private static func nonEmpty(_ text: String?) -> String? {
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
-        return text
-    }
-
-    /// A comma- or whitespace-separated list.
-    private static func list(_ text: String?) -> [String] {
-        (text ?? "").split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
     }
 
     private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
