@@ -71,7 +71,7 @@ import Testing
         try await withServer(database: database) { server, client in
             let path = "/v1/projects/\(server.projectID)/accounts:update"
             let first = try #require(try await client.signUp(email: "first@example.com", password: "secret-pass").string("localId"))
-            let second = try #require(try await client.signUp(email: "second@example.com", password: "secret-pass"))
+            let second = try await client.signUp(email: "second@example.com", password: "secret-pass")
             func enrollment(_ phone: String) -> JSONValue { ["phoneInfo": .string(phone), "displayName": "Phone"] }
 
             let set = try await client.admin(path, ["localId": .string(first), "mfa": ["enrollments": [enrollment("+16505550101")]],

@@ -265,6 +265,32 @@ import Testing
         }
     }
 
+    @Test func theOwnerSwitchesProjectsAndAServiceAccountCannot() async throws {
+        try await withConsole(emulator: true) { server, console in
+            let client = TestClient(server)
+            #expect(try await client.admin("/v1/projects/other-app/accounts", ["localId": "other-user"]).status == 200)
+            try await console.signIn()
+            let users = try await console.get("/console/users")
+            #expect(users.body.contains("<option>other-app</option>") && !users.body.contains("data-uid=\"other-user\""))
+            let switched = try await console.post("/console/project", [("csrf", try #require(users.csrfToken)), ("project", "other-app")])
+            #expect(switched.status == 303)
+            let other = try await console.get("/console/users")
+            #expect(other.body.contains("data-uid=\"other-user\"") && other.body.contains("<option selected>other-app</option>"))
+            let unknown = try await console.post("/console/project", [("csrf", try #require(other.csrfToken)), ("project", "nope")])
+            #expect(unknown.status == 400)
+        }
+        try await withConsole(emulator: false) { server, console in
+            try await server.server.projects.ensureProject("other-app")
+            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            try await console.signIn(keyFile: keyFile, now: seconds(server))
+            let users = try await console.get("/console/users")
+            #expect(!users.body.contains("id=\"project-form\""))
+            let refused = try await console.post("/console/project", [("csrf", try #require(users.csrfToken)), ("project", "other-app")])
+            #expect(refused.status == 400)
+            #expect(try await console.get("/console/users").text(of: "project-id") == server.projectID)
+        }
+    }
+
     @Test func testNumbersStopAtTheLimit() async throws {
         try await withConsole(emulator: true) { server, console in
             try await console.signIn()
