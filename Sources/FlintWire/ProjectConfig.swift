@@ -165,9 +165,50 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         }
     }
 
+    /// `notification`: the project's own wording of the action emails.
+    public struct Notification: Codable, Sendable, Equatable {
+        public struct SendEmail: Codable, Sendable, Equatable {
+            /// `PASSWORD_RESET` emails.
+            public var resetPasswordTemplate: EmailTemplate?
+            /// `VERIFY_EMAIL` emails.
+            public var verifyEmailTemplate: EmailTemplate?
+            /// The notice sent to the old address after an email change (`RECOVER_EMAIL`).
+            public var changeEmailTemplate: EmailTemplate?
+            public init(resetPasswordTemplate: EmailTemplate? = nil, verifyEmailTemplate: EmailTemplate? = nil,
+                        changeEmailTemplate: EmailTemplate? = nil) {
+                self.resetPasswordTemplate = resetPasswordTemplate
+                self.verifyEmailTemplate = verifyEmailTemplate
+                self.changeEmailTemplate = changeEmailTemplate
+            }
+        }
+
+        /// One email's wording; `%LINK%`, `%EMAIL%`, `%NEW_EMAIL%`, `%APP_NAME%`, `%DISPLAY_NAME%` are filled in.
+        public struct EmailTemplate: Codable, Sendable, Equatable {
+            public var senderDisplayName: String?
+            public var subject: String?
+            public var body: String?
+            /// `PLAIN_TEXT` or `HTML`.
+            public var bodyFormat: String?
+            /// Output only: whether the project has its own wording (else the built-in one, in the user's language).
+            public var customized: Bool?
+            public init(senderDisplayName: String? = nil, subject: String? = nil, body: String? = nil, bodyFormat: String? = nil,
+                        customized: Bool? = nil) {
+                self.senderDisplayName = senderDisplayName
+                self.subject = subject
+                self.body = body
+                self.bodyFormat = bodyFormat
+                self.customized = customized
+            }
+        }
+
+        public var sendEmail: SendEmail?
+        public init(sendEmail: SendEmail? = nil) { self.sendEmail = sendEmail }
+    }
+
     public var name: String?
     public var signIn: SignIn?
     public var mfa: MultiFactorConfig?
+    public var notification: Notification?
     public var authorizedDomains: [String]?
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var smsRegionConfig: SmsRegionConfig?
@@ -176,8 +217,10 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
-                appVerification: AppVerification? = nil, apps: Apps? = nil, mfa: MultiFactorConfig? = nil) {
+                appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
+                mfa: MultiFactorConfig? = nil) {
         self.apps = apps
+        self.notification = notification
         self.mfa = mfa
         self.name = name
         self.signIn = signIn

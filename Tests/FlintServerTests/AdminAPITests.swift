@@ -109,6 +109,35 @@ import Testing
         }
     }
 
+    @Test func emailTemplatesAreSetThroughTheProjectConfig() async throws {
+        try await withServer { server, client in
+            let path = "/v2/projects/\(server.projectID)/config"
+            func patch(_ mask: String, _ body: [String: JSONValue]) async throws -> TestClient.Reply {
+                try await client.send("PATCH", path + "?updateMask=" + mask, body: JSONEncoder().encode(JSONValue.object(body)),
+                                      headers: ["Authorization": "Bearer owner"])
+            }
+            let reset: JSONValue = ["subject": "Reset your %APP_NAME% password", "body": "<a href=\"%LINK%\">Reset</a>",
+                                    "bodyFormat": "HTML", "senderDisplayName": "Support"]
+            let set = try await patch("notification.sendEmail.resetPasswordTemplate",
+                                      ["notification": ["sendEmail": ["resetPasswordTemplate": reset]]])
+            #expect(set.status == 200, "\(set.body)")
+            let shown = set["notification"]?["sendEmail"]
+            #expect(shown?["resetPasswordTemplate"]?["customized"] == true)
+            #expect(shown?["resetPasswordTemplate"]?["subject"] == "Reset your %APP_NAME% password")
+            #expect(shown?["verifyEmailTemplate"]?["customized"] == false)
+            let stored = try #require(try await server.server.projects.project(server.projectID)).settings.emailTemplates
+            #expect(stored["PASSWORD_RESET"] == .init(subject: "Reset your %APP_NAME% password", body: "<a href=\"%LINK%\">Reset</a>",
+                                                      bodyFormat: "HTML", senderDisplayName: "Support"))
+            // A body without the link, or an unknown format, is refused; an empty template is the built-in one again.
+            #expect(try await patch("notification.sendEmail.changeEmailTemplate", ["notification": ["sendEmail": [
+                "changeEmailTemplate": ["subject": "Changed", "body": "no link"]]]]).errorCode == "INVALID_ARGUMENT")
+            #expect(try await patch("notification.sendEmail.verifyEmailTemplate", ["notification": ["sendEmail": [
+                "verifyEmailTemplate": ["subject": "Verify", "body": "%LINK%", "bodyFormat": "MARKDOWN"]]]]).errorCode == "INVALID_ARGUMENT")
+            let cleared = try await patch("notification.sendEmail.resetPasswordTemplate", [:])
+            #expect(cleared["notification"]?["sendEmail"]?["resetPasswordTemplate"]?["customized"] == false)
+        }
+    }
+
     @Test func bcryptHashesAreCheckedWithinBounds() {
         // OpenBSD's test vector, as $2a$, $2b$ and PHP's $2y$.
         let vector = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"

@@ -66,6 +66,10 @@ struct ProjectConfigService: Sendable {
             settings.apps = try Self.apps(change.apps)
         }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
+        for (field, type, template) in Self.emailTemplates(change.notification?.sendEmail)
+        where mask.covers("notification.sendEmail.\(field)") {
+            settings.emailTemplates[type.rawValue] = try Self.emailTemplate(template)
+        }
         let final = settings
         return try await projects.updateSettings(project.id) { $0 = final }
     }
@@ -118,6 +122,32 @@ struct ProjectConfigService: Sendable {
             }
             settings.totpAdjacentIntervals = intervals
         }
+    }
+
+    /// The action emails the v2 config names, with the request type each stands for.
+    private static func emailTemplates(_ sendEmail: ProjectConfig.Notification.SendEmail?)
+        -> [(field: String, type: OobRequestType, template: ProjectConfig.Notification.EmailTemplate?)] {
+        [
+            ("resetPasswordTemplate", .passwordReset, sendEmail?.resetPasswordTemplate),
+            ("verifyEmailTemplate", .verifyEmail, sendEmail?.verifyEmailTemplate),
+            ("changeEmailTemplate", .recoverEmail, sendEmail?.changeEmailTemplate),
+        ]
+    }
+
+    /// A project's own wording, checked; nil (the built-in wording) when it has neither subject nor body.
+    static func emailTemplate(_ template: ProjectConfig.Notification.EmailTemplate?) throws -> ProjectSettings.EmailTemplate? {
+        let subject = template?.subject?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let body = template?.body ?? ""
+        if subject.isEmpty, body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return nil }
+        guard !subject.isEmpty, body.contains("%LINK%") else {
+            throw FlintError(.invalidArgument, "A custom email needs a subject and a body that contains %LINK%.")
+        }
+        let format = (template?.bodyFormat ?? "PLAIN_TEXT").uppercased()
+        guard format == "PLAIN_TEXT" || format == "HTML" else {
+            throw FlintError(.invalidArgument, "bodyFormat must be PLAIN_TEXT or HTML.")
+        }
+        let sender = template?.senderDisplayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return .init(subject: subject, body: body, bodyFormat: format, senderDisplayName: sender?.isEmpty == false ? sender : nil)
     }
 
     private static func apps(_ config: ProjectConfig.Apps?) throws -> ProjectSettings.Apps {
@@ -178,11 +208,22 @@ struct ProjectConfigService: Sendable {
             apps: .init(
                 ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID) },
                 android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }),
+            notification: .init(sendEmail: .init(
+                resetPasswordTemplate: emailTemplate(settings.emailTemplates[OobRequestType.passwordReset.rawValue]),
+                verifyEmailTemplate: emailTemplate(settings.emailTemplates[OobRequestType.verifyEmail.rawValue]),
+                changeEmailTemplate: emailTemplate(settings.emailTemplates[OobRequestType.recoverEmail.rawValue]))),
             mfa: .init(
                 state: settings.multiFactor.enabled ? "ENABLED" : "DISABLED",
                 enabledProviders: settings.multiFactor.phone ? ["PHONE_SMS"] : [],
                 providerConfigs: [.init(state: settings.multiFactor.totp ? "ENABLED" : "DISABLED",
                                         totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]))
+    }
+
+    /// A stored wording as the v2 config shows it (`customized: false` for the built-in one).
+    private static func emailTemplate(_ template: ProjectSettings.EmailTemplate?) -> ProjectConfig.Notification.EmailTemplate {
+        guard let template else { return .init(customized: false) }
+        return .init(senderDisplayName: template.senderDisplayName, subject: template.subject, body: template.body,
+                     bodyFormat: template.bodyFormat, customized: true)
     }
 }
 
@@ -215,6 +256,11 @@ struct UpdateMask: Sendable {
             if verification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
         }
         if config.apps != nil { paths.append("apps") }
+        if let sendEmail = config.notification?.sendEmail {
+            if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
+            if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }
+            if sendEmail.changeEmailTemplate != nil { paths.append("notification.sendEmail.changeEmailTemplate") }
+        }
         if let mfa = config.mfa {
             if mfa.state != nil { paths.append("mfa.state") }
             if mfa.enabledProviders != nil { paths.append("mfa.enabledProviders") }

@@ -140,18 +140,11 @@ extension ConsoleRoutes {
         guard let type = form["type"].flatMap(OobRequestType.init(rawValue:)) else {
             throw FlintError(.invalidArgument, "Unknown email template.")
         }
-        let subject = form["subject"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let body = form["body"] ?? ""
-        let template: ProjectSettings.EmailTemplate?
-        if subject.isEmpty, body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            template = nil
-        } else {
-            guard !subject.isEmpty, !body.isEmpty, body.contains("%LINK%") else {
-                throw FlintError(.invalidArgument, "A custom email needs a subject and a body that contains %LINK%.")
-            }
-            template = .init(subject: subject, body: body, bodyFormat: form["html"] == "on" ? "HTML" : "PLAIN_TEXT",
-                             senderDisplayName: Self.nonEmpty(form["sender"]))
-        }
+        // The v2 config's rules (a subject, %LINK% in the body); the console also reaches the sign-in and
+        // change-verification emails, which the v2 config does not name.
+        let template = try ProjectConfigService.emailTemplate(.init(
+            senderDisplayName: form["sender"], subject: form["subject"], body: form["body"],
+            bodyFormat: form["html"] == "on" ? "HTML" : "PLAIN_TEXT"))
         _ = try await projects.updateSettings(context.project.id) { $0.emailTemplates[type.rawValue] = template }
         return Outcome(notice: .saved, location: "/console/templates")
     }
