@@ -22,6 +22,24 @@ import Testing
         try await scratch.drop()
     }
 
+    /// Each node tallies usage in memory and adds it to the shared store; a restart keeps what was counted.
+    @Test(arguments: TestDatabase.allCases)
+    func usageCountsOfSeveralNodesAddUp(database: TestDatabase) async throws {
+        let scratch = try await ScratchDatabase.make(database)
+        let nodeA = try await TestServer.start(database: database, sharing: scratch)
+        let nodeB = try await TestServer.start(database: database, sharing: scratch)
+        for _ in 0..<3 { _ = try await TestClient(nodeA).signUp() }
+        for _ in 0..<2 { _ = try await TestClient(nodeB).signUp() }
+        await nodeB.server.usage.flush()
+        #expect(try await nodeA.server.usage.daily(projectID: nodeA.projectID, days: 1).first?.counts[.signIns] == 5)
+        // Counted on B after its flush: saved when B stops.
+        _ = try await TestClient(nodeB).signUp()
+        try await nodeB.stop()
+        #expect(try await nodeA.server.usage.daily(projectID: nodeA.projectID, days: 1).first?.counts[.signIns] == 6)
+        try await nodeA.stop()
+        try await scratch.drop()
+    }
+
     @Test func twoNodesOnOnePostgresShareUsersAndKeys() async throws {
         let scratch = try await ScratchDatabase.make(.postgres)
         // Nodes behind one load balancer share the public URL, hence the token issuer.

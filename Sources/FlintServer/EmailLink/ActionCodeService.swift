@@ -153,7 +153,7 @@ public struct ActionCodeService: Sendable {
             throw FlintError(sentence: "The email could not be sent (\(error)).", status: .serviceUnavailable,
                              reason: "backendError")
         }
-        await usage.record(.emailsSent, projectID: caller.projectID)
+        usage.record(.emailsSent, projectID: caller.projectID)
     }
 
     /// Per-IP and per-address budgets, in the shared store.

@@ -204,7 +204,7 @@ public final class AuthServer: Sendable {
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [app, janitor], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+            services: [app, janitor, usage], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
         runningGroup.withLockedValue { $0 = group }
         try await group.run()
     }
@@ -215,6 +215,8 @@ public final class AuthServer: Sendable {
     }
 
     public func close() async throws {
+        // Counts of requests that finished after the usage service's last flush.
+        await usage.flush()
         try await delivery.shutdown()
         try await store.close()
     }

@@ -61,7 +61,7 @@ public struct PhoneService: Sendable {
             throw FlintError(sentence: "The verification code could not be sent (\(error)).",
                              status: .serviceUnavailable, reason: "backendError")
         }
-        await usage.record(.smsSent, projectID: caller.projectID)
+        usage.record(.smsSent, projectID: caller.projectID)
         return sessionInfo
     }
 

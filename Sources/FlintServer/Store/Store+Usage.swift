@@ -1,13 +1,13 @@
 /// Per-project, per-day usage counts (the console's usage page). Days are UTC epoch days.
 extension Store {
-    /// Adds one to `metric` of `projectID` on `day`.
-    public func incrementUsage(projectID: String, day: Int64, metric: String) async throws {
+    /// Adds `count` to `metric` of `projectID` on `day`.
+    public func addUsage(projectID: String, day: Int64, metric: String, count: Int64) async throws {
         try await database.query(
             """
-            INSERT INTO usage_daily (project_id, day, metric, count) VALUES (?, ?, ?, 1)
-            ON CONFLICT (project_id, day, metric) DO UPDATE SET count = usage_daily.count + 1
+            INSERT INTO usage_daily (project_id, day, metric, count) VALUES (?, ?, ?, ?)
+            ON CONFLICT (project_id, day, metric) DO UPDATE SET count = usage_daily.count + excluded.count
             """,
-            .text(projectID), .int(day), .text(metric))
+            .text(projectID), .int(day), .text(metric), .int(count))
     }
 
     /// The counts of `projectID` from `firstDay` on, as (day, metric, count) rows.

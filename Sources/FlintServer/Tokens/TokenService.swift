@@ -71,7 +71,7 @@ public final class TokenService: Sendable {
             RefreshTokenRecord(
                 projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
                 authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims))
-        await usage.record(.signIns, projectID: user.projectID)
+        usage.record(.signIns, projectID: user.projectID)
         return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
     }
 
