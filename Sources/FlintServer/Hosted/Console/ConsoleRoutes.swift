@@ -27,7 +27,7 @@ struct ConsoleRoutes: Sendable {
     var emulator: Bool { sessions.emulator }
 
     /// What a successful action says on the page it returns to.
-    enum Notice: String, CaseIterable {
+    enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, numberAdded, numberRemoved, projectSwitched
 
         var text: String {

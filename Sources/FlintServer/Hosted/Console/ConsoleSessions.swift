@@ -61,8 +61,6 @@ struct ConsoleSessions: Sendable {
         case signInRequired
         /// A sign-in attempt that failed; the text says why, for the login page.
         case signInFailed(String)
-        /// A state-changing request without the session's token or from another origin.
-        case forgedRequest
     }
 
     /// The audience a console login JWT must name.
