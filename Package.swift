@@ -61,6 +61,8 @@ let package = Package(
             dependencies: [
                 "FlintServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The server's HTTP client, for --server (Foundation's URLSession would load libcurl into every flint process).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // Shared test helpers: in-process servers, database URLs, fake clocks.

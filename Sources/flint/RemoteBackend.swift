@@ -1,9 +1,8 @@
+import AsyncHTTPClient
 import FlintServer
 import FlintWire
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
 
 /// A running Flint server, called through the Admin REST API as the Admin SDKs call it. With a key file
 /// each request carries a JWT the service account signs for itself (so the project is the key's); without
@@ -12,15 +11,11 @@ struct RemoteBackend: AdminBackend {
     let baseURL: URL
     let projectID: String
     let keyFile: ServiceAccounts.KeyFile?
-    private let session: URLSession
 
     init(baseURL: URL, projectID: String, keyFile: ServiceAccounts.KeyFile?) {
         self.baseURL = baseURL
         self.projectID = keyFile?.project_id ?? projectID
         self.keyFile = keyFile
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 60
-        session = URLSession(configuration: configuration)
     }
 
     private var accounts: String { "/v1/projects/\(projectID)/accounts" }
@@ -63,24 +58,23 @@ struct RemoteBackend: AdminBackend {
     /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
     private func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
                                                          as reply: Reply.Type) async throws -> Reply {
-        guard let url = URL(string: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path) else {
-            throw FlintError(.invalidArgument, "--server is not a URL: \(baseURL)")
-        }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.setValue("Bearer \(try credential())", forHTTPHeaderField: "Authorization")
+        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(try credential())")
         if let body {
-            request.httpBody = try JSONEncoder().encode(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
         }
-        let (data, response): (Data, URLResponse)
+        let status: Int
+        let data: Data
         do {
-            (data, response) = try await session.data(for: request)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            status = Int(response.status.code)
+            data = Data(buffer: try await response.body.collect(upTo: 64 << 20))
         } catch {
-            throw FlintError(sentence: "Cannot reach \(baseURL.absoluteString): \(error.localizedDescription)",
-                             status: .serviceUnavailable, reason: "unavailable")
+            throw FlintError(sentence: "Cannot reach \(baseURL.absoluteString): \(error)", status: .serviceUnavailable,
+                             reason: "unavailable")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             let message = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data))?.error.message
                 ?? "\(method) \(path) answered \(status)"
