@@ -150,21 +150,16 @@ import Testing
             "--display-name", "Ada", "--photo-url", "https://example.com/ada.png", "--email-verified")
         try await source.succeed("users", "set-claims", "ada", #"{"role":"admin"}"#)
         try await source.succeed("users", "create", "--uid", "bob", "--phone", "+16505550100", "--disabled")
-        try await Self.withDataDirectory(of: source) { server, caller in
-            // A phone second factor, set the way the Admin SDK's updateUser sets one; and a linked Apple account.
-            var change = UpdateAccountRequest(returnSecureToken: false)
-            change.localId = "ada"
+        // A phone second factor, set the way the Admin SDK's updateUser sets one; and a linked Apple account.
+        try await Self.update("ada", in: source) { change in
             change.mfa = MFAEnrollments(enrollments: [
                 MFAEnrollment(mfaEnrollmentId: "", displayName: "Work phone", phoneInfo: "+16505550111",
                               enrolledAt: "2026-01-02T03:04:05.678Z"),
             ])
             change.linkProviderUserInfo = ProviderUserInfo(providerId: "apple.com", rawId: "001234.apple", email: "ada@example.com")
-            _ = try await server.accounts.update(change, caller: caller)
         }
         let file = source.dataDirectory.appendingPathComponent("users.json")
-        let export = try await source.run("users", "export", file.path)
-        let flags = try #require(export.stderr.split(separator: "\n").first { $0.contains("--hash-algo=") })
-            .split(separator: " ").map(String.init)
+        let flags = try await Self.export(from: source, to: file)
         #expect(flags.count == 5)
 
         let imported = try await target.run(arguments: ["users", "import", file.path] + flags)
@@ -198,6 +193,21 @@ import Testing
         }
     }
 
+    /// Applies an admin `accounts:update` of `uid` to the CLI's data dir.
+    private static func update(_ uid: String, in cli: FlintCLI, _ change: (inout UpdateAccountRequest) -> Void) async throws {
+        var request = UpdateAccountRequest(returnSecureToken: false)
+        request.localId = uid
+        change(&request)
+        try await withDataDirectory(of: cli) { server, caller in _ = try await server.accounts.update(request, caller: caller) }
+    }
+
+    /// `flint users export file`, returning the hash flags it printed for the import.
+    private static func export(from cli: FlintCLI, to file: URL) async throws -> [String] {
+        let export = try await cli.run("users", "export", file.path)
+        return try #require(export.stderr.split(separator: "\n").first { $0.contains("--hash-algo=") })
+            .split(separator: " ").map(String.init)
+    }
+
     /// Opens the CLI's data dir as a server would and runs `body` with an admin caller of its project.
     private static func withDataDirectory(of cli: FlintCLI, _ body: (AuthServer, Caller) async throws -> Void) async throws {
         let server = try await AuthServer.open(configuration: ServerConfiguration(dataDirectory: cli.dataDirectory))
@@ -227,16 +237,11 @@ import Testing
         }
         try await source.succeed("users", "create", "--uid", "ada", "--email", "ada@example.com", "--password", "secret123",
                                  "--display-name", "Lovelace, \"Ada\"", "--email-verified")
-        try await Self.withDataDirectory(of: source) { server, caller in
-            var change = UpdateAccountRequest(returnSecureToken: false)
-            change.localId = "ada"
+        try await Self.update("ada", in: source) { change in
             change.linkProviderUserInfo = ProviderUserInfo(providerId: "facebook.com", rawId: "fb-77", email: "ada@example.com")
-            _ = try await server.accounts.update(change, caller: caller)
         }
         let file = source.dataDirectory.appendingPathComponent("users.csv")
-        let export = try await source.run("users", "export", file.path)
-        let flags = try #require(export.stderr.split(separator: "\n").first { $0.contains("--hash-algo=") })
-            .split(separator: " ").map(String.init)
+        let flags = try await Self.export(from: source, to: file)
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.hasPrefix("ada,ada@example.com,true,") && text.contains(#","Lovelace, ""Ada""","#), "\(text)")
         #expect(text.contains(",fb-77,ada@example.com,"))
