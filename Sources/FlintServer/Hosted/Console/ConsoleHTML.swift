@@ -147,7 +147,7 @@ enum ConsoleHTML {
         nav a{padding:.4rem .7rem;border-radius:.4rem;color:#0969da;text-decoration:none}
         nav a[aria-current]{background:#ddf4ff;font-weight:600}
         main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
-        h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
+        h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}form.card h2{margin-top:0}
         section,form.card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem 1.2rem;margin:1rem 0}
         label{display:block;margin:.6rem 0 .2rem;font-weight:600;font-size:.9rem}
         label.check{font-weight:400;display:flex;gap:.4rem;align-items:center}
