@@ -139,11 +139,14 @@ import Testing
             let shown = try await console.get(try #require(disabled.location))
             #expect(shown.text(of: "user-status") == "Disabled" && shown.text(of: "notice")?.contains("disabled") == true)
 
-            // Signing out needs the token too, and ends the session.
+            // Signing out needs the token too, and ends the session: a copy of the cookie is refused afterwards.
             #expect(try await console.post("/console/logout", [("csrf", "guess")]).status == 403)
+            let copied = try #require(console.cookies["flint_console"])
             let out = try await console.post("/console/logout", [("csrf", token)])
             #expect(out.status == 303 && out.location == "/console/login" && console.cookies["flint_console"] == nil)
             #expect(try await console.get("/console/users").location == "/console/login")
+            let replayed = try await console.get("/console/users", headers: ["cookie": "flint_console=\(copied)"])
+            #expect(replayed.status == 303 && replayed.location == "/console/login")
         }
     }
 

@@ -126,9 +126,11 @@ struct ConsoleRoutes: Sendable {
 
     private func signOut(_ request: Request) async throws -> Response {
         guard Self.isSameOrigin(request) else { return Self.forbidden() }
-        if let session = try? await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value),
-           !ConsoleSessions.isValid(csrfToken: try await Self.form(of: request)["csrf"], for: session) {
-            return Self.forbidden()
+        if let session = try? await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value) {
+            guard ConsoleSessions.isValid(csrfToken: try await Self.form(of: request)["csrf"], for: session) else {
+                return Self.forbidden()
+            }
+            try await sessions.signOut(session)
         }
         var response = Self.redirect("/console/login")
         response.setCookie(cookie(ConsoleSessions.sessionCookie, "", path: "/console", maxAge: 0))

@@ -10,7 +10,8 @@ import Foundation
 ///
 /// A session is a cookie sealed with the master key (so any node can read it and none can forge it),
 /// lasting `lifetimeSeconds`. Every request re-checks that its service-account key is still active, so
-/// revoking the key ends the session at once.
+/// revoking the key ends the session at once, and that the session was not signed out: signing out
+/// leaves a marker in the store until the session would have expired, so a copy of the cookie is dead too.
 struct ConsoleSessions: Sendable {
     let serviceAccounts: ServiceAccounts
     let store: Store
@@ -44,6 +45,8 @@ struct ConsoleSessions: Sendable {
 
     /// A signed-in operator, as sealed into the session cookie.
     struct Session: Codable, Sendable {
+        /// Names the session in its sign-out marker.
+        var id: String
         /// The service-account key that signed in; nil for emulator mode's owner.
         var keyID: String?
         /// The project the console shows. A service account's is its own; the emulator owner may switch.
@@ -78,8 +81,8 @@ struct ConsoleSessions: Sendable {
         else { throw Refusal.signInFailed("The sign-in form has expired. Please try again.") }
         let session: Session
         if emulator {
-            session = Session(keyID: nil, projectID: defaultProjectID, csrfToken: random.token(byteCount: 24),
-                              expiresAt: clock.seconds + Self.lifetimeSeconds)
+            session = Session(id: random.token(byteCount: 16), keyID: nil, projectID: defaultProjectID,
+                              csrfToken: random.token(byteCount: 24), expiresAt: clock.seconds + Self.lifetimeSeconds)
         } else {
             guard let assertion, !assertion.isEmpty,
                   let (record, claims) = try await serviceAccounts.verify(assertion, audiences: [audience(publicURL: publicURL)]),
@@ -88,8 +91,8 @@ struct ConsoleSessions: Sendable {
                 throw Refusal.signInFailed(
                     "The key file was not accepted: it must be an active service-account key of this server.")
             }
-            session = Session(keyID: record.keyID, projectID: record.projectID, csrfToken: random.token(byteCount: 24),
-                              expiresAt: clock.seconds + Self.lifetimeSeconds)
+            session = Session(id: random.token(byteCount: 16), keyID: record.keyID, projectID: record.projectID,
+                              csrfToken: random.token(byteCount: 24), expiresAt: clock.seconds + Self.lifetimeSeconds)
         }
         guard try await challenges.redeem(opened) else {
             throw Refusal.signInFailed("The sign-in form has already been used. Please try again.")
@@ -111,8 +114,19 @@ struct ConsoleSessions: Sendable {
             // An owner session is emulator mode's; a production server never honours one.
             throw Refusal.signInRequired
         }
+        guard try await store.counter(Self.signedOutMarker(session), windowStart: session.expiresAt) == 0 else {
+            throw Refusal.signInRequired
+        }
         return session
     }
+
+    /// Ends `session` on every node. The marker's window is the session's expiry, so the janitor removes it
+    /// once the cookie would have expired anyway.
+    func signOut(_ session: Session) async throws {
+        try await store.incrementCounter(Self.signedOutMarker(session), windowStart: session.expiresAt)
+    }
+
+    private static func signedOutMarker(_ session: Session) -> String { "console-signed-out:\(session.id)" }
 
     func cookieValue(of session: Session) throws -> String {
         try secrets.sealToken(session, context: Self.sessionContext)
