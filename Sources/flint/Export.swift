@@ -6,7 +6,7 @@ import Foundation
 extension Users {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write every user of the project to a JSON file in the format of `firebase auth:export`.",
+            abstract: "Write every user of the project to a JSON or CSV file in the format of `firebase auth:export`.",
             discussion: """
                 Password hashes and salts are written base64, as stored, and phone second factors as mfaInfo \
                 (TOTP factors are not exported: their secrets stay on the server). The project's scrypt \

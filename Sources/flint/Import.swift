@@ -6,7 +6,7 @@ import Foundation
 extension Users {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import users from a JSON file in the format of `firebase auth:export`.",
+            abstract: "Import users from a JSON or CSV file in the format of `firebase auth:export`.",
             discussion: """
                 Password hashes keep working when the hash flags describe how they were made — the flags \
                 `flint users export` prints, or those of the Firebase project they come from (SCRYPT, \
