@@ -244,8 +244,7 @@ public final class AuthServer: Sendable {
         endpoints += ActionRoutes(callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += ConsoleRoutes(
             sessions: consoleSessions, accounts: accounts, projects: projects, store: store, projectConfig: projectConfig,
-            identityProviders: identityProviderConfigs, usage: usage, clock: consoleSessions.clock,
-            maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
+            identityProviders: identityProviderConfigs, usage: usage, maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
         endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
         if configuration.emulator {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints

@@ -8,7 +8,9 @@ extension ConsoleRoutes {
         guard context.session.isOwner, let project = form["project"], context.projectIDs.contains(project) else {
             throw FlintError(.invalidArgument, "Choose one of the listed projects.")
         }
-        return Outcome(notice: .projectSwitched, location: "/console/users")
+        var session = context.session
+        session.projectID = project
+        return Outcome(notice: .projectSwitched, location: "/console/users", session: session)
     }
 
     func changeUser(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {

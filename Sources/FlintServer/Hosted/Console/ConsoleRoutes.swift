@@ -20,11 +20,11 @@ struct ConsoleRoutes: Sendable {
     let projectConfig: ProjectConfigService
     let identityProviders: IdentityProviderConfigService
     let usage: UsageCounters
-    let clock: any FlintClock
     let maxTestNumbers: Int
     let publicURL: @Sendable () -> String
 
     var emulator: Bool { sessions.emulator }
+    var clock: any FlintClock { sessions.clock }
 
     /// What a successful action says on the page it returns to.
     enum Notice: String {
@@ -44,10 +44,11 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
-    /// Where an action's browser goes next.
+    /// Where an action's browser goes next, and the session it continues with when the action changed it.
     struct Outcome {
         var notice: Notice
         var location: String
+        var session: ConsoleSessions.Session? = nil
     }
 
     typealias Form = [String: String]
@@ -101,7 +102,8 @@ struct ConsoleRoutes: Sendable {
                                  chooseFile: "Choose the key file first.",
                                  unreadable: "That file is not a service-account key file (JSON with private_key)."),
             emulator: emulator, error: error)
-        var response = Self.html(html, status: status, script: emulator ? nil : ConsoleLoginPage.script)
+        var response = Self.html(html, status: status, contentSecurityPolicy: emulator
+            ? Self.contentSecurityPolicy : Self.loginContentSecurityPolicy)
         response.setCookie(cookie(ConsoleSessions.challengeCookie, challenge, path: "/console/login", maxAge: 300))
         return response
     }
@@ -190,10 +192,9 @@ struct ConsoleRoutes: Sendable {
                 let outcome = try await perform(parameters, context)
                 let separator = outcome.location.contains("?") ? "&" : "?"
                 var response = Self.redirect(outcome.location + separator + "notice=" + outcome.notice.rawValue)
-                if outcome.notice == .projectSwitched {
-                    context.session.projectID = form["project"] ?? context.session.projectID
-                    response.setCookie(cookie(ConsoleSessions.sessionCookie, try sessions.cookieValue(of: context.session),
-                                              path: "/console", maxAge: Int(context.session.expiresAt - clock.seconds)))
+                if let session = outcome.session {
+                    response.setCookie(cookie(ConsoleSessions.sessionCookie, try sessions.cookieValue(of: session),
+                                              path: "/console", maxAge: Int(session.expiresAt - clock.seconds)))
                 }
                 return response
             } catch let error as FlintError {
@@ -236,8 +237,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     private static func redirect(_ location: String) -> Response {
-        var headers = HostedPage.securityHeaders(contentSecurityPolicy: contentSecurityPolicy(script: nil),
-                                                 referrerPolicy: referrerPolicy)
+        var headers = HostedPage.securityHeaders(contentSecurityPolicy: contentSecurityPolicy, referrerPolicy: referrerPolicy)
         headers[.location] = location
         return Response(status: .seeOther, headers: headers)
     }
@@ -251,21 +251,24 @@ struct ConsoleRoutes: Sendable {
             """), status: .forbidden)
     }
 
-    static func html(_ text: String, status: HTTPResponse.Status = .ok, script: String? = nil) -> Response {
-        HostedPage.response(text, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script),
-                            referrerPolicy: referrerPolicy)
+    static func html(_ text: String, status: HTTPResponse.Status = .ok,
+                     contentSecurityPolicy: String = contentSecurityPolicy) -> Response {
+        HostedPage.response(text, status: status, contentSecurityPolicy: contentSecurityPolicy, referrerPolicy: referrerPolicy)
     }
 
     /// Not `no-referrer`: under it browsers send `Origin: null` with form posts, and the origin check needs
     /// the real one. Other sites still learn nothing.
     private static let referrerPolicy = "same-origin"
 
-    /// The console's policy: its stylesheet and (login) script by hash, forms to itself, nothing else.
-    static func contentSecurityPolicy(script: String?) -> String {
+    /// The console's policy: its stylesheet by hash, forms to itself, nothing else.
+    static let contentSecurityPolicy = policy(scriptSource: "'none'")
+    /// The sign-in page's: the same, and its script by hash.
+    static let loginContentSecurityPolicy = policy(scriptSource: "'\(HostedPage.hash(ConsoleLoginPage.script))'")
+
+    private static func policy(scriptSource: String) -> String {
         [
-            "default-src 'none'", "style-src '\(HostedPage.hash(ConsoleHTML.style))'",
-            "script-src \(script.map { "'\(HostedPage.hash($0))'" } ?? "'none'")", "img-src 'self'",
-            "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
+            "default-src 'none'", "style-src '\(HostedPage.hash(ConsoleHTML.style))'", "script-src \(scriptSource)",
+            "img-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
         ].joined(separator: "; ")
     }
 
