@@ -31,16 +31,21 @@ enum HostedPage {
     /// A page with the page's script: its configuration as JSON, then the script itself.
     static func scripted(language: String, title: String, style: String, script: String,
                          configuration: some Encodable, body: String) throws -> String {
+        document(language: language, title: title, style: style, body: """
+            \(body)
+            </main>
+            \(try configurationBlock(configuration))
+            <script>\(script)</script>
+            """)
+    }
+
+    /// A page script's configuration: JSON in a `<script type="application/json" id="flint-config">` block.
+    static func configurationBlock(_ configuration: some Encodable) throws -> String {
         let json = String(decoding: try JSONBody.encoder.encode(configuration), as: UTF8.self)
             // Inside a <script> block only "</" could end it; escaping <, > and & keeps the JSON equal.
             .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
             .replacingOccurrences(of: "&", with: "\\u0026")
-        return document(language: language, title: title, style: style, body: """
-            \(body)
-            </main>
-            <script type="application/json" id="flint-config">\(json)</script>
-            <script>\(script)</script>
-            """)
+        return "<script type=\"application/json\" id=\"flint-config\">\(json)</script>"
     }
 
     /// A page saying why a request cannot be served; no script (there is nothing to return to).

@@ -32,9 +32,6 @@ enum ConsoleLoginPage {
                 </main>
                 """)
         }
-        let json = String(decoding: try JSONBody.encoder.encode(configuration), as: UTF8.self)
-            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
-            .replacingOccurrences(of: "&", with: "\\u0026")
         return ConsoleHTML.document(page: "login", title: "Sign in", body: """
             <main class="login">
             <h1>Flint console</h1>
@@ -50,7 +47,7 @@ enum ConsoleLoginPage {
             </form>
             <noscript><p>Signing in needs JavaScript: the key file is used in the browser.</p></noscript>
             </main>
-            <script type="application/json" id="flint-config">\(json)</script>
+            \(try HostedPage.configurationBlock(configuration))
             """, script: script)
     }
 
