@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 
 /// The console's markup: the frame every page shares and the few form widgets its pages are made of.
@@ -128,12 +129,9 @@ enum ConsoleHTML {
         """
     }
 
-    /// Epoch milliseconds as a UTC date and time, or an empty string.
-    static func date(milliseconds: String?) -> String {
-        guard let milliseconds, let value = Double(milliseconds) else { return "" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withSpaceBetweenDateAndTime]
-        return formatter.string(from: Date(timeIntervalSince1970: value / 1000)) + " UTC"
+    /// Epoch milliseconds as the Admin API writes times (`2026-11-24T02:38:04.000Z`), or an empty string.
+    static func date(milliseconds: Int64?) -> String {
+        milliseconds.map(UserRecord.iso8601(milliseconds:)) ?? ""
     }
 
     static let style = """

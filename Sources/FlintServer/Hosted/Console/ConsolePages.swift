@@ -63,7 +63,7 @@ extension ConsoleRoutes {
                 "<a class=\"user-link\" href=\"/console/users/\(FormURLEncoding.escape(user.localId))\">\(HTML.escape(user.localId))</a>",
                 HTML.escape(user.email ?? ""), HTML.escape(user.phoneNumber ?? ""),
                 HTML.escape((user.providerUserInfo ?? []).map(\.providerId).joined(separator: ", ")),
-                user.disabled == true ? "Disabled" : "Enabled", ConsoleHTML.date(milliseconds: user.createdAt),
+                user.disabled == true ? "Disabled" : "Enabled", ConsoleHTML.date(milliseconds: user.createdAt.flatMap { Int64($0) }),
             ])
         }
         let more = next.map {
@@ -123,9 +123,9 @@ extension ConsoleRoutes {
             \(field("Email", "user-email", user.email.map { $0 + (user.emailVerified == true ? " (verified)" : " (not verified)") }))
             \(field("Phone", "user-phone", user.phoneNumber))
             \(field("Display name", "user-name", user.displayName))
-            \(field("Created", "user-created", ConsoleHTML.date(milliseconds: user.createdAt)))
-            \(field("Last sign-in", "user-last-sign-in", ConsoleHTML.date(milliseconds: user.lastLoginAt)))
-            \(field("Tokens valid since", "user-valid-since", user.validSince.flatMap { Int64($0) }.map { ConsoleHTML.date(milliseconds: String($0 * 1000)) }))
+            \(field("Created", "user-created", ConsoleHTML.date(milliseconds: user.createdAt.flatMap { Int64($0) })))
+            \(field("Last sign-in", "user-last-sign-in", ConsoleHTML.date(milliseconds: user.lastLoginAt.flatMap { Int64($0) })))
+            \(field("Tokens valid since", "user-valid-since", ConsoleHTML.date(milliseconds: user.validSince.flatMap { Int64($0) }.map { $0 * 1000 })))
             \(field("Custom claims", "user-claims", user.customAttributes))
             </dl>
             <h2>Identities</h2>
@@ -289,13 +289,10 @@ extension ConsoleRoutes {
 
     private func usagePage(_ context: ConsoleContext) async throws -> String {
         let days = try await usage.daily(projectID: context.project.id)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
         let metrics = UsageCounters.Metric.allCases
         let rows = days.map { day in
-            (attributes: " data-day=\"\(formatter.string(from: Date(timeIntervalSince1970: Double(day.day * 86_400))))\"",
-             cells: [formatter.string(from: Date(timeIntervalSince1970: Double(day.day * 86_400)))]
-                + metrics.map { String(day.counts[$0] ?? 0) })
+            let date = String(UserRecord.iso8601(milliseconds: day.day * 86_400_000).prefix(10))  // 2026-11-24
+            return (attributes: " data-day=\"\(date)\"", cells: [date] + metrics.map { String(day.counts[$0] ?? 0) })
         }
         let totals = metrics.map { metric in days.reduce(0) { $0 + ($1.counts[metric] ?? 0) } }
         return ConsoleHTML.signedIn(page: Page.usage.rawValue, title: "Usage", context: context, content: """
