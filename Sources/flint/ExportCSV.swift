@@ -62,7 +62,8 @@ enum ExportCSV {
     static func encode(_ rows: [[String]]) -> String {
         rows.map { row in
             row.map { field in
-                field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                // `isNewline`: Swift reads "\r\n" as one Character, equal to neither "\r" nor "\n".
+                field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
                     ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
             }.joined(separator: ",")
         }.joined(separator: "\n") + (rows.isEmpty ? "" : "\n")

@@ -240,6 +240,8 @@ import Testing
         try await Self.update("ada", in: source) { change in
             change.linkProviderUserInfo = ProviderUserInfo(providerId: "facebook.com", rawId: "fb-77", email: "ada@example.com")
         }
+        // A Windows line break inside a field, which Swift reads as one Character.
+        try await source.succeed("users", "create", "--uid", "crlf", "--display-name", "First line\r\nsecond line")
         let file = source.dataDirectory.appendingPathComponent("users.csv")
         let flags = try await Self.export(from: source, to: file)
         let text = try String(contentsOf: file, encoding: .utf8)
@@ -250,7 +252,8 @@ import Testing
         let firebaseRow = "gh-user,,false,,,Grace,,,,,,,,,,,,,,gh-9,grace@example.com,Grace H,,false,1700000000000,,+16505550142,\n"
         try (text + firebaseRow).write(to: file, atomically: true, encoding: .utf8)
         let imported = try await target.run(arguments: ["users", "import", file.path] + flags)
-        #expect(imported.status == 0 && imported.stderr.contains("Imported 2/2 users"), "\(imported.stderr)")
+        #expect(imported.status == 0 && imported.stderr.contains("Imported 3/3 users"), "\(imported.stderr)")
+        #expect(try await target.json("users", "get", "crlf", "--json")["displayName"] == "First line\r\nsecond line")
         let ada = try await target.json("users", "get", "ada", "--json")
         #expect(ada["displayName"] == #"Lovelace, "Ada""# && ada["emailVerified"] == true)
         #expect(ada["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "facebook.com" && $0["rawId"] == "fb-77" } == true)
