@@ -15,14 +15,19 @@ extension ServerOptions {
             outcome = .failure(error)
         }
         try await server.close()
-        do {
-            return try outcome.get()
-        } catch let error as FlintError {
-            Output.error(error.message)
-            throw ExitCode.failure
-        }
+        return try await reportingFlintErrors { try outcome.get() }
     }
+}
 
+/// Runs `body`; a `FlintError` (`USER_NOT_FOUND`, `INVALID_ARGUMENT : …`) is printed to stderr as its message
+/// and fails the command, whether the database or a server answered.
+private func reportingFlintErrors<Value>(_ body: () async throws -> Value) async throws -> Value {
+    do {
+        return try await body()
+    } catch let error as FlintError {
+        Output.error(error.message)
+        throw ExitCode.failure
+    }
 }
 
 /// The options of the commands that can act on a running server as well as on the database.
@@ -59,11 +64,6 @@ struct AdminOptions: ParsableArguments {
         }
         let backend = RemoteBackend(baseURL: url, projectID: try database.configuration(environment: environment).projectID,
                                     keyFile: key)
-        do {
-            return try await body(backend)
-        } catch let error as FlintError {
-            Output.error(error.message)
-            throw ExitCode.failure
-        }
+        return try await reportingFlintErrors { try await body(backend) }
     }
 }
