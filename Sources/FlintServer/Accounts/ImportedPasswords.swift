@@ -130,7 +130,8 @@ struct ImportedPasswords: Sendable {
         case .sha512:
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA512.hash(data: $0)) }
         case .bcrypt:
-            preconditionFailure("bcrypt hashes are checked by bcryptMatches")
+            // Checked by `bcryptMatches` (the hash carries its own salt and cost); never derived here.
+            throw FlintError.internalError
         }
     }
 
