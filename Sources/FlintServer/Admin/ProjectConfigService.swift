@@ -209,9 +209,9 @@ struct ProjectConfigService: Sendable {
                 ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID) },
                 android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }),
             notification: .init(sendEmail: .init(
-                resetPasswordTemplate: emailTemplate(settings.emailTemplates[OobRequestType.passwordReset.rawValue]),
-                verifyEmailTemplate: emailTemplate(settings.emailTemplates[OobRequestType.verifyEmail.rawValue]),
-                changeEmailTemplate: emailTemplate(settings.emailTemplates[OobRequestType.recoverEmail.rawValue]))),
+                resetPasswordTemplate: shownTemplate(settings.emailTemplates[OobRequestType.passwordReset.rawValue]),
+                verifyEmailTemplate: shownTemplate(settings.emailTemplates[OobRequestType.verifyEmail.rawValue]),
+                changeEmailTemplate: shownTemplate(settings.emailTemplates[OobRequestType.recoverEmail.rawValue]))),
             mfa: .init(
                 state: settings.multiFactor.enabled ? "ENABLED" : "DISABLED",
                 enabledProviders: settings.multiFactor.phone ? ["PHONE_SMS"] : [],
@@ -220,7 +220,7 @@ struct ProjectConfigService: Sendable {
     }
 
     /// A stored wording as the v2 config shows it (`customized: false` for the built-in one).
-    private static func emailTemplate(_ template: ProjectSettings.EmailTemplate?) -> ProjectConfig.Notification.EmailTemplate {
+    private static func shownTemplate(_ template: ProjectSettings.EmailTemplate?) -> ProjectConfig.Notification.EmailTemplate {
         guard let template else { return .init(customized: false) }
         return .init(senderDisplayName: template.senderDisplayName, subject: template.subject, body: template.body,
                      bodyFormat: template.bodyFormat, customized: true)

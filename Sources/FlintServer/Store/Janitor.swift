@@ -2,8 +2,8 @@ import Logging
 import ServiceLifecycle
 
 /// Removes what can no longer be used: expired verification codes, app credentials and email action
-/// codes, counters of windows long past, and usage counts older than `UsageCounters.retentionDays`. Every node runs one; the deletes are idempotent, so running them on several
-/// nodes at once is harmless.
+/// codes, counters of windows long past, and usage counts older than `UsageCounters.retentionDays`.
+/// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
 struct Janitor: Service {
     let store: Store
     let clock: any FlintClock
