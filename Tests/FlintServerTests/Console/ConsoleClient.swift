@@ -8,7 +8,8 @@ import NIOHTTP1
 /// A browser stand-in for console tests: keeps cookies, never follows redirects (tests check them), sends
 /// forms the way a browser does (URL-encoded, with the page's `Origin`), and reads tokens out of pages.
 final class ConsoleClient: @unchecked Sendable {
-    let baseURL: String
+    /// `http://127.0.0.1:port`, as a browser's `Origin` names it.
+    let origin: String
     private(set) var cookies: [String: String] = [:]
     private let client = HTTPClient(eventLoopGroupProvider: .singleton,
                                     configuration: .init(redirectConfiguration: .disallow))
@@ -35,7 +36,7 @@ final class ConsoleClient: @unchecked Sendable {
     }
 
     init(_ server: TestServer) {
-        baseURL = server.baseURL.absoluteString
+        origin = server.baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     }
 
     func shutdown() async throws { try await client.shutdown() }
@@ -49,12 +50,12 @@ final class ConsoleClient: @unchecked Sendable {
               headers extra: [String: String] = [:]) async throws -> Page {
         var headers = extra
         headers["content-type"] = "application/x-www-form-urlencoded"
-        if let origin { headers["origin"] = origin == "same" ? baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) : origin }
+        if let origin { headers["origin"] = origin == "same" ? self.origin : origin }
         return try await send(.POST, path, body: FormURLEncoding.encode(fields), headers: headers)
     }
 
     private func send(_ method: HTTPMethod, _ path: String, body: String?, headers: [String: String]) async throws -> Page {
-        var request = HTTPClientRequest(url: baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
+        var request = HTTPClientRequest(url: origin + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if !cookies.isEmpty {
@@ -74,14 +75,12 @@ final class ConsoleClient: @unchecked Sendable {
 
     /// Signs in as the emulator owner, or (production) with `keyFile` the way the login page's script does.
     @discardableResult
-    func signIn(keyFile: ServiceAccounts.KeyFile? = nil, now: Int64 = 0, audience: String? = nil) async throws -> Page {
+    func signIn(keyFile: ServiceAccounts.KeyFile? = nil, now: Int64 = 0) async throws -> Page {
         let login = try await get("/console/login")
         let challenge = login.challenge ?? ""
         var fields = [("challenge", challenge)]
         if let keyFile {
-            fields.append(("assertion", try Self.assertion(
-                keyFile, audience: audience ?? baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/console",
-                nonce: challenge, now: now)))
+            fields.append(("assertion", try Self.assertion(keyFile, audience: origin + "/console", nonce: challenge, now: now)))
         }
         return try await post("/console/login", fields)
     }

@@ -64,7 +64,7 @@ import Testing
             let otherServerKey = try await server.server.serviceAccounts.create(projectID: server.projectID)
             _ = try await server.server.store.revokeServiceAccount(keyID: otherServerKey.private_key_id, at: seconds(server))
             let now = seconds(server)
-            let audience = console.baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/console"
+            let audience = console.origin + "/console"
 
             func attempt(_ assertion: (String) throws -> String, keepChallengeCookie: Bool = true) async throws -> ConsoleClient.Page {
                 let login = try await console.get("/console/login")
