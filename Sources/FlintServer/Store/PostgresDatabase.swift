@@ -10,6 +10,7 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Serialises concurrent migrators (several nodes starting at once). The number is arbitrary but fixed.
     public let migrationLockStatement: String? = "SELECT pg_advisory_xact_lock(7310583)"
+    public let rowLockClause: String? = "FOR UPDATE"
 
     /// Connects to `url` (`postgres://user:password@host:port/database`) and checks the server answers.
     public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
@@ -137,8 +138,10 @@ public final class PostgresDatabase: SQLDatabase {
         do {
             return try await body()
         } catch let error as PSQLError {
-            if error.serverInfo?[.sqlState] == "23505" {
-                throw SQLError.uniqueViolation(detail: error.serverInfo?[.constraintName] ?? "unique")
+            switch error.serverInfo?[.sqlState] {
+            case "23505": throw SQLError.uniqueViolation(detail: error.serverInfo?[.constraintName] ?? "unique")
+            case "40P01", "40001": throw SQLError.transactionConflict  // deadlock_detected, serialization_failure
+            default: break
             }
             let message = error.serverInfo?[.message] ?? String(reflecting: error.code)
             throw SQLError.failure("PostgreSQL: \(message)")

@@ -18,8 +18,13 @@ public struct UserAccount: Sendable, Equatable {
     public var disabled = false
     /// Custom claims as a JSON object string.
     public var customAttributes: String?
-    /// ID tokens issued before this second, and refresh tokens created before it, are revoked.
+    /// ID tokens issued before this second, and refresh tokens created before it, are revoked (the wire's
+    /// `validSince`; an admin may set it).
     public var validSince: Int64
+    /// Counts the revocations of the account's sessions. Each session (refresh token, and the ID tokens
+    /// minted from it) records the epoch it began in and dies once the account's moves past it: exact,
+    /// where `validSince` has whole seconds only, and ordered by the row lock, not by clocks.
+    public var sessionEpoch: Int64 = 0
     public var createdAt: Int64
     public var lastLoginAt: Int64?
     public var lastRefreshAt: Int64?
@@ -116,9 +121,12 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var secondFactor: PassedSecondFactor?
     /// Developer claims of a custom-token sign-in (a JSON object string), carried by every ID token of the session.
     public var sessionClaims: String?
+    /// The user's `sessionEpoch` when the session began; a later revocation ends it.
+    public var sessionEpoch: Int64
 
     public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
-                secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) {
+                secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil, sessionEpoch: Int64 = 0) {
+        self.sessionEpoch = sessionEpoch
         self.secondFactor = secondFactor
         self.sessionClaims = sessionClaims
         self.projectID = projectID
@@ -146,4 +154,6 @@ public enum UniqueField: Sendable, Equatable {
 
 public enum StoreError: Error, Equatable {
     case duplicate(UniqueField)
+    /// A compare-and-swap lost to another writer more times than it retries.
+    case contended
 }

@@ -44,11 +44,15 @@ public struct SQLRow: Sendable {
 public enum SQLError: Error, CustomStringConvertible {
     /// A unique or primary-key constraint failed; `detail` names the constraint or its columns.
     case uniqueViolation(detail: String)
+    /// The database gave up on the transaction to resolve a conflict with another one (a deadlock);
+    /// running it again is safe.
+    case transactionConflict
     case failure(String)
 
     public var description: String {
         switch self {
         case .uniqueViolation(let detail): "unique constraint violated: \(detail)"
+        case .transactionConflict: "transaction conflict (deadlock or serialization failure)"
         case .failure(let message): message
         }
     }
@@ -68,6 +72,10 @@ public protocol SQLDatabase: SQLExecutor {
     /// A statement that, inside a transaction, keeps concurrent migrators out (nil where the
     /// transaction itself already does, as SQLite's `BEGIN IMMEDIATE`).
     var migrationLockStatement: String? { get }
+    /// What a SELECT inside a transaction appends to lock the rows it reads until the commit
+    /// (`FOR UPDATE`), or nil where the transaction itself already excludes other writers (SQLite's
+    /// `BEGIN IMMEDIATE`).
+    var rowLockClause: String? { get }
     func close() async throws
 }
 

@@ -10,6 +10,7 @@ public final class SQLiteDatabase: SQLDatabase {
     private let nextReader = NIOLockedValueBox(0)
 
     public let migrationLockStatement: String? = nil
+    public let rowLockClause: String? = nil
 
     /// Opens (creating if needed) the database file at `path`.
     public init(path: String, readerCount: Int = 4) throws {
