@@ -6,9 +6,13 @@ public struct FirebaseClaim: Codable, Sendable, Equatable {
     public var signInSecondFactor: String?
     public var secondFactorIdentifier: String?
     public var tenant: String?
+    /// Flint's addition: the account's session epoch when the session began (absent for 0). The server
+    /// refuses the token once a revocation has moved the account's epoch past it.
+    public var sessionEpoch: Int64?
 
     public init(identities: [String: [String]], signInProvider: String, signInSecondFactor: String? = nil,
-                secondFactorIdentifier: String? = nil, tenant: String? = nil) {
+                secondFactorIdentifier: String? = nil, tenant: String? = nil, sessionEpoch: Int64? = nil) {
+        self.sessionEpoch = sessionEpoch
         self.identities = identities
         self.signInProvider = signInProvider
         self.signInSecondFactor = signInSecondFactor
@@ -22,6 +26,7 @@ public struct FirebaseClaim: Codable, Sendable, Equatable {
         case signInSecondFactor = "sign_in_second_factor"
         case secondFactorIdentifier = "second_factor_identifier"
         case tenant
+        case sessionEpoch = "session_epoch"
     }
 }
 

@@ -43,12 +43,18 @@ import Testing
             #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == alice)
             #expect(try await store.user(projectID: "p2", localID: "alice") == nil)
 
+            // A change writes the fields it names, and only those.
+            let change = AccountChange([.displayName(nil), .emailVerified(true), .unlink(providerID: "apple.com"), .revokeSessions])
+            let modified = try #require(try await store.modifyUser(projectID: "p1", localID: "alice") { _ in change })
+            #expect(modified.before == alice)
             alice.displayName = nil
             alice.emailVerified = true
             alice.identities = []
-            try await store.updateUser(alice)
+            alice.sessionEpoch = 1
+            #expect(modified.after == alice)
             #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
             #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == nil)
+            #expect(try await store.modifyUser(projectID: "p1", localID: "nobody") { _ in change } == nil)
 
             #expect(try await store.deleteUser(projectID: "p1", localID: "alice") != nil)
             #expect(try await store.deleteUser(projectID: "p1", localID: "alice") == nil)
@@ -76,10 +82,10 @@ import Testing
             // The failed inserts left nothing behind: "d" was rolled back with its identity.
             #expect(try await store.user(projectID: "p1", localID: "d") == nil)
 
-            var other = user("e", email: "other@example.com")
-            try await store.createUser(other)
-            other.email = "same@example.com"
-            await #expect(throws: StoreError.duplicate(.email)) { try await store.updateUser(other) }
+            try await store.createUser(user("e", email: "other@example.com"))
+            await #expect(throws: StoreError.duplicate(.email)) {
+                try await store.modifyUser(projectID: "p1", localID: "e") { _ in AccountChange([.email("same@example.com")]) }
+            }
             #expect(try await store.user(projectID: "p1", localID: "e")?.email == "other@example.com")
             #expect(try await store.user(projectID: "p1", localID: "a") == apple)
 
@@ -136,7 +142,12 @@ import Testing
         try await withStore(database) { store in
             #expect(try await store.createProject(projectID: "p1", settings: "{}", createdAt: 1))
             #expect(try await store.createProject(projectID: "p1", settings: "{\"x\":1}", createdAt: 2) == false)
-            #expect(try await store.projectSettings(projectID: "p1") == "{}")
+            #expect(try await store.projectSettings(projectID: "p1")?.settings == "{}")
+            // Settings are written compare-and-swap on their version.
+            #expect(try await store.updateProjectSettings(projectID: "p1", settings: "{\"y\":1}", ifVersion: 0) == 1)
+            #expect(try await store.updateProjectSettings(projectID: "p1", settings: "{\"z\":1}", ifVersion: 0) == nil)
+            #expect(try await store.projectSettings(projectID: "p1")?.settings == "{\"y\":1}")
+            #expect(try await store.projectVersion(projectID: "p1") == 1)
             try await store.insertAPIKey("AIzaKEY", projectID: "p1", createdAt: 1)
             #expect(try await store.projectID(forAPIKey: "AIzaKEY") == "p1")
             #expect(try await store.projectID(forAPIKey: "nope") == nil)

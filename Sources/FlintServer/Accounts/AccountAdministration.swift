@@ -25,9 +25,9 @@ extension AccountService {
             do {
                 let user = try importedUser(record, hashParameters: hashParameters, caller: caller)
                 if request.allowOverwrite == true, try await store.user(projectID: caller.projectID, localID: user.localID) != nil {
-                    try await save(user)
+                    try await pipeline.replace(user)
                 } else {
-                    try await create(user)
+                    try await pipeline.create(user)
                 }
             } catch let error as FlintError {
                 failures.append(.init(index: index, message: error.message))
@@ -92,21 +92,18 @@ extension AccountService {
         return factors
     }
 
-    /// Links an identity provider's account to `user` (admin `linkProviderUserInfo`), as the Admin SDK's
-    /// `providerToLink`; an account already linked to anyone is refused.
-    func link(_ info: ProviderUserInfo, to user: inout UserAccount) async throws {
+    /// The identity an admin links (`linkProviderUserInfo`, the Admin SDK's `providerToLink`); an account
+    /// already linked to anyone is refused (the store's unique key refuses a race too).
+    func identity(linking info: ProviderUserInfo, projectID: String) async throws -> FederatedIdentity {
         guard ![ProviderID.password, ProviderID.phone].contains(info.providerId), !info.providerId.isEmpty,
               let rawID = info.rawId ?? info.federatedId, !rawID.isEmpty
         else { throw FlintError(.invalidArgument, "linkProviderUserInfo needs a federated providerId and rawId.") }
-        if try await store.user(projectID: user.projectID, providerID: info.providerId, rawID: rawID) != nil {
+        if try await store.user(projectID: projectID, providerID: info.providerId, rawID: rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }
-        guard !user.identities.contains(where: { $0.providerID == info.providerId }) else {
-            throw FlintError(.providerAlreadyLinked)
-        }
-        user.identities.append(FederatedIdentity(
+        return FederatedIdentity(
             providerID: info.providerId, rawID: rawID, email: info.email, displayName: info.displayName,
-            photoURL: info.photoUrl, screenName: info.screenName))
+            photoURL: info.photoUrl, screenName: info.screenName)
     }
 
     // MARK: Lookup, bulk delete and query

@@ -9,7 +9,7 @@ public struct AccountService: Sendable {
     let hasher: PasswordHasher
     /// Checks passwords imported with other hash algorithms.
     let importedPasswords: ImportedPasswords
-    let gate: SecondFactorGate
+    let pipeline: SignInPipeline
     /// Told about deletions, when the operator configured it.
     let userDeleted: UserDeletedWebhook?
     let clock: any FlintClock
@@ -26,7 +26,6 @@ public struct AccountService: Sendable {
         let settings = caller.project.settings.signIn
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
         user.displayName = request.displayName
-        user.lastLoginAt = user.createdAt
         let provider: String
         if request.email == nil, request.password == nil {
             guard settings.anonymousEnabled else { throw FlintError(.adminOnlyOperation) }
@@ -34,11 +33,12 @@ public struct AccountService: Sendable {
         } else {
             guard settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
             user.email = try Validation.email(request.email)
-            try await setPassword(try Validation.newPassword(request.password), on: &user, project: caller.project)
+            user.password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
             provider = ProviderID.password
         }
-        try await create(user)
-        let issued = try await tokens.issue(for: user, signInProvider: provider)
+        guard case .signedIn(_, let issued) = try await pipeline.signIn(creating: user, .init(provider: provider)) else {
+            throw FlintError.internalError
+        }
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email ?? "",
             displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
@@ -57,28 +57,31 @@ public struct AccountService: Sendable {
         user.phoneNumber = try request.phoneNumber.map { try Validation.phoneNumber($0) }
         user.disabled = request.disabled ?? false
         if let password = request.password {
-            try await setPassword(try Validation.newPassword(password), on: &user, project: caller.project)
+            user.password = try await newPassword(try Validation.newPassword(password), project: caller.project)
         }
-        try await create(user)
+        try await pipeline.create(user)
         return SignInResponse(kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email)
     }
 
-    /// `signUp` with an `idToken`: adds email and password to an existing (e.g. anonymous) user.
+    /// `signUp` with an `idToken`: adds email and password to an existing (e.g. anonymous) user. Replacing a
+    /// password or an address is a credential change: it needs a recent sign-in and ends the other sessions.
     private func linkPassword(_ request: SignUpRequest, idToken: String, caller: Caller) async throws -> SignInResponse {
-        var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
+        let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
         guard caller.project.settings.signIn.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
         let email = try Validation.email(request.email)
-        let password = try Validation.newPassword(request.password)
-        if user.hasPassword, user.email != email { throw FlintError(.emailExists) }
-        if user.email != email {
-            user.email = email
-            user.emailVerified = false
+        let password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
+        let now = clock.seconds
+        let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.password) { [tokens] current in
+            try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
+            if current.hasPassword, current.email != email { throw FlintError(.emailExists) }
+            var change = AccountChange([.password(password)])
+            if current.email != email { change.add(AccountChange([.email(email), .emailVerified(false)])) }
+            if let displayName = request.displayName { change.add(.displayName(displayName)) }
+            if current.hasPassword || current.email != nil && current.email != email { change.revokeSessions(at: now) }
+            return change
         }
-        if let displayName = request.displayName { user.displayName = displayName }
-        try await setPassword(password, on: &user, project: caller.project)
-        user.lastLoginAt = clock.milliseconds
-        try await save(user)
-        let issued = try await tokens.issue(for: user, signInProvider: ProviderID.password)
+        guard case .signedIn(let user, let issued) = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
+        else { throw FlintError.internalError }
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email,
             displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
@@ -96,7 +99,7 @@ public struct AccountService: Sendable {
         try await throttle.checkAllowed(projectID: caller.projectID, email: email)
 
         let found = try await store.user(projectID: caller.projectID, email: email)
-        guard var user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
+        guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
             // Spend the same time as a real check, so response times do not reveal which emails exist.
             _ = try await hasher.hash(password: password, salt: Data(random.bytes(12)), project: project)
             // Firebase: "the password is invalid or the user does not have a password".
@@ -109,29 +112,28 @@ public struct AccountService: Sendable {
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email)
-        if user.disabled { throw FlintError(.userDisabled) }
-        if user.importedPasswordHash != nil {
-            // An imported hash: now that the password is known, keep it the project's own way.
-            try await setPassword(password, on: &user, project: project)
-            user.importedPasswordHash = nil
-            try await save(user)
+        // An imported hash: now that the password is known, keep it the project's own way.
+        let rehashed = user.importedPasswordHash == nil ? nil : try await newPassword(password, project: project)
+        let verifiedHash = hash
+        let attempt = SignInPipeline.Attempt(provider: ProviderID.password) { current in
+            // The password checked above must still be the account's (not changed since it was read).
+            guard current.passwordHash == verifiedHash else {
+                throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
+            }
+            return AccountChange(rehashed.map { [.password($0)] } ?? [])
         }
-        if let challenge = try gate.challenge(for: user, signInProvider: ProviderID.password) {
-            var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
-                                          email: user.email, displayName: user.displayName ?? "", registered: true)
+        var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
+                                      email: user.email, displayName: user.displayName ?? "", registered: true)
+        switch try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt) {
+        case .secondFactorRequired(_, let challenge):
             response.mfaPendingCredential = challenge.pendingCredential
             response.mfaInfo = challenge.mfaInfo
-            return response
+        case .signedIn(_, let issued):
+            response.idToken = issued.idToken
+            response.refreshToken = issued.refreshToken
+            response.expiresIn = issued.expiresIn
         }
-
-        var signedIn = user
-        signedIn.lastLoginAt = clock.milliseconds
-        try await save(signedIn)
-        let issued = try await tokens.issue(for: signedIn, signInProvider: ProviderID.password)
-        return SignInResponse(
-            kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID, email: user.email,
-            displayName: user.displayName ?? "", idToken: issued.idToken, refreshToken: issued.refreshToken,
-            expiresIn: issued.expiresIn, registered: true)
+        return response
     }
 
     /// Checks a password against the user's hash: the project's scrypt, or how an imported hash was made.
@@ -182,21 +184,17 @@ public struct AccountService: Sendable {
     // MARK: Update
 
     public func update(_ request: UpdateAccountRequest, caller: Caller) async throws -> UpdateAccountResponse {
-        var user: UserAccount
+        let localID: String
         let verified: TokenService.VerifiedIDToken?
-        if caller.isAdmin, let localID = request.localId {
-            guard let found = try await store.user(projectID: caller.projectID, localID: localID) else {
-                throw FlintError(.userNotFound)
-            }
-            user = found
+        if caller.isAdmin, let requested = request.localId {
+            localID = requested
             verified = nil
         } else {
             guard request.idToken != nil else { throw FlintError(caller.isAdmin ? .missingLocalID : .missingIDToken) }
             let token = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
-            user = token.user
+            localID = token.user.localID
             verified = token
         }
-        if let verified, request.email != nil || request.password != nil { try tokens.requireRecentSignIn(verified) }
         if !caller.isAdmin,
            request.emailVerified != nil || request.disableUser != nil || request.customAttributes != nil
             || request.validSince != nil || request.phoneNumber != nil || request.mfa != nil
@@ -204,60 +202,70 @@ public struct AccountService: Sendable {
             throw FlintError(.insufficientPermission, "Only admins can set these attributes.", status: .forbidden)
         }
 
-        var reissue = false
+        // Everything that needs the store or time is worked out first; the change itself is decided on the
+        // account as stored now, under its lock.
+        let email = try request.email.map { try Validation.email($0) }
+        var newCredential: StoredPassword?
+        if let raw = request.password {
+            newCredential = try await newPassword(try Validation.newPassword(raw), project: caller.project)
+        }
+        let password = newCredential
+        let adminChange = caller.isAdmin ? try await adminChange(request, projectID: caller.projectID) : AccountChange()
         let now = clock.seconds
-        if let email = request.email {
-            let normalised = try Validation.email(email)
-            if normalised != user.email {
-                user.email = normalised
-                user.emailVerified = false
-                reissue = true
+        let credentialsChange = email != nil || password != nil || !(request.deleteProvider ?? []).isEmpty
+        let decide: @Sendable (UserAccount) throws -> AccountChange = { [tokens] current in
+            if let verified, credentialsChange { try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current) }
+            var change = AccountChange()
+            var revokes = false
+            if let email, email != current.email {
+                change.add(AccountChange([.email(email), .emailVerified(false)]))
+                revokes = revokes || current.email != nil
             }
-        }
-        if let password = request.password {
-            try await setPassword(try Validation.newPassword(password), on: &user, project: caller.project)
-            // A new password signs every other session out.
-            user.validSince = now
-            reissue = true
-        }
-        if let displayName = request.displayName { user.displayName = displayName }
-        if let photoURL = request.photoUrl { user.photoURL = photoURL }
-        for attribute in request.deleteAttribute ?? [] {
-            switch attribute {
-            case "DISPLAY_NAME": user.displayName = nil
-            case "PHOTO_URL": user.photoURL = nil
-            case "PHONE_NUMBER" where caller.isAdmin: user.phoneNumber = nil
-            default: throw FlintError(.invalidArgument, "Unknown deleteAttribute \(attribute)")
+            if let password {
+                change.add(.password(password))
+                revokes = true
             }
-        }
-        for provider in request.deleteProvider ?? [] {
-            switch provider {
-            case ProviderID.password:
-                user.passwordHash = nil
-                user.passwordSalt = nil
-                user.passwordUpdatedAt = nil
-                user.email = nil
-                user.emailVerified = false
-                user.emailLinkSignin = false
-            case ProviderID.phone:
-                user.phoneNumber = nil
-            default:
-                user.identities.removeAll { $0.providerID == provider }
+            if let displayName = request.displayName { change.add(.displayName(displayName)) }
+            if let photoURL = request.photoUrl { change.add(.photoURL(photoURL)) }
+            for attribute in request.deleteAttribute ?? [] {
+                switch attribute {
+                case "DISPLAY_NAME": change.add(.displayName(nil))
+                case "PHOTO_URL": change.add(.photoURL(nil))
+                case "PHONE_NUMBER" where caller.isAdmin: change.add(.phoneNumber(nil))
+                default: throw FlintError(.invalidArgument, "Unknown deleteAttribute \(attribute)")
+                }
             }
-        }
-        if caller.isAdmin {
-            if let verifiedFlag = request.emailVerified { user.emailVerified = verifiedFlag }
-            if let disabled = request.disableUser { user.disabled = disabled }
-            if let claims = request.customAttributes { user.customAttributes = try Validation.customClaims(claims) }
-            if let validSince = request.validSince {
-                guard let seconds = Int64(validSince.value) else { throw FlintError(.invalidArgument, "validSince") }
-                user.validSince = seconds
+            for provider in request.deleteProvider ?? [] {
+                switch provider {
+                case ProviderID.password:
+                    change.add(AccountChange([.password(nil), .email(nil), .emailVerified(false), .emailLinkSignin(false)]))
+                case ProviderID.phone: change.add(.phoneNumber(nil))
+                default: change.add(.unlink(providerID: provider))
+                }
             }
-            if let phone = request.phoneNumber { user.phoneNumber = try Validation.phoneNumber(phone) }
-            if let mfa = request.mfa { user.mfaFactors = try secondFactors(mfa.enrollments ?? []) }
-            if let info = request.linkProviderUserInfo { try await link(info, to: &user) }
+            change.add(adminChange)
+            if let info = request.linkProviderUserInfo, current.identities.contains(where: { $0.providerID == info.providerId }) {
+                throw FlintError(.providerAlreadyLinked)
+            }
+            // A new password or address signs every other session out.
+            if revokes, !change.revokesSessions { change.revokeSessions(at: now) }
+            return change
         }
-        try await save(user)
+
+        let user: UserAccount
+        var issued: TokenService.IssuedTokens?
+        if let verified, email != nil || password != nil, request.returnSecureToken ?? false {
+            // The caller's own session goes on in new tokens.
+            guard case .signedIn(let changed, let tokens) = try await pipeline.signIn(
+                localID, projectID: caller.projectID, .reissue(for: verified, change: decide))
+            else { throw FlintError.internalError }
+            (user, issued) = (changed, tokens)
+        } else {
+            guard let modified = try await pipeline.modify(projectID: caller.projectID, localID: localID, decide) else {
+                throw FlintError(.userNotFound)
+            }
+            user = modified.after
+        }
 
         var response = UpdateAccountResponse(localId: user.localID)
         response.kind = "identitytoolkit#SetAccountInfoResponse"
@@ -267,14 +275,31 @@ public struct AccountService: Sendable {
         response.emailVerified = user.emailVerified
         response.passwordHash = user.hasPassword ? UserRecord.redactedPasswordHash : nil
         response.providerUserInfo = user.providerUserInfo
-        if let verified, reissue, request.returnSecureToken ?? false {
-            let issued = try await tokens.issue(
-                for: user, signInProvider: verified.claims.firebase.signInProvider, authTime: verified.claims.authTime)
-            response.idToken = issued.idToken
-            response.refreshToken = issued.refreshToken
-            response.expiresIn = issued.expiresIn
-        }
+        response.idToken = issued?.idToken
+        response.refreshToken = issued?.refreshToken
+        response.expiresIn = issued?.expiresIn
         return response
+    }
+
+    /// The fields only an admin may set. Disabling the account, or moving `validSince` to now or later, ends
+    /// its sessions (a `validSince` in the past only refuses tokens older than it).
+    private func adminChange(_ request: UpdateAccountRequest, projectID: String) async throws -> AccountChange {
+        var change = AccountChange()
+        if let verifiedFlag = request.emailVerified { change.add(.emailVerified(verifiedFlag)) }
+        if let disabled = request.disableUser {
+            change.add(.disabled(disabled))
+            if disabled { change.add(.revokeSessions) }
+        }
+        if let claims = request.customAttributes { change.add(.customAttributes(try Validation.customClaims(claims))) }
+        if let validSince = request.validSince {
+            guard let seconds = Int64(validSince.value) else { throw FlintError(.invalidArgument, "validSince") }
+            change.add(.validSince(seconds))
+            if seconds >= clock.seconds { change.add(.revokeSessions) }
+        }
+        if let phone = request.phoneNumber { change.add(.phoneNumber(try Validation.phoneNumber(phone))) }
+        if let mfa = request.mfa { change.add(.secondFactors(try secondFactors(mfa.enrollments ?? []))) }
+        if let info = request.linkProviderUserInfo { change.add(.link(try await identity(linking: info, projectID: projectID))) }
+        return change
     }
 
     // MARK: Delete
@@ -311,37 +336,10 @@ public struct AccountService: Sendable {
 
     // MARK: Helpers
 
-    func setPassword(_ password: String, on user: inout UserAccount, project: Project) async throws {
+    /// A password credential for `password`, hashed with the project's scrypt and a fresh salt.
+    func newPassword(_ password: String, project: Project) async throws -> StoredPassword {
         let salt = Data(random.bytes(12))
         let hash = try await hasher.hash(password: password, salt: salt, project: project)
-        user.passwordHash = hash.base64EncodedString()
-        user.passwordSalt = salt.base64EncodedString()
-        user.passwordUpdatedAt = clock.milliseconds
-        user.importedPasswordHash = nil
-    }
-
-    func create(_ user: UserAccount) async throws {
-        do {
-            try await store.createUser(user)
-        } catch let StoreError.duplicate(field) {
-            throw Self.error(for: field)
-        }
-    }
-
-    func save(_ user: UserAccount) async throws {
-        do {
-            try await store.updateUser(user)
-        } catch let StoreError.duplicate(field) {
-            throw Self.error(for: field)
-        }
-    }
-
-    private static func error(for field: UniqueField) -> FlintError {
-        switch field {
-        case .email: FlintError(.emailExists)
-        case .phoneNumber: FlintError(.phoneNumberExists)
-        case .localID: FlintError(.duplicateLocalID)
-        case .federatedIdentity: FlintError(.invalidArgument, "identity already linked")
-        }
+        return StoredPassword(hash: hash.base64EncodedString(), salt: salt.base64EncodedString(), updatedAt: clock.milliseconds)
     }
 }

@@ -63,26 +63,28 @@ struct IdentityProviderConfigService: Sendable {
     func save(_ id: String, _ body: DefaultSupportedIdpConfig, mask: UpdateMask?, caller: Caller) async throws
         -> DefaultSupportedIdpConfig {
         func changes(_ field: String, present: Bool) -> Bool { mask?.covers(field) ?? present }
-        var provider = caller.project.settings.identityProviders[id] ?? ProjectSettings.IdentityProvider()
-        if changes("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
-        if changes("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
-        if changes("clientSecret", present: body.clientSecret != nil) {
-            provider.sealedClientSecret = try body.clientSecret.map { try seal($0, id: id, caller: caller) }
+        // Sealed once, outside the compare-and-swap (which may run the change again).
+        let clientSecret = try body.clientSecret.map { try seal($0, id: id, caller: caller) }
+        let privateKey = try body.appleSignInConfig?.codeFlowConfig?.privateKey.map { try seal($0, id: id, caller: caller) }
+        let project = try await projects.updateSettings(caller.projectID) { settings in
+            var provider = settings.identityProviders[id] ?? ProjectSettings.IdentityProvider()
+            if changes("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
+            if changes("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
+            if changes("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
+            let apple = body.appleSignInConfig
+            if changes("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
+            let codeFlow = apple?.codeFlowConfig
+            if changes("appleSignInConfig.codeFlowConfig.teamId", present: codeFlow?.teamId != nil) { provider.teamID = codeFlow?.teamId }
+            if changes("appleSignInConfig.codeFlowConfig.keyId", present: codeFlow?.keyId != nil) { provider.keyID = codeFlow?.keyId }
+            if changes("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
+                provider.sealedPrivateKey = privateKey
+            }
+            if id == ProviderID.facebook, provider.enabled, provider.clientID?.isEmpty ?? true {
+                throw FlintError(.invalidProviderConfig, "facebook.com needs clientId (the app ID)")
+            }
+            settings.identityProviders[id] = provider
         }
-        let apple = body.appleSignInConfig
-        if changes("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
-        let codeFlow = apple?.codeFlowConfig
-        if changes("appleSignInConfig.codeFlowConfig.teamId", present: codeFlow?.teamId != nil) { provider.teamID = codeFlow?.teamId }
-        if changes("appleSignInConfig.codeFlowConfig.keyId", present: codeFlow?.keyId != nil) { provider.keyID = codeFlow?.keyId }
-        if changes("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
-            provider.sealedPrivateKey = try codeFlow?.privateKey.map { try seal($0, id: id, caller: caller) }
-        }
-        if id == ProviderID.facebook, provider.enabled, provider.clientID?.isEmpty ?? true {
-            throw FlintError(.invalidProviderConfig, "facebook.com needs clientId (the app ID)")
-        }
-        let final = provider
-        let project = try await projects.updateSettings(caller.projectID) { $0.identityProviders[id] = final }
-        return Self.config(final, id: id, projectID: project.id)
+        return Self.config(project.settings.identityProviders[id] ?? .init(), id: id, projectID: project.id)
     }
 
     private func seal(_ secret: String, id: String, caller: Caller) throws -> String {

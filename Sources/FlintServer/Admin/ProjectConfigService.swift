@@ -24,8 +24,16 @@ struct ProjectConfigService: Sendable {
         ]
     }
 
+    /// Applies the masked fields of `change` to the settings as stored now (see `ProjectDirectory.updateSettings`:
+    /// a concurrent change of other fields survives).
     func update(_ project: Project, with change: ProjectConfig, mask: UpdateMask) async throws -> Project {
-        var settings = project.settings
+        try await projects.updateSettings(project.id) { settings in
+            try await apply(change, mask: mask, to: &settings, projectID: project.id)
+        }
+    }
+
+    private func apply(_ change: ProjectConfig, mask: UpdateMask, to settings: inout ProjectSettings, projectID: String)
+        async throws {
         if mask.covers("signIn.allowDuplicateEmails") {
             settings.signIn.allowDuplicateEmails = change.signIn?.allowDuplicateEmails ?? false
         }
@@ -37,7 +45,7 @@ struct ProjectConfigService: Sendable {
         if mask.covers("signIn.phoneNumber.enabled") { settings.signIn.phoneEnabled = change.signIn?.phoneNumber?.enabled ?? false }
         if mask.covers("signIn.phoneNumber.testPhoneNumbers") {
             settings.phone.testNumbers = try await testNumbers(
-                change.signIn?.phoneNumber?.testPhoneNumbers ?? [:], previous: settings.phone.testNumbers, projectID: project.id)
+                change.signIn?.phoneNumber?.testPhoneNumbers ?? [:], previous: settings.phone.testNumbers, projectID: projectID)
         }
         if mask.covers("authorizedDomains") { settings.authorizedDomains = change.authorizedDomains ?? [] }
         if mask.covers("emailPrivacyConfig.enableImprovedEmailPrivacy") {
@@ -70,8 +78,6 @@ struct ProjectConfigService: Sendable {
         where mask.covers("notification.sendEmail.\(field)") {
             settings.emailTemplates[type.rawValue] = try Self.emailTemplate(template)
         }
-        let final = settings
-        return try await projects.updateSettings(project.id) { $0 = final }
     }
 
     /// Checks a new set of fictional numbers: valid E.164, fixed 6-digit codes, within the allowed count,

@@ -9,8 +9,8 @@ public struct Project: Sendable {
 }
 
 /// Finds projects and API keys, creating projects on first use where the mode allows it.
-/// Recently read projects are kept in memory for a few seconds: settings changed on another node show
-/// up here within `cacheSeconds`, changes made through this node at once.
+/// Opened projects are kept in memory with their settings' version; every read checks that version in
+/// the store (one indexed lookup), so a change made on any node holds here from the next request on.
 public final class ProjectDirectory: Sendable {
     private let store: Store
     private let secrets: SecretBox
@@ -18,10 +18,11 @@ public final class ProjectDirectory: Sendable {
     private let clock: any FlintClock
     private let emulator: Bool
     private let defaultAuthorizedDomains: [String]
-    private let cache = NIOLockedValueBox([String: (project: Project, readAt: Int64)]())
+    private let cache = NIOLockedValueBox([String: (project: Project, version: Int64)]())
     private let keyCache = NIOLockedValueBox([String: String]())
 
-    static let cacheSeconds: Int64 = 5
+    /// How often a settings change is tried again after losing a race to another writer.
+    static let updateAttempts = 8
 
     public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, emulator: Bool,
                 defaultAuthorizedDomains: [String]) {
@@ -35,16 +36,23 @@ public final class ProjectDirectory: Sendable {
 
     /// The project, or nil if it does not exist.
     public func project(_ id: String) async throws -> Project? {
-        let now = clock.seconds
-        if let cached = cache.withLockedValue({ $0[id] }), now - cached.readAt < Self.cacheSeconds {
-            return cached.project
+        if let cached = cache.withLockedValue({ $0[id] }) {
+            guard let version = try await store.projectVersion(projectID: id) else { return nil }
+            if version == cached.version { return cached.project }
         }
-        guard let json = try await store.projectSettings(projectID: id) else { return nil }
+        return try await load(id)?.project
+    }
+
+    /// Reads the project from the store and caches it.
+    private func load(_ id: String) async throws -> (project: Project, version: Int64)? {
+        guard let (json, version) = try await store.projectSettings(projectID: id) else { return nil }
         let settings = try JSONDecoder().decode(ProjectSettings.self, from: Data(json.utf8))
         let signerKey = try secrets.open(settings.passwordHash.sealedSignerKey, context: "password-signer-key:\(id)")
-        let project = Project(id: id, settings: settings, signerKey: signerKey)
-        cache.withLockedValue { $0[id] = (project, now) }
-        return project
+        let loaded = (Project(id: id, settings: settings, signerKey: signerKey), version)
+        cache.withLockedValue { cache in
+            if (cache[id]?.version ?? .min) <= version { cache[id] = loaded }
+        }
+        return loaded
     }
 
     /// The project, created with defaults if it does not exist yet.
@@ -68,17 +76,26 @@ public final class ProjectDirectory: Sendable {
         return project
     }
 
-    /// Applies `change` to the project's settings and stores them.
+    /// Applies `change` to the project's settings as stored now and stores them, compare-and-swap on their
+    /// version: when another writer (on any node) changed them in between, `change` runs again on theirs, so
+    /// two changes of different fields both survive.
     @discardableResult
-    public func updateSettings(_ id: String, _ change: (inout ProjectSettings) throws -> Void) async throws -> Project {
-        let current = try await ensureProject(id)
-        var settings = current.settings
-        try change(&settings)
-        let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        try await store.updateProjectSettings(projectID: id, settings: json)
-        let project = Project(id: id, settings: settings, signerKey: current.signerKey)
-        cache.withLockedValue { $0[id] = (project, clock.seconds) }
-        return project
+    public func updateSettings(_ id: String, _ change: (inout ProjectSettings) async throws -> Void) async throws -> Project {
+        try await ensureProject(id)
+        for _ in 0..<Self.updateAttempts {
+            guard let current = try await load(id) else { throw FlintError.internalError }
+            var settings = current.project.settings
+            try await change(&settings)
+            let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+            guard let version = try await store.updateProjectSettings(projectID: id, settings: json, ifVersion: current.version)
+            else { continue }
+            let project = Project(id: id, settings: settings, signerKey: current.project.signerKey)
+            cache.withLockedValue { cache in
+                if (cache[id]?.version ?? .min) < version { cache[id] = (project, version) }
+            }
+            return project
+        }
+        throw StoreError.contended
     }
 
     /// The project an API key belongs to. Keys never move between projects, so answers are cached.

@@ -8,7 +8,7 @@ import Foundation
 /// tokens skip the second factor: the minting server vouches for the user.
 public struct CustomTokenService: Sendable {
     let store: Store
-    let tokens: TokenService
+    let pipeline: SignInPipeline
     let serviceAccounts: ServiceAccounts
     let clock: any FlintClock
     let emulator: Bool
@@ -33,24 +33,24 @@ public struct CustomTokenService: Sendable {
             sessionClaims = try Validation.customClaims(text)
         }
 
+        var attempt = SignInPipeline.Attempt(provider: ProviderID.custom)
+        attempt.asksSecondFactor = false
+        attempt.sessionClaims = sessionClaims
         var isNewUser = false
-        var user: UserAccount
-        if let existing = try await store.user(projectID: caller.projectID, localID: uid) {
-            user = existing
+        let outcome: SignInPipeline.Outcome
+        if try await store.user(projectID: caller.projectID, localID: uid) != nil {
+            outcome = try await pipeline.signIn(uid, projectID: caller.projectID, attempt)
         } else {
-            user = UserAccount(projectID: caller.projectID, localID: uid, createdAt: clock.milliseconds)
             do {
-                try await store.createUser(user)
+                outcome = try await pipeline.signIn(
+                    creating: UserAccount(projectID: caller.projectID, localID: uid, createdAt: clock.milliseconds), attempt)
                 isNewUser = true
-            } catch StoreError.duplicate(.localID) {
-                guard let winner = try await store.user(projectID: caller.projectID, localID: uid) else { throw FlintError.internalError }
-                user = winner
+            } catch let error as FlintError where error.is(.duplicateLocalID) {
+                // Another request created the user a moment ago: sign in as that user.
+                outcome = try await pipeline.signIn(uid, projectID: caller.projectID, attempt)
             }
         }
-        if user.disabled { throw FlintError(.userDisabled) }
-        user.lastLoginAt = clock.milliseconds
-        try await store.updateUser(user)
-        let issued = try await tokens.issue(for: user, signInProvider: ProviderID.custom, sessionClaims: sessionClaims)
+        guard case .signedIn(let user, let issued) = outcome else { throw FlintError.internalError }
         return SignInResponse(kind: "identitytoolkit#VerifyCustomTokenResponse", localId: user.localID,
                               idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
                               isNewUser: isNewUser)

@@ -15,7 +15,7 @@ public struct ActionCodeService: Sendable {
     let projects: ProjectDirectory
     let email: any EmailSender
     let usage: UsageCounters
-    let gate: SecondFactorGate
+    let pipeline: SignInPipeline
     let clock: any FlintClock
     let random: any RandomSource
     let limits: EmailLimits
@@ -60,7 +60,7 @@ public struct ActionCodeService: Sendable {
             guard let address = user.email else { throw FlintError(.invalidEmail) }
             target = (address, nil, user)
         case .verifyAndChangeEmail:
-            let user = try await user(of: request, caller: caller)
+            let user = try await user(of: request, caller: caller, changingCredentials: true)
             guard let newEmail = request.newEmail, !newEmail.isEmpty else { throw FlintError(.missingNewEmail) }
             let address = try Validation.email(newEmail)
             if let owner = try await store.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
@@ -91,15 +91,19 @@ public struct ActionCodeService: Sendable {
         return SendOobCodeResponse(email: target.email)
     }
 
-    /// The user a verification request is about: the `idToken`'s, or (admin) the one with `email`.
-    private func user(of request: SendOobCodeRequest, caller: Caller) async throws -> UserAccount {
+    /// The user a verification request is about: the `idToken`'s, or (admin) the one with `email`. A change
+    /// of address is a credential change: its ID token must come from a recent sign-in.
+    private func user(of request: SendOobCodeRequest, caller: Caller, changingCredentials: Bool = false) async throws
+        -> UserAccount {
         if caller.isAdmin, request.idToken == nil, let address = request.email {
             guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(address)) else {
                 throw FlintError(.emailNotFound)
             }
             return user
         }
-        return try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID).user
+        let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
+        if changingCredentials { try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: verified.user) }
+        return verified.user
     }
 
     /// Makes a code and its link; returns both.
@@ -182,58 +186,68 @@ public struct ActionCodeService: Sendable {
                 throw FlintError(.invalidEmail, "The email provided does not match the sign-in email address.")
             }
         }
-        let now = clock.milliseconds
+        let email = record.email
+        let provider = ProviderID.password
 
         if let idToken = request.idToken, !idToken.isEmpty {
-            var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
-            if let owner = try await store.user(projectID: caller.projectID, email: record.email), owner.localID != user.localID {
+            // A link adds the proved address to the signed-in account (replacing another one is a change of
+            // address: it needs a recent sign-in and ends the other sessions).
+            let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
+            if let owner = try await store.user(projectID: caller.projectID, email: email), owner.localID != verified.user.localID {
                 throw FlintError(.emailExists)
             }
-            user.email = record.email
-            user.emailVerified = true
-            user.emailLinkSignin = true
-            user.lastLoginAt = now
-            try await accounts.save(user)
-            return try await response(for: user, isNewUser: false)
-        }
-
-        if var user = try await store.user(projectID: caller.projectID, email: record.email) {
-            if user.disabled { throw FlintError(.userDisabled) }
-            if !user.emailVerified, user.hasPassword {
-                // Someone set a password on this address without proving they own it: the owner has now
-                // proved it, so the stranger's password and every session it opened are revoked.
-                user.passwordHash = nil
-                user.passwordSalt = nil
-                user.passwordUpdatedAt = nil
-                user.validSince = clock.seconds
+            let now = clock.seconds
+            let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: provider) { [tokens] current in
+                try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
+                var change = AccountChange([.email(email), .emailVerified(true), .emailLinkSignin(true)])
+                if let previous = current.email, previous != email { change.revokeSessions(at: now) }
+                return change
             }
-            user.emailVerified = true
-            user.emailLinkSignin = true
-            let challenge = try gate.challenge(for: user, signInProvider: ProviderID.password)
-            if challenge == nil { user.lastLoginAt = now }
-            try await accounts.save(user)
-            if let challenge {
-                var response = SignInWithEmailLinkResponse(localId: user.localID, email: user.email)
-                response.mfaPendingCredential = challenge.pendingCredential
-                response.mfaInfo = challenge.mfaInfo
-                return response
-            }
-            return try await response(for: user, isNewUser: false)
+            return try Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt),
+                                     isNewUser: false)
         }
-        var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: now)
-        user.email = record.email
+        if let user = try await store.user(projectID: caller.projectID, email: email) {
+            return try await signIn(user.localID, provedEmail: email, caller: caller)
+        }
+        var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
+        user.email = email
         user.emailVerified = true
         user.emailLinkSignin = true
-        user.lastLoginAt = now
-        try await accounts.create(user)
-        return try await response(for: user, isNewUser: true)
+        do {
+            return try Self.response(try await pipeline.signIn(creating: user, .init(provider: provider)), isNewUser: true)
+        } catch let error as FlintError where error.is(.emailExists) {
+            // Another request created the account a moment ago: sign in to it.
+            guard let winner = try await store.user(projectID: caller.projectID, email: email) else { throw FlintError.internalError }
+            return try await signIn(winner.localID, provedEmail: email, caller: caller)
+        }
     }
 
-    private func response(for user: UserAccount, isNewUser: Bool) async throws -> SignInWithEmailLinkResponse {
-        let issued = try await tokens.issue(for: user, signInProvider: ProviderID.password)
-        return SignInWithEmailLinkResponse(
-            idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
-            localId: user.localID, email: user.email, isNewUser: isNewUser)
+    /// Signs in to the account that holds the address a link proved; whatever a stranger added to it while
+    /// the address was unverified goes (see `AccountChange.emailOwnershipProved`).
+    private func signIn(_ localID: String, provedEmail email: String, caller: Caller) async throws
+        -> SignInWithEmailLinkResponse {
+        let now = clock.seconds
+        let attempt = SignInPipeline.Attempt(provider: ProviderID.password) { current in
+            guard current.email == email else { throw FlintError(.invalidOobCode) }
+            var change = AccountChange.emailOwnershipProved(on: current, at: now)
+            change.add(.emailLinkSignin(true))
+            return change
+        }
+        return try Self.response(try await pipeline.signIn(localID, projectID: caller.projectID, attempt), isNewUser: false)
+    }
+
+    private static func response(_ outcome: SignInPipeline.Outcome, isNewUser: Bool) throws -> SignInWithEmailLinkResponse {
+        switch outcome {
+        case .secondFactorRequired(let user, let challenge):
+            var response = SignInWithEmailLinkResponse(localId: user.localID, email: user.email)
+            response.mfaPendingCredential = challenge.pendingCredential
+            response.mfaInfo = challenge.mfaInfo
+            return response
+        case .signedIn(let user, let issued):
+            return SignInWithEmailLinkResponse(
+                idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
+                localId: user.localID, email: user.email, isNewUser: isNewUser)
+        }
     }
 
     // MARK: Password reset and checking codes
@@ -246,14 +260,17 @@ public struct ActionCodeService: Sendable {
                 email: record.requestType == .emailSignIn ? nil : record.email, newEmail: record.newEmail,
                 requestType: record.requestType)
         }
-        let password = try Validation.newPassword(newPassword)
+        let password = try await accounts.newPassword(try Validation.newPassword(newPassword), project: caller.project)
         let record = try await useCode(request.oobCode, caller: caller, expecting: [.passwordReset]) { _ in }
-        var user = try await owner(of: record, caller: caller)
-        try await accounts.setPassword(password, on: &user, project: caller.project)
-        // The reset proves the address; every older session ends.
-        user.emailVerified = true
-        user.validSince = clock.seconds
-        try await accounts.save(user)
+        let now = clock.seconds
+        // The reset proves the address (a stranger's credentials on an unverified one go); every older session ends.
+        try await changeOwner(of: record, caller: caller) { current in
+            guard current.email == record.email else { throw FlintError(.invalidOobCode) }
+            var change = AccountChange.emailOwnershipProved(on: current, at: now)
+            change.add(.password(password))
+            if !change.revokesSessions { change.revokeSessions(at: now) }
+            return change
+        }
         return ResetPasswordResponse(email: record.email, requestType: .passwordReset)
     }
 
@@ -261,43 +278,44 @@ public struct ActionCodeService: Sendable {
 
     public func apply(oobCode: String?, caller: Caller) async throws -> UpdateAccountResponse {
         let record = try await useCode(oobCode, caller: caller, expecting: [.verifyEmail, .verifyAndChangeEmail, .recoverEmail]) { _ in }
-        var user = try await owner(of: record, caller: caller)
-        var newEmail: String?
-        var undoableChange: (previous: String, changed: String)?
-        switch record.requestType {
-        case .verifyEmail:
-            guard user.email == record.email else { throw FlintError(.invalidOobCode) }
-            user.emailVerified = true
-        case .verifyAndChangeEmail:
-            guard let changed = record.newEmail else { throw FlintError(.invalidOobCode) }
-            if let owner = try await store.user(projectID: caller.projectID, email: changed), owner.localID != user.localID {
-                throw FlintError(.emailExists)
-            }
-            let previous = user.email
-            user.email = changed
-            user.emailVerified = true
-            user.validSince = clock.seconds
-            newEmail = changed
-            if let previous, previous != changed { undoableChange = (previous, changed) }
-        case .recoverEmail:
-            user.email = record.email
-            user.emailVerified = true
-            user.validSince = clock.seconds
-            newEmail = record.newEmail
-        case .emailSignIn, .passwordReset:
-            throw FlintError(.invalidOobCode)
+        if record.requestType == .verifyAndChangeEmail, let changed = record.newEmail,
+           let holder = try await store.user(projectID: caller.projectID, email: changed), holder.localID != record.localID {
+            throw FlintError(.emailExists)
         }
-        try await accounts.save(user)
+        let now = clock.seconds
+        let modified = try await changeOwner(of: record, caller: caller) { current in
+            switch record.requestType {
+            case .verifyEmail:
+                // Requested from inside the account, and it signs no one in: the address is verified, and
+                // the account keeps its credentials (a user verifying the address they signed up with keeps
+                // the password they chose).
+                guard current.email == record.email else { throw FlintError(.invalidOobCode) }
+                return AccountChange([.emailVerified(true)])
+            case .verifyAndChangeEmail:
+                guard let changed = record.newEmail else { throw FlintError(.invalidOobCode) }
+                var change = AccountChange([.email(changed), .emailVerified(true)])
+                change.revokeSessions(at: now)
+                return change
+            case .recoverEmail:
+                var change = AccountChange([.email(record.email), .emailVerified(true)])
+                change.revokeSessions(at: now)
+                return change
+            case .emailSignIn, .passwordReset:
+                throw FlintError(.invalidOobCode)
+            }
+        }
+        let user = modified.after
         // The old address may undo a change.
-        if let undoableChange {
-            try await sendRecovery(to: undoableChange.previous, undoing: undoableChange.changed, user: user, caller: caller)
+        if record.requestType == .verifyAndChangeEmail, let previous = modified.before.email, let changed = record.newEmail,
+           previous != changed {
+            try await sendRecovery(to: previous, undoing: changed, user: user, caller: caller)
         }
         var response = UpdateAccountResponse(localId: user.localID)
         response.kind = "identitytoolkit#SetAccountInfoResponse"
         response.email = user.email
         response.emailVerified = user.emailVerified
         response.displayName = user.displayName
-        response.newEmail = newEmail
+        response.newEmail = record.newEmail
         response.providerUserInfo = user.providerUserInfo
         return response
     }
@@ -338,16 +356,21 @@ public struct ActionCodeService: Sendable {
         return record
     }
 
-    private func owner(of record: OobCodeRecord, caller: Caller) async throws -> UserAccount {
-        let user: UserAccount?
-        if let localID = record.localID {
-            user = try await store.user(projectID: caller.projectID, localID: localID)
+    /// Applies `decide` to the account a code is for (by id, else by address); a disabled one is refused.
+    @discardableResult
+    private func changeOwner(of record: OobCodeRecord, caller: Caller,
+                             _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Store.Modification {
+        let localID: String?
+        if let id = record.localID {
+            localID = id
         } else {
-            user = try await store.user(projectID: caller.projectID, email: record.email)
+            localID = try await store.user(projectID: caller.projectID, email: record.email)?.localID
         }
-        guard let user else { throw FlintError(.userNotFound) }
-        if user.disabled { throw FlintError(.userDisabled) }
-        return user
+        guard let localID, let modified = try await pipeline.modify(projectID: caller.projectID, localID: localID, { current in
+            if current.disabled { throw FlintError(.userDisabled) }
+            return try decide(current)
+        }) else { throw FlintError(.userNotFound) }
+        return modified
     }
 
     // MARK: Rules

@@ -12,7 +12,7 @@ public struct FederatedService: Sendable {
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
-    let gate: SecondFactorGate
+    let pipeline: SignInPipeline
     let clock: any FlintClock
     let random: any RandomSource
     /// Emulator mode: provider tokens are read without verification and no outside call is made.
@@ -32,12 +32,18 @@ public struct FederatedService: Sendable {
         let (identity, providerTokens, pending) = try await verifiedIdentity(request, caller: caller)
         do {
             let resolution = try await resolve(identity, request: request, caller: caller)
+            // Spent here, once: the one request that redeems it goes on.
             if let pending, !(try await pendingCredentials.redeem(pending)) { throw FlintError(.invalidPendingToken) }
             return try await answer(resolution, identity: identity, providerTokens: providerTokens, caller: caller)
-        } catch let error as FlintError where request.returnIdpCredential == true && error.status == .badRequest {
+        } catch let error as FlintError where request.returnIdpCredential == true && error.status == .badRequest
+            && !error.is(.invalidPendingToken) {
             // With `returnIdpCredential`, account conflicts come back as a 200 carrying the provider's
-            // data and a pending token, from which the SDK builds the updated credential.
-            var response = try conflictReport(identity, providerTokens: providerTokens, caller: caller)
+            // data and a pending token, from which the SDK builds the updated credential. A request that
+            // came with a pending token gets that same token back (still unspent), never a new one: a
+            // pending token cannot be renewed.
+            var response = try profileResponse(identity, providerTokens: providerTokens)
+            response.pendingToken = try request.pendingToken.flatMap { $0.isEmpty ? nil : $0 }
+                ?? pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
             response.errorMessage = error.message
             return response
         }
@@ -51,6 +57,7 @@ public struct FederatedService: Sendable {
                 throw FlintError(.invalidPendingToken)
             }
             guard pendingCredentials.isLive(opened) else { throw FlintError(.invalidPendingToken, "The pending token has expired.") }
+            if try await pendingCredentials.isSpent(opened) { throw FlintError(.invalidPendingToken) }
             return (opened.payload.identity, ProviderTokens(), opened)
         }
         let assertion = try IdpAssertion.parse(requestURI: request.requestUri, postBody: request.postBody)
@@ -79,9 +86,10 @@ public struct FederatedService: Sendable {
 
     /// Where a verified identity leads.
     private enum Resolution {
-        /// Tokens for this user (saved with the identity attached); `linked` when the caller was signed in
-        /// already (a link), so no second factor is asked.
-        case signedIn(UserAccount, isNewUser: Bool, linked: Bool = false)
+        /// Sign in to this existing account, applying `attempt`'s change (the identity linked or refreshed).
+        case existing(localID: String, SignInPipeline.Attempt)
+        /// Create this account and sign in to it.
+        case new(UserAccount)
         /// Another account has the identity's email: the user must sign in to it first and link.
         case needsConfirmation(UserAccount)
     }
@@ -91,15 +99,14 @@ public struct FederatedService: Sendable {
             return try await link(identity, idToken: idToken, caller: caller)
         }
         let projectID = caller.projectID
-        if var owner = try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID) {
-            Self.refresh(identity, on: &owner)
-            return .signedIn(owner, isNewUser: false)
+        if let owner = try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID) {
+            return .existing(localID: owner.localID, signIn(identity))
         }
         // Re-authentication (`autoCreate: false`) never creates or takes over an account.
         if request.autoCreate == false { throw FlintError(.userNotFound) }
 
         if let email = identity.email, let holder = try await store.user(projectID: projectID, email: email) {
-            return try takeOverOrConfirm(holder, identity: identity)
+            return takeOverOrConfirm(holder, identity: identity)
         }
         var user = UserAccount(projectID: projectID, localID: random.localID(), createdAt: clock.milliseconds)
         user.email = identity.email
@@ -107,79 +114,68 @@ public struct FederatedService: Sendable {
         user.displayName = identity.displayName
         user.photoURL = identity.photoURL
         user.identities = [identity.federatedIdentity]
-        user.lastLoginAt = user.createdAt
-        do {
-            try await store.createUser(user)
-        } catch StoreError.duplicate(.federatedIdentity) {
-            // Another request created the same user a moment ago: sign in as that user.
-            guard let winner = try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID)
-            else { throw FlintError.internalError }
-            return .signedIn(winner, isNewUser: false)
-        } catch StoreError.duplicate(.email) {
-            guard let email = identity.email, let holder = try await store.user(projectID: projectID, email: email)
-            else { throw FlintError.internalError }
-            return try takeOverOrConfirm(holder, identity: identity)
+        return .new(user)
+    }
+
+    /// A sign-in with an identity an account holds: its stored profile is kept current (the provider may
+    /// have a new name or photo), if it is still linked when the account is locked.
+    private func signIn(_ identity: ProviderIdentity) -> SignInPipeline.Attempt {
+        SignInPipeline.Attempt(provider: identity.providerID) { current in
+            guard let stored = current.identities.first(where: {
+                $0.providerID == identity.providerID && $0.rawID == identity.rawID
+            }) else { throw FlintError(.userNotFound) }
+            var updated = identity.federatedIdentity
+            // Apple sends the name once: keep the stored one when this sign-in carries none.
+            updated.displayName = identity.displayName ?? stored.displayName
+            updated.email = identity.email ?? stored.email
+            return updated == stored ? AccountChange() : AccountChange([.refreshIdentity(updated)])
         }
-        return .signedIn(user, isNewUser: true)
     }
 
     /// An identity whose email another account holds. Production asks for confirmation (Firebase's
     /// `account-exists-with-different-credential`): the user signs in to that account and links. The
-    /// emulator, as the official one does, links straight away when the provider vouches for the email,
-    /// and resets an account whose own email was never verified (whoever made it cannot prove it).
-    private func takeOverOrConfirm(_ holder: UserAccount, identity: ProviderIdentity) throws -> Resolution {
+    /// emulator, as the official one does, links straight away when the provider vouches for the email;
+    /// an account whose own email was unverified is the provider's user's now, and loses every credential
+    /// and session of whoever made it (the rule of `AccountChange.emailOwnershipProved`).
+    private func takeOverOrConfirm(_ holder: UserAccount, identity: ProviderIdentity) -> Resolution {
         guard emulator, identity.emailVerified else { return .needsConfirmation(holder) }
-        var user = holder
-        if !holder.emailVerified {
-            user.passwordHash = nil
-            user.passwordSalt = nil
-            user.passwordUpdatedAt = nil
-            user.phoneNumber = nil
-            user.identities = []
-            user.emailLinkSignin = false
-            user.displayName = identity.displayName
-            user.photoURL = identity.photoURL
-            user.validSince = clock.seconds
-        }
-        user.emailVerified = true
-        user.identities.removeAll { $0.providerID == identity.providerID }
-        user.identities.append(identity.federatedIdentity)
-        return .signedIn(user, isNewUser: false)
+        let now = clock.seconds
+        return .existing(localID: holder.localID, SignInPipeline.Attempt(provider: identity.providerID) { current in
+            var change = AccountChange.emailOwnershipProved(on: current, at: now)
+            if !current.emailVerified {
+                change.add(AccountChange([.displayName(identity.displayName), .photoURL(identity.photoURL)]))
+            } else if current.identities.contains(where: { $0.providerID == identity.providerID }) {
+                change.add(.unlink(providerID: identity.providerID))
+            }
+            change.add(.link(identity.federatedIdentity))
+            return change
+        })
     }
 
     /// Adds the identity to the user of `idToken`.
     private func link(_ identity: ProviderIdentity, idToken: String, caller: Caller) async throws -> Resolution {
-        var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
+        let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
         if try await store.user(projectID: caller.projectID, providerID: identity.providerID, rawID: identity.rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }
-        if user.identities.contains(where: { $0.providerID == identity.providerID }) {
-            throw FlintError(.providerAlreadyLinked)
-        }
-        if let email = identity.email, user.email != email,
-           let holder = try await store.user(projectID: caller.projectID, email: email), holder.localID != user.localID {
+        if let email = identity.email, verified.user.email != email,
+           let holder = try await store.user(projectID: caller.projectID, email: email), holder.localID != verified.user.localID {
             throw FlintError(.emailExists)
         }
-        if user.email == nil, let email = identity.email {
-            user.email = email
-            user.emailVerified = identity.emailVerified
-        }
-        if user.displayName == nil { user.displayName = identity.displayName }
-        if user.photoURL == nil { user.photoURL = identity.photoURL }
-        user.identities.append(identity.federatedIdentity)
-        return .signedIn(user, isNewUser: false, linked: true)
-    }
-
-    /// Keeps a linked identity's stored profile current (the provider may have a new name or photo).
-    private static func refresh(_ identity: ProviderIdentity, on user: inout UserAccount) {
-        guard let index = user.identities.firstIndex(where: {
-            $0.providerID == identity.providerID && $0.rawID == identity.rawID
-        }) else { return }
-        var updated = identity.federatedIdentity
-        // Apple sends the name once: keep the stored one when this sign-in carries none.
-        updated.displayName = identity.displayName ?? user.identities[index].displayName
-        updated.email = identity.email ?? user.identities[index].email
-        user.identities[index] = updated
+        return .existing(localID: verified.user.localID, .reissue(for: verified, provider: identity.providerID) { [tokens] current in
+            try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
+            if current.identities.contains(where: { $0.providerID == identity.providerID }) {
+                throw FlintError(.providerAlreadyLinked)
+            }
+            var change = AccountChange()
+            if current.email == nil, let email = identity.email {
+                change.add(AccountChange([.email(email), .emailVerified(identity.emailVerified)]))
+            }
+            if current.displayName == nil, identity.displayName != nil { change.add(.displayName(identity.displayName)) }
+            if current.photoURL == nil, identity.photoURL != nil { change.add(.photoURL(identity.photoURL)) }
+            change.add(.link(identity.federatedIdentity))
+            return change
+        })
     }
 
     // MARK: Answers
@@ -187,6 +183,8 @@ public struct FederatedService: Sendable {
     private func answer(_ resolution: Resolution, identity: ProviderIdentity, providerTokens: ProviderTokens,
                         caller: Caller) async throws -> SignInWithIdpResponse {
         var response = try profileResponse(identity, providerTokens: providerTokens)
+        let outcome: SignInPipeline.Outcome
+        var isNewUser = false
         switch resolution {
         case .needsConfirmation(let holder):
             response.needConfirmation = true
@@ -195,21 +193,25 @@ public struct FederatedService: Sendable {
             response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
             if emulator { response.localId = holder.localID }
             return response
-        case .signedIn(var user, let isNewUser, let linked):
-            if user.disabled { throw FlintError(.userDisabled) }
-            if !linked, let challenge = try gate.challenge(for: user, signInProvider: identity.providerID) {
-                // The identity (and any profile refresh) is saved; the tokens wait for the second factor.
-                try await save(user)
-                response.localId = user.localID
-                response.mfaPendingCredential = challenge.pendingCredential
-                response.mfaInfo = challenge.mfaInfo
-                return response
+        case .existing(let localID, let attempt):
+            outcome = try await pipeline.signIn(localID, projectID: caller.projectID, attempt)
+        case .new(let user):
+            do {
+                outcome = try await pipeline.signIn(creating: user, .init(provider: identity.providerID))
+                isNewUser = true
+            } catch let error as FlintError where error.is(.federatedUserIDAlreadyLinked) || error.is(.emailExists) {
+                // Another request created the account a moment ago: resolve again, against it.
+                return try await answer(try await resolve(identity, request: .init(), caller: caller), identity: identity,
+                                        providerTokens: providerTokens, caller: caller)
             }
-            if !isNewUser {
-                user.lastLoginAt = clock.milliseconds
-                try await save(user)
-            }
-            let issued = try await tokens.issue(for: user, signInProvider: identity.providerID)
+        }
+        switch outcome {
+        case .secondFactorRequired(let user, let challenge):
+            // The identity (and any profile refresh) is saved; the tokens wait for the second factor.
+            response.localId = user.localID
+            response.mfaPendingCredential = challenge.pendingCredential
+            response.mfaInfo = challenge.mfaInfo
+        case .signedIn(let user, let issued):
             response.localId = user.localID
             response.email = user.email
             response.emailVerified = user.emailVerified
@@ -219,8 +221,8 @@ public struct FederatedService: Sendable {
             response.idToken = issued.idToken
             response.refreshToken = issued.refreshToken
             response.expiresIn = issued.expiresIn
-            return response
         }
+        return response
     }
 
     /// The provider's side of every answer.
@@ -242,27 +244,9 @@ public struct FederatedService: Sendable {
         return response
     }
 
-    /// A conflict reported in a 200: the provider's data plus a pending token standing in for the credential.
-    private func conflictReport(_ identity: ProviderIdentity, providerTokens: ProviderTokens, caller: Caller) throws
-        -> SignInWithIdpResponse {
-        var response = try profileResponse(identity, providerTokens: providerTokens)
-        response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
-        return response
-    }
-
     /// A provider secret (Facebook's app secret, Apple's private key) the admin API sealed.
     func openSecret(_ sealed: String, providerID: String, caller: Caller) throws -> String {
         let context = IdentityProviderConfigService.secretContext(projectID: caller.projectID, providerID: providerID)
         return String(decoding: try secrets.open(sealed, context: context), as: UTF8.self)
-    }
-
-    private func save(_ user: UserAccount) async throws {
-        do {
-            try await store.updateUser(user)
-        } catch StoreError.duplicate(.email) {
-            throw FlintError(.emailExists)
-        } catch StoreError.duplicate(.federatedIdentity) {
-            throw FlintError(.federatedUserIDAlreadyLinked)
-        }
     }
 }

@@ -97,9 +97,10 @@ public final class AuthServer: Sendable {
         if emulator { deliveryConfiguration = DeliveryConfiguration() }
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
+        let pipeline = SignInPipeline(store: store, tokens: tokens, gate: secondFactorGate, clock: environment.clock)
         accounts = AccountService(
             store: store, tokens: tokens, hasher: PasswordHasher(),
-            importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), gate: secondFactorGate,
+            importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), pipeline: pipeline,
             userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random)
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(
@@ -112,10 +113,10 @@ public final class AuthServer: Sendable {
                 emulator: emulator),
             proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
-            appVerifier: appVerifier, sms: delivery.sms, usage: usage, gate: secondFactorGate, clock: environment.clock,
+            appVerifier: appVerifier, sms: delivery.sms, usage: usage, pipeline: pipeline, clock: environment.clock,
             random: environment.random, emulator: emulator)
         multiFactor = MultiFactorService(
-            store: store, tokens: tokens, phone: phone, gate: secondFactorGate, secrets: secrets,
+            store: store, tokens: tokens, phone: phone, gate: secondFactorGate, pipeline: pipeline, secrets: secrets,
             totpEnrollments: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "totp-enrollment", lifetimeSeconds: 1800),
@@ -129,7 +130,7 @@ public final class AuthServer: Sendable {
             serviceAccounts: serviceAccounts, store: store, secrets: secrets, clock: environment.clock,
             random: environment.random, emulator: emulator, defaultProjectID: configuration.projectID)
         customTokens = CustomTokenService(
-            store: store, tokens: tokens, serviceAccounts: serviceAccounts, clock: environment.clock, emulator: emulator)
+            store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, emulator: emulator)
         let providers = configuration.identityProviderEndpoints
         let httpClient = delivery.httpClient
         federated = FederatedService(
@@ -149,11 +150,11 @@ public final class AuthServer: Sendable {
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "federated-pending-credential", lifetimeSeconds: 3600),
-            gate: secondFactorGate, clock: environment.clock, random: environment.random, emulator: emulator)
+            pipeline: pipeline, clock: environment.clock, random: environment.random, emulator: emulator)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
             store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, usage: usage,
-            gate: secondFactorGate,
+            pipeline: pipeline,
             clock: environment.clock, random: environment.random, limits: configuration.emailLimits, emulator: emulator,
             publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
             logger: logger)

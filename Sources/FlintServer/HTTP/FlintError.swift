@@ -29,6 +29,11 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(status.code) \(message)" }
 
+    /// Whether this is the error `code`, with or without a detail.
+    public func `is`(_ code: ServerErrorCode) -> Bool {
+        message == code.rawValue || message.hasPrefix(code.rawValue + " :")
+    }
+
     public var envelope: ErrorEnvelope {
         ErrorEnvelope(error: .init(
             code: status.code, message: message, errors: [.init(message: message, reason: reason)], status: statusName))

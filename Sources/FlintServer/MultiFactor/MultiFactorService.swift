@@ -9,6 +9,7 @@ public struct MultiFactorService: Sendable {
     let tokens: TokenService
     let phone: PhoneService
     let gate: SecondFactorGate
+    let pipeline: SignInPipeline
     let secrets: SecretBox
     /// TOTP enrollment sessions: the new secret, sealed into the `sessionInfo` until finalize.
     let totpEnrollments: SingleUseTokens<TOTPEnrollment>
@@ -59,7 +60,7 @@ public struct MultiFactorService: Sendable {
 
     public func finalizeEnrollment(_ request: FinalizeMFAEnrollmentRequest, caller: Caller) async throws -> MFATokensResponse {
         let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
-        var user = try await enrollingUser(verified, tenantID: request.tenantId, caller: caller)
+        let user = try await enrollingUser(verified, tenantID: request.tenantId, caller: caller)
         let enrollmentID = random.localID()
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
@@ -87,12 +88,17 @@ public struct MultiFactorService: Sendable {
         } else {
             throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
         }
-        user.mfaFactors.append(factor)
-        try await store.updateUser(user)
-        let issued = try await tokens.issue(
-            for: user, signInProvider: verified.claims.firebase.signInProvider, authTime: verified.claims.authTime,
-            secondFactor: PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID))
-        return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
+        // The factor list is decided on the account as stored now: a concurrent enrollment is not lost, and
+        // the limit and duplicate rules hold against it.
+        var attempt = SignInPipeline.Attempt.reissue(for: verified) { current in
+            guard current.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+            if current.mfaFactors.contains(where: { factor.kind == .totp ? $0.kind == .totp : $0.phoneNumber == factor.phoneNumber }) {
+                throw FlintError(.secondFactorExists)
+            }
+            return AccountChange([.secondFactors(current.mfaFactors + [factor])])
+        }
+        attempt.secondFactor = PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID)
+        return try tokenResponse(try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt))
     }
 
     public func withdraw(_ request: WithdrawMFARequest, caller: Caller) async throws -> MFATokensResponse {
@@ -100,17 +106,23 @@ public struct MultiFactorService: Sendable {
         let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
         try tokens.requireRecentSignIn(verified)
         guard let enrollmentID = request.mfaEnrollmentId, !enrollmentID.isEmpty else { throw FlintError(.missingMFAEnrollmentID) }
-        var user = verified.user
-        guard user.mfaFactors.contains(where: { $0.enrollmentID == enrollmentID }) else { throw FlintError(.mfaEnrollmentNotFound) }
-        user.mfaFactors.removeAll { $0.enrollmentID == enrollmentID }
-        try await store.updateUser(user)
+        var attempt = SignInPipeline.Attempt.reissue(for: verified) { current in
+            guard current.mfaFactors.contains(where: { $0.enrollmentID == enrollmentID }) else {
+                throw FlintError(.mfaEnrollmentNotFound)
+            }
+            return AccountChange([.secondFactors(current.mfaFactors.filter { $0.enrollmentID != enrollmentID })])
+        }
         let claims = verified.claims.firebase
-        let kept = claims.secondFactorIdentifier.flatMap { id -> PassedSecondFactor? in
+        attempt.secondFactor = claims.secondFactorIdentifier.flatMap { id -> PassedSecondFactor? in
             guard id != enrollmentID, let kind = claims.signInSecondFactor else { return nil }
             return PassedSecondFactor(kind: kind, enrollmentID: id)
         }
-        let issued = try await tokens.issue(for: user, signInProvider: claims.signInProvider,
-                                            authTime: verified.claims.authTime, secondFactor: kept)
+        return try tokenResponse(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt))
+    }
+
+    /// The answer of enrollment, withdrawal and second-factor sign-in: the new tokens.
+    private func tokenResponse(_ outcome: SignInPipeline.Outcome) throws -> MFATokensResponse {
+        guard case .signedIn(_, let issued) = outcome else { throw FlintError.internalError }
         return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
     }
 
@@ -149,8 +161,7 @@ public struct MultiFactorService: Sendable {
     }
 
     public func finalizeSignIn(_ request: FinalizeMFASignInRequest, caller: Caller) async throws -> MFATokensResponse {
-        let (pending, storedUser) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
-        var user = storedUser
+        let (pending, user) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
             let number = try await phone.codes.redeem(
@@ -171,13 +182,18 @@ public struct MultiFactorService: Sendable {
             throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
         }
         guard try await gate.pendingSignIns.redeem(pending) else { throw FlintError(.invalidMFAPendingCredential) }
-        if user.disabled { throw FlintError(.userDisabled) }
-        user.lastLoginAt = clock.milliseconds
-        try await store.updateUser(user)
-        let issued = try await tokens.issue(
-            for: user, signInProvider: pending.payload.signInProvider,
-            secondFactor: PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID))
-        return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
+        let firstFactorEpoch = pending.payload.sessionEpoch
+        var attempt = SignInPipeline.Attempt(provider: pending.payload.signInProvider) { current in
+            // A revocation since the first factor (a new password, a reset) voids it; so does a withdrawn factor.
+            guard current.sessionEpoch == firstFactorEpoch else { throw FlintError(.invalidMFAPendingCredential) }
+            guard current.mfaFactors.contains(where: { $0.enrollmentID == factor.enrollmentID }) else {
+                throw FlintError(.mfaEnrollmentNotFound)
+            }
+            return AccountChange()
+        }
+        attempt.asksSecondFactor = false
+        attempt.secondFactor = PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID)
+        return try tokenResponse(try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt))
     }
 
     /// The pending sign-in a credential stands for, and its user as stored now.
@@ -186,7 +202,7 @@ public struct MultiFactorService: Sendable {
         if tenantID != nil { throw FlintError(.unsupportedTenantOperation) }
         guard let credential, !credential.isEmpty else { throw FlintError(.missingMFAPendingCredential) }
         guard let pending = gate.pendingSignIns.open(credential), pending.payload.projectID == caller.projectID,
-              gate.pendingSignIns.isLive(pending)
+              gate.pendingSignIns.isLive(pending), !(try await gate.pendingSignIns.isSpent(pending))
         else { throw FlintError(.invalidMFAPendingCredential) }
         guard let user = try await store.user(projectID: caller.projectID, localID: pending.payload.localID) else {
             throw FlintError(.userNotFound)

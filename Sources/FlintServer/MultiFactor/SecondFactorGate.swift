@@ -15,6 +15,9 @@ struct SecondFactorGate: Sendable {
         var localID: String
         /// The first factor (`password`, `phone`, `apple.com`, …): the final tokens' `sign_in_provider`.
         var signInProvider: String
+        /// The account's session epoch when the first factor passed: a revocation since (a password
+        /// change, a reset) voids the pending sign-in.
+        var sessionEpoch: Int64
     }
 
     /// Instead of tokens: the credential that continues the sign-in, and the factors to choose from.
@@ -36,7 +39,8 @@ struct SecondFactorGate: Sendable {
     func challenge(for user: UserAccount, signInProvider: String) throws -> Challenge? {
         guard !user.mfaFactors.isEmpty else { return nil }
         let credential = try pendingSignIns.make(PendingSignIn(
-            projectID: user.projectID, localID: user.localID, signInProvider: signInProvider))
+            projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
+            sessionEpoch: user.sessionEpoch))
         return Challenge(pendingCredential: credential, mfaInfo: user.mfaFactors.map { $0.wire(maskingPhone: true) })
     }
 }

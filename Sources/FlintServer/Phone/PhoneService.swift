@@ -13,7 +13,7 @@ public struct PhoneService: Sendable {
     let appVerifier: AppVerifier
     let sms: any SMSSender
     let usage: UsageCounters
-    let gate: SecondFactorGate
+    let pipeline: SignInPipeline
     let clock: any FlintClock
     let random: any RandomSource
     let emulator: Bool
@@ -90,64 +90,63 @@ public struct PhoneService: Sendable {
         }
         if let proof { try await proofs.redeem(proof) }
         let existing = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber)
-        if request.operation == .reauth {
-            guard let existing else { throw FlintError(.userNotFound) }
-            return try await signIn(existing, isNewUser: false)
-        }
-        if let existing { return try await signIn(existing, isNewUser: false) }
+        if request.operation == .reauth, existing == nil { throw FlintError(.userNotFound) }
+        if let existing { return try await signIn(existing.localID, phoneNumber: phoneNumber, caller: caller) }
 
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
         user.phoneNumber = phoneNumber
         do {
-            try await store.createUser(user)
-        } catch StoreError.duplicate(.phoneNumber) {
+            let outcome = try await pipeline.signIn(creating: user, .init(provider: ProviderID.phone))
+            return Self.response(outcome, isNewUser: true)
+        } catch let error as FlintError where error.is(.phoneNumberExists) {
             // Another request created the same user a moment ago: sign in as that user.
             guard let winner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber) else { throw FlintError.internalError }
-            return try await signIn(winner, isNewUser: false)
+            return try await signIn(winner.localID, phoneNumber: phoneNumber, caller: caller)
         }
-        return try await signIn(user, isNewUser: true)
+    }
+
+    /// Signs in to the account that holds `phoneNumber` (still, when its row is locked).
+    private func signIn(_ localID: String, phoneNumber: String, caller: Caller) async throws -> SignInWithPhoneNumberResponse {
+        let outcome = try await pipeline.signIn(localID, projectID: caller.projectID, .init(provider: ProviderID.phone) { current in
+            guard current.phoneNumber == phoneNumber else { throw FlintError(.userNotFound) }
+            return AccountChange()
+        })
+        return Self.response(outcome, isNewUser: false)
     }
 
     /// Adds (or replaces) the phone number of the user in `idToken`. A number held by another account
     /// is not taken: the answer carries a temporary proof instead, which signs in as that account.
     private func link(_ phoneNumber: String, idToken: String, proof: TemporaryProofs.Checked?, caller: Caller) async throws
         -> SignInWithPhoneNumberResponse {
-        var user = try await tokens.verifyIDToken(idToken, projectID: caller.projectID).user
-        if let owner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber), owner.localID != user.localID {
+        let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
+        try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: verified.user)
+        if let owner = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber), owner.localID != verified.user.localID {
             if proof != nil { throw FlintError(.phoneNumberExists) }
             return SignInWithPhoneNumberResponse(
                 phoneNumber: phoneNumber, temporaryProof: try proofs.make(phoneNumber: phoneNumber, projectID: caller.projectID),
                 temporaryProofExpiresIn: String(TemporaryProofs.lifetimeSeconds))
         }
         if let proof { try await proofs.redeem(proof) }
-        user.phoneNumber = phoneNumber
-        do {
-            try await store.updateUser(user)
-        } catch StoreError.duplicate(.phoneNumber) {
-            throw FlintError(.phoneNumberExists)
+        let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.phone) { [tokens] current in
+            try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
+            return AccountChange([.phoneNumber(phoneNumber)])
         }
-        return try await signIn(user, isNewUser: false, linked: true)
+        return Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt), isNewUser: false)
     }
 
-    /// Tokens for `user`, or a second-factor challenge when it has factors (not for a link: its caller
-    /// is signed in already).
-    private func signIn(_ user: UserAccount, isNewUser: Bool, linked: Bool = false) async throws -> SignInWithPhoneNumberResponse {
-        if user.disabled { throw FlintError(.userDisabled) }
-        if !isNewUser, !linked, let challenge = try gate.challenge(for: user, signInProvider: ProviderID.phone) {
+    /// The wire answer for a pipeline outcome: tokens, or the second-factor challenge.
+    private static func response(_ outcome: SignInPipeline.Outcome, isNewUser: Bool) -> SignInWithPhoneNumberResponse {
+        switch outcome {
+        case .secondFactorRequired(let user, let challenge):
             var response = SignInWithPhoneNumberResponse(localId: user.localID, phoneNumber: user.phoneNumber)
             response.mfaPendingCredential = challenge.pendingCredential
             response.mfaInfo = challenge.mfaInfo
             return response
+        case .signedIn(let user, let issued):
+            return SignInWithPhoneNumberResponse(
+                idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
+                localId: user.localID, isNewUser: isNewUser, phoneNumber: user.phoneNumber)
         }
-        var signedIn = user
-        signedIn.lastLoginAt = clock.milliseconds
-        if !isNewUser {
-            try await store.updateUser(signedIn)
-        }
-        let issued = try await tokens.issue(for: signedIn, signInProvider: ProviderID.phone)
-        return SignInWithPhoneNumberResponse(
-            idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
-            localId: signedIn.localID, isNewUser: isNewUser, phoneNumber: signedIn.phoneNumber)
     }
 
     // MARK: Rules

@@ -182,6 +182,14 @@ enum Migrations {
             )
             """,
         ]),
+        (8, [
+            // Revocation by epoch: each revocation of a user's sessions adds one; a session (refresh token)
+            // keeps the epoch it began in, so revocation is exact and ordered by the row lock, not by clocks.
+            "ALTER TABLE users ADD COLUMN session_epoch BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE refresh_tokens ADD COLUMN session_epoch BIGINT NOT NULL DEFAULT 0",
+            // Project settings are written compare-and-swap on this version, and nodes check it to see a change at once.
+            "ALTER TABLE projects ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

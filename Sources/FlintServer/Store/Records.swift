@@ -24,7 +24,7 @@ public struct UserAccount: Sendable, Equatable {
     /// Counts the revocations of the account's sessions. Each session (refresh token, and the ID tokens
     /// minted from it) records the epoch it began in and dies once the account's moves past it: exact,
     /// where `validSince` has whole seconds only, and ordered by the row lock, not by clocks.
-    public var sessionEpoch: Int64 = 0
+    public var sessionEpoch: Int64
     public var createdAt: Int64
     public var lastLoginAt: Int64?
     public var lastRefreshAt: Int64?
@@ -40,6 +40,7 @@ public struct UserAccount: Sendable, Equatable {
         self.localID = localID
         self.createdAt = createdAt
         self.validSince = createdAt / 1000
+        self.sessionEpoch = 0
     }
 
     public var hasPassword: Bool { passwordHash != nil }

@@ -38,38 +38,127 @@ extension Store {
     private static let userColumns = """
         project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
         password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
-        last_refresh_at, email_link_signin, mfa_factors, password_hash_params
+        last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch
         """
 
     /// Inserts a new user and its identities.
     public func createUser(_ user: UserAccount) async throws {
         try await mapUniqueViolations {
+            try await database.transaction { tx in try await Self.insert(user, tx) }
+        }
+    }
+
+    /// Replaces a user wholesale, as an import with `allowOverwrite` asks: the old row, its identities and
+    /// its sessions go, the new one is inserted, in one transaction.
+    public func replaceUser(_ user: UserAccount) async throws {
+        try await mapUniqueViolations {
             try await database.transaction { tx in
                 try await tx.query(
-                    "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    Self.binds(user))
-                try await Self.insertIdentities(of: user, tx)
+                    "DELETE FROM users WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
+                try await Self.insert(user, tx)
             }
         }
     }
 
-    /// Replaces the stored user (matched by project and local id) and its identities with `user`.
-    public func updateUser(_ user: UserAccount) async throws {
-        try await mapUniqueViolations {
-            try await database.transaction { tx in
+    /// A user before and after a change.
+    public struct Modification: Sendable {
+        public let before: UserAccount
+        public let after: UserAccount
+    }
+
+    /// The one way to change an existing account. Reads the user under a row lock, asks `decide` what to
+    /// change given that current state (it may also throw, to refuse), and applies exactly those fields in
+    /// the same transaction. Nothing else of the row is written, and no other writer can slip between the
+    /// read and the write, on one node or many. Returns nil when there is no such user.
+    public func modifyUser(projectID: String, localID: String,
+                           _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Modification? {
+        // A deadlock between two transactions (PostgreSQL aborts one) is retried a few times.
+        for attempt in 1...Self.conflictRetries {
+            do {
+                return try await mapUniqueViolations {
+                    try await database.transaction { tx in
+                        try await self.modify(projectID: projectID, localID: localID, decide, tx)
+                    }
+                }
+            } catch SQLError.transactionConflict where attempt < Self.conflictRetries {
+                continue
+            }
+        }
+        throw StoreError.contended
+    }
+
+    static let conflictRetries = 3
+
+    private func modify(projectID: String, localID: String, _ decide: (UserAccount) throws -> AccountChange,
+                        _ tx: any SQLExecutor) async throws -> Modification? {
+        if let lock = database.rowLockClause {
+            let locked = try await tx.query(
+                "SELECT local_id FROM users WHERE project_id = ? AND local_id = ? \(lock)", .text(projectID), .text(localID))
+            guard !locked.isEmpty else { return nil }
+        }
+        guard let before = try await Self.fetchUsers(
+            where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)], tx
+        ).first else { return nil }
+        let change = try decide(before)
+        try await Self.apply(change, to: before, tx)
+        return Modification(before: before, after: change.applied(to: before))
+    }
+
+    /// Writes `change`: one UPDATE of the columns it names, then its identity rows.
+    private static func apply(_ change: AccountChange, to user: UserAccount, _ tx: any SQLExecutor) async throws {
+        var assignments: [(column: String, value: SQLValue)] = []
+        func set(_ column: String, _ value: SQLValue) {
+            assignments.removeAll { $0.column == column }
+            assignments.append((column, value))
+        }
+        var revokes = false
+        for edit in change.edits {
+            switch edit {
+            case .email(let value): set("email", SQLValue(value))
+            case .emailVerified(let value): set("email_verified", SQLValue(value))
+            case .displayName(let value): set("display_name", SQLValue(value))
+            case .photoURL(let value): set("photo_url", SQLValue(value))
+            case .phoneNumber(let value): set("phone_number", SQLValue(value))
+            case .password(let password):
+                set("password_hash", SQLValue(password?.hash))
+                set("password_salt", SQLValue(password?.salt))
+                set("password_updated_at", SQLValue(password?.updatedAt))
+                set("password_hash_params", SQLValue(json(password?.imported)))
+            case .disabled(let value): set("disabled", SQLValue(value))
+            case .customAttributes(let value): set("custom_attributes", SQLValue(value))
+            case .validSince(let value): set("valid_since", .int(value))
+            case .revokeSessions: revokes = true
+            case .lastLoginAt(let value): set("last_login_at", .int(value))
+            case .emailLinkSignin(let value): set("email_link_signin", SQLValue(value))
+            case .secondFactors(let factors): set("mfa_factors", SQLValue(json(factors.isEmpty ? nil : factors)))
+            case .link, .refreshIdentity, .unlink: break
+            }
+        }
+        var clauses = assignments.map { "\($0.column) = ?" }
+        if revokes { clauses.append("session_epoch = session_epoch + 1") }
+        if !clauses.isEmpty {
+            try await tx.query(
+                "UPDATE users SET \(clauses.joined(separator: ", ")) WHERE project_id = ? AND local_id = ?",
+                assignments.map(\.value) + [.text(user.projectID), .text(user.localID)])
+        }
+        for edit in change.edits {
+            switch edit {
+            case .link(let identity):
+                try await insert(identity, of: user, tx)
+            case .refreshIdentity(let identity):
                 try await tx.query(
                     """
-                    UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
-                        password_hash = ?, password_salt = ?, password_updated_at = ?, disabled = ?, custom_attributes = ?,
-                        valid_since = ?, created_at = ?, last_login_at = ?, last_refresh_at = ?, email_link_signin = ?,
-                        mfa_factors = ?, password_hash_params = ?
-                    WHERE project_id = ? AND local_id = ?
+                    UPDATE user_identities SET email = ?, display_name = ?, photo_url = ?, screen_name = ?
+                    WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND local_id = ?
                     """,
-                    Array(Self.binds(user).dropFirst(2)) + [.text(user.projectID), .text(user.localID)])
+                    SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
+                    SQLValue(identity.screenName), .text(user.projectID), .text(identity.providerID), .text(identity.rawID),
+                    .text(user.localID))
+            case .unlink(let providerID):
                 try await tx.query(
-                    "DELETE FROM user_identities WHERE project_id = ? AND local_id = ?",
-                    .text(user.projectID), .text(user.localID))
-                try await Self.insertIdentities(of: user, tx)
+                    "DELETE FROM user_identities WHERE project_id = ? AND local_id = ? AND provider_id = ?",
+                    .text(user.projectID), .text(user.localID), .text(providerID))
+            default: break
             }
         }
     }
@@ -158,14 +247,20 @@ extension Store {
 
     /// Users with their identities in one query (one round trip): a row per identity, joined on the user.
     private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
-        try await fetchUserRows(from: "users u", where: condition, binds).map(\.user)
+        try await Self.fetchUsers(where: condition, binds, database)
+    }
+
+    private static func fetchUsers(where condition: String, _ binds: [SQLValue], _ executor: any SQLExecutor)
+        async throws -> [UserAccount] {
+        try await fetchUserRows(from: "users u", where: condition, binds, executor).map(\.user)
     }
 
     /// The query behind `fetchUsers`, with the first row of each user for callers that join more
     /// tables in `from` and select `extraColumns` from them.
-    private func fetchUserRows(extraColumns: String = "", from source: String, where condition: String,
-                               _ binds: [SQLValue]) async throws -> [(user: UserAccount, row: SQLRow)] {
-        let rows = try await database.query(
+    private static func fetchUserRows(extraColumns: String = "", from source: String, where condition: String,
+                                      _ binds: [SQLValue], _ executor: any SQLExecutor) async throws
+        -> [(user: UserAccount, row: SQLRow)] {
+        let rows = try await executor.query(
             """
             SELECT \(Self.selectedUserColumns)\(extraColumns), i.provider_id AS i_provider_id, i.raw_id AS i_raw_id,
                 i.email AS i_email, i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
@@ -176,7 +271,7 @@ extension Store {
             binds)
         var users: [(user: UserAccount, row: SQLRow)] = []
         for row in rows {
-            if users.last?.user.localID != row.string("local_id") { users.append((Self.user(from: row), row)) }
+            if users.last?.user.localID != row.string("local_id") { users.append((user(from: row), row)) }
             if let providerID = row.string("i_provider_id"), let rawID = row.string("i_raw_id") {
                 users[users.count - 1].user.identities.append(FederatedIdentity(
                     providerID: providerID, rawID: rawID, email: row.string("i_email"),
@@ -190,17 +285,22 @@ extension Store {
     private static let selectedUserColumns = userColumns.split(separator: ",")
         .map { "u." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
-    private static func insertIdentities(of user: UserAccount, _ tx: any SQLExecutor) async throws {
-        for identity in user.identities {
-            try await tx.query(
-                """
-                INSERT INTO user_identities (project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                .text(user.projectID), .text(identity.providerID), .text(identity.rawID), .text(user.localID),
-                SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
-                SQLValue(identity.screenName))
-        }
+    private static func insert(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
+        try await tx.query(
+            "INSERT INTO users (\(userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            binds(user))
+        for identity in user.identities { try await insert(identity, of: user, tx) }
+    }
+
+    private static func insert(_ identity: FederatedIdentity, of user: UserAccount, _ tx: any SQLExecutor) async throws {
+        try await tx.query(
+            """
+            INSERT INTO user_identities (project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(user.projectID), .text(identity.providerID), .text(identity.rawID), .text(user.localID),
+            SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
+            SQLValue(identity.screenName))
     }
 
     private static func binds(_ user: UserAccount) -> [SQLValue] {
@@ -210,7 +310,7 @@ extension Store {
             SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
             SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
             SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.json(user.mfaFactors.isEmpty ? nil : user.mfaFactors)),
-            SQLValue(Self.json(user.importedPasswordHash)),
+            SQLValue(Self.json(user.importedPasswordHash)), .int(user.sessionEpoch),
         ]
     }
 
@@ -229,6 +329,7 @@ extension Store {
         user.disabled = row.bool("disabled")
         user.customAttributes = row.string("custom_attributes")
         user.validSince = row.int("valid_since") ?? 0
+        user.sessionEpoch = row.int("session_epoch") ?? 0
         user.lastLoginAt = row.int("last_login_at")
         user.lastRefreshAt = row.int("last_refresh_at")
         user.emailLinkSignin = row.bool("email_link_signin")
@@ -268,25 +369,25 @@ extension Store {
         try await database.query(
             """
             INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
-                second_factor, second_factor_id, session_claims)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                second_factor, second_factor_id, session_claims, session_epoch)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
             .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
-            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims))
+            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), .int(record.sessionEpoch))
     }
 
     /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
     /// unknown (never issued, or its user deleted).
     public func refreshSession(hash: String) async throws -> (record: RefreshTokenRecord, user: UserAccount)? {
-        guard let (user, row) = try await fetchUserRows(
+        guard let (user, row) = try await Self.fetchUserRows(
             extraColumns: """
                 , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
                 r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
-                r.session_claims AS r_session_claims
+                r.session_claims AS r_session_claims, r.session_epoch AS r_session_epoch
                 """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
-            where: "r.token_hash = ?", [.text(hash)]
+            where: "r.token_hash = ?", [.text(hash)], database
         ).first else { return nil }
         var record = RefreshTokenRecord(
             projectID: user.projectID, localID: user.localID, signInProvider: row.string("r_sign_in_provider") ?? "",
@@ -295,6 +396,7 @@ extension Store {
                 PassedSecondFactor(kind: $0, enrollmentID: row.string("r_second_factor_id") ?? "")
             })
         record.sessionClaims = row.string("r_session_claims")
+        record.sessionEpoch = row.int("r_session_epoch") ?? 0
         return (record, user)
     }
 }
@@ -313,6 +415,11 @@ extension Store {
         }
     }
 
+    /// The key id of the newest signing key (the one that signs), nil if there is none.
+    public func newestSigningKeyID() async throws -> String? {
+        try await database.query("SELECT kid FROM signing_keys ORDER BY created_at DESC, kid DESC LIMIT 1", []).first?.string("kid")
+    }
+
     public func insertSigningKey(_ key: SigningKeyRecord) async throws {
         try await database.query(
             "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -324,10 +431,19 @@ extension Store {
 // MARK: - Projects and API keys
 
 extension Store {
-    /// The stored settings JSON of a project, or nil if the project does not exist.
-    public func projectSettings(projectID: String) async throws -> String? {
-        try await database.query("SELECT settings FROM projects WHERE project_id = ?", .text(projectID))
-            .first?.string("settings")
+    /// The stored settings JSON of a project with its version, or nil if the project does not exist.
+    public func projectSettings(projectID: String) async throws -> (settings: String, version: Int64)? {
+        guard let row = try await database.query(
+            "SELECT settings, version FROM projects WHERE project_id = ?", .text(projectID)).first,
+            let settings = row.string("settings")
+        else { return nil }
+        return (settings, row.int("version") ?? 0)
+    }
+
+    /// The version of a project's settings (one more with every change), or nil if it does not exist: a
+    /// cheap check of whether a cached copy is still current.
+    public func projectVersion(projectID: String) async throws -> Int64? {
+        try await database.query("SELECT version FROM projects WHERE project_id = ?", .text(projectID)).first?.int("version")
     }
 
     /// Creates the project if it does not exist yet; returns whether it was created.
@@ -339,9 +455,13 @@ extension Store {
         return !rows.isEmpty
     }
 
-    public func updateProjectSettings(projectID: String, settings: String) async throws {
+    /// Stores new settings if they are still at `version` (compare-and-swap); returns the new version, or
+    /// nil when another writer changed them first.
+    public func updateProjectSettings(projectID: String, settings: String, ifVersion version: Int64) async throws -> Int64? {
         try await database.query(
-            "UPDATE projects SET settings = ? WHERE project_id = ?", .text(settings), .text(projectID))
+            "UPDATE projects SET settings = ?, version = version + 1 WHERE project_id = ? AND version = ? RETURNING version",
+            .text(settings), .text(projectID), .int(version)
+        ).first?.int("version")
     }
 
     public func projectIDs() async throws -> [String] {

@@ -41,9 +41,17 @@ struct SingleUseTokens<Payload: Codable & Sendable>: Sendable {
     /// Whether `opened` has not expired yet.
     func isLive(_ opened: Opened) -> Bool { opened.expiresAt > clock.seconds }
 
+    /// Whether the token was used up already (here or on another node). A check before work that must not
+    /// start with a spent token; `redeem` is still the one atomic use.
+    func isSpent(_ opened: Opened) async throws -> Bool {
+        try await store.counter(marker(opened), windowStart: opened.expiresAt) > 0
+    }
+
     /// Uses the token up; returns false when it had been used already (here or on another node).
     func redeem(_ opened: Opened) async throws -> Bool {
         // The marker's window is the expiry, so a sweep of old windows removes it once it is useless.
-        try await store.incrementCounter("\(purpose):\(opened.id)", windowStart: opened.expiresAt) == 1
+        try await store.incrementCounter(marker(opened), windowStart: opened.expiresAt) == 1
     }
+
+    private func marker(_ opened: Opened) -> String { "\(purpose):\(opened.id)" }
 }

@@ -8,7 +8,9 @@ import X509
 
 /// The RS256 keys that sign Flint's ID tokens. Keys live in the store (private halves sealed with the
 /// master key) and are opened once into memory, so signing never decrypts per request. The newest key
-/// signs; every stored key verifies, so tokens survive a rotation.
+/// signs; every stored key verifies, so tokens survive a rotation. Before signing or publishing, a node
+/// asks the store which key is newest (one indexed lookup) and loads the keys again when another node or
+/// `flint keys rotate` added one, so every node signs with, and publishes, the same keys at once.
 public final class SigningKeyring: Sendable {
     struct Key: Sendable {
         let kid: String
@@ -24,7 +26,6 @@ public final class SigningKeyring: Sendable {
         /// Keys by the exact header segment they sign with: a token carrying one needs no header decoding.
         var keysByEncodedHeader: [String: Key] = [:]
         var signingKid: String?
-        var loadedAt: Int64 = .min
         var documents = PublishedKeyDocuments.empty
     }
 
@@ -33,11 +34,6 @@ public final class SigningKeyring: Sendable {
     private let clock: any FlintClock
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
-
-    /// How often a node looks for keys other nodes have added (seconds).
-    static let reloadInterval: Int64 = 300
-    /// The least time between two reloads caused by tokens with unknown key ids (seconds).
-    static let unknownKidReloadInterval: Int64 = 5
 
     public init(store: Store, secrets: SecretBox, clock: any FlintClock, logger: Logger) {
         self.store = store
@@ -92,19 +88,17 @@ public final class SigningKeyring: Sendable {
         let newest = records.last?.kid
         let ordered = records.compactMap { keys[$0.kid] }
         let documents = try PublishedKeyDocuments(keys: ordered)
-        let now = clock.seconds
         state.withLockedValue { state in
             state.keys = keys
             state.keysByEncodedHeader = Dictionary(uniqueKeysWithValues: keys.values.map { ($0.encodedHeader, $0) })
             state.signingKid = newest
-            state.loadedAt = now
             state.documents = documents
         }
     }
 
     /// Signs `payload` (claims JSON) as a compact RS256 JWS with the current key.
     public func sign(payload: Data) async throws -> String {
-        await reloadIfStale()
+        try await reloadIfRotated()
         guard let key = state.withLockedValue({ state in state.signingKid.flatMap { state.keys[$0] } }) else {
             throw SigningKeyringError.noSigningKey
         }
@@ -128,31 +122,26 @@ public final class SigningKeyring: Sendable {
         if let key = state.withLockedValue({ $0.keysByEncodedHeader[String(jwt.encodedHeader)] }) { return key }
         guard let header = jwt.header(), header.alg == "RS256", let kid = header.kid else { return nil }
         if let key = state.withLockedValue({ $0.keys[kid] }) { return key }
-        // Possibly a key another node added since our last look.
-        let canReload = state.withLockedValue { clock.seconds - $0.loadedAt >= Self.unknownKidReloadInterval }
-        guard canReload else { return nil }
-        try? await reload()
+        // Possibly a key another node added since our last look (a forged kid costs one lookup).
+        try? await reloadIfRotated()
         return state.withLockedValue { $0.keys[kid] }
     }
 
     /// The JWKS, X.509 and key-id documents, prebuilt.
     public var documents: PublishedKeyDocuments {
-        get async {
-            await reloadIfStale()
+        get async throws {
+            try await reloadIfRotated()
             return state.withLockedValue { $0.documents }
         }
     }
 
     public var keyIDs: [String] { state.withLockedValue { Array($0.keys.keys).sorted() } }
 
-    private func reloadIfStale() async {
-        let stale = state.withLockedValue { clock.seconds - $0.loadedAt >= Self.reloadInterval }
-        guard stale else { return }
-        do {
-            try await reload()
-        } catch {
-            logger.error("Could not reload signing keys: \(error)")
-        }
+    /// Loads the keys again when the store's newest key is not the one this node signs with.
+    private func reloadIfRotated() async throws {
+        let newest = try await store.newestSigningKeyID()
+        guard newest != state.withLockedValue({ $0.signingKid }) else { return }
+        try await reload()
     }
 
     /// A self-signed certificate for the key, published in Google's X.509 map format.

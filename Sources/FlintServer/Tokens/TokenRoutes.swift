@@ -20,14 +20,14 @@ struct TokenRoutes: Sendable {
                     "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
                     "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
                 ]
-            ) { _, _ in Self.cacheable(await keyring.documents.jwks) },
+            ) { _, _ in Self.cacheable(try await keyring.documents.jwks) },
             Endpoint(
                 method: .get,
                 paths: [
                     "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
                     "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
                 ]
-            ) { _, _ in Self.cacheable(await keyring.documents.x509) },
+            ) { _, _ in Self.cacheable(try await keyring.documents.x509) },
             Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"]) { _, context in
                 let projectID = context.parameters.get("projectId") ?? ""
                 let base = publicURL()

@@ -6,8 +6,9 @@ import NIOConcurrencyHelpers
 /// ID tokens and refresh tokens: minting, refreshing and verifying.
 ///
 /// ID tokens are RS256 JWTs with Firebase's claims, valid for one hour. Refresh tokens are opaque random
-/// strings; only their SHA-256 is stored. Both are revoked by the user's `validSince`, and refused for
-/// disabled or deleted users.
+/// strings; only their SHA-256 is stored. Both are revoked by the user's `sessionEpoch` (exactly: every
+/// session begun before a revocation, in the same second too) and `validSince` (an admin's whole second),
+/// and refused for disabled or deleted users.
 public final class TokenService: Sendable {
     /// ID token lifetime, in seconds (Firebase's one hour).
     public static let idTokenLifetime: Int64 = 3600
@@ -53,16 +54,17 @@ public final class TokenService: Sendable {
         public var expiresIn: String { String(TokenService.idTokenLifetime) }
     }
 
-    /// Mints tokens for a sign-in (or a change that re-issues them). `authTime` defaults to now;
-    /// `secondFactor` is the factor the sign-in passed, which the tokens' claims name; `sessionClaims`
-    /// are a custom token's developer claims, carried by every ID token of the session.
-    public func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil,
-                      secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) async throws -> IssuedTokens {
+    /// Mints tokens for a sign-in (or a change that re-issues them); only `SignInPipeline` calls this.
+    /// `user` is the account as the sign-in left it: the session begins in its `sessionEpoch`. `authTime`
+    /// defaults to now; `secondFactor` is the factor the sign-in passed, which the tokens' claims name;
+    /// `sessionClaims` are a custom token's developer claims, carried by every ID token of the session.
+    func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil,
+               secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) async throws -> IssuedTokens {
         let now = clock.seconds
         let authTime = authTime ?? now
         let idToken = try await mintIDToken(
             for: user, signInProvider: signInProvider, secondFactor: secondFactor, sessionClaims: sessionClaims,
-            authTime: authTime, now: now)
+            authTime: authTime, sessionEpoch: user.sessionEpoch, now: now)
         // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
         // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
         let refreshToken = user.localID + "." + random.token(byteCount: 32)
@@ -70,7 +72,8 @@ public final class TokenService: Sendable {
             hash: Self.hash(refreshToken),
             RefreshTokenRecord(
                 projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
-                authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims))
+                authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims,
+                sessionEpoch: user.sessionEpoch))
         usage.record(.signIns, projectID: user.projectID)
         return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
     }
@@ -89,11 +92,11 @@ public final class TokenService: Sendable {
             throw FlintError(.invalidRefreshToken)
         }
         if user.disabled { throw FlintError(.userDisabled) }
-        if record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
+        if record.sessionEpoch < user.sessionEpoch || record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
         let now = clock.seconds
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
-            sessionClaims: record.sessionClaims, authTime: record.authTime, now: now)
+            sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: record.sessionEpoch, now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
             try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
@@ -120,7 +123,9 @@ public final class TokenService: Sendable {
             throw FlintError(.userNotFound)
         }
         if user.disabled { throw FlintError(.userDisabled) }
-        if claims.iat < user.validSince { throw FlintError(.tokenExpired) }
+        if (claims.firebase.sessionEpoch ?? 0) < user.sessionEpoch || claims.iat < user.validSince {
+            throw FlintError(.tokenExpired)
+        }
         return VerifiedIDToken(claims: claims, user: user)
     }
 
@@ -153,6 +158,13 @@ public final class TokenService: Sendable {
         if clock.seconds - verified.claims.authTime > Self.recentSignInWindow { throw FlintError(.credentialTooOld) }
     }
 
+    /// The recent-login rule for a change of `account`'s credentials (password, email, phone, linked
+    /// providers, second factors): required unless the account is anonymous, which has no credential to
+    /// protect and cannot re-authenticate (its upgrade by linking works at any age, as in Firebase).
+    public func requireRecentSignIn(_ verified: VerifiedIDToken, toChangeCredentialsOf account: UserAccount) throws {
+        if !account.isAnonymous { try requireRecentSignIn(verified) }
+    }
+
     /// The claims of a token signed by one of our keys, from the cache or by verifying the signature.
     private func verifiedClaims(_ token: String) async throws -> IDTokenClaims {
         if let claims = verifiedTokens.withLockedValue({ $0[token] }) { return claims }
@@ -167,7 +179,8 @@ public final class TokenService: Sendable {
     }
 
     private func mintIDToken(for user: UserAccount, signInProvider: String, secondFactor: PassedSecondFactor?,
-                             sessionClaims: String? = nil, authTime: Int64, now: Int64) async throws -> String {
+                             sessionClaims: String? = nil, authTime: Int64, sessionEpoch: Int64, now: Int64) async throws
+        -> String {
         var identities: [String: [String]] = [:]
         if let email = user.email { identities["email"] = [email] }
         if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
@@ -179,7 +192,8 @@ public final class TokenService: Sendable {
             name: user.displayName, picture: user.photoURL,
             providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
             firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
-                                    signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID))
+                                    signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID,
+                                    sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch))
         var payload = try JSONBody.encoder.encode(claims)
         // Standard claims win over the user's custom claims, which win over a session's developer claims.
         for custom in [user.customAttributes, sessionClaims].compactMap({ $0 }) where !custom.isEmpty {

@@ -1,0 +1,144 @@
+import FlintWire
+
+/// Where every sign-in ends, whatever its first factor (password, phone, email link, Apple, Facebook,
+/// custom token, second factor), and every change that hands out new tokens:
+///
+/// 1. the account is read under its row lock, and the attempt re-checks its credential against that
+///    current state (a password changed a moment ago no longer matches the one the service verified);
+/// 2. the gate: a disabled account is refused; one with second factors gets a challenge, not tokens;
+/// 3. the attempt's change set (a linked identity, a refreshed profile) and the sign-in's bookkeeping
+///    (`lastLoginAt`, nothing else) are applied field by field in the same transaction;
+/// 4. tokens are issued in the account's session epoch as that transaction left it, so a revocation
+///    committed after it ends this session too.
+///
+/// Services keep what is theirs: verifying the first factor and finding the account. Account writes
+/// outside a sign-in go through `modify` as well, so every write names its fields and holds the lock.
+struct SignInPipeline: Sendable {
+    let store: Store
+    let tokens: TokenService
+    let gate: SecondFactorGate
+    let clock: any FlintClock
+
+    /// One sign-in, or one re-issue of tokens after a change, as a service asks for it.
+    struct Attempt: Sendable {
+        /// The first factor: the tokens' `sign_in_provider` (and a pending credential's).
+        var provider: String
+        /// Re-checks the credential against the account as stored now (throwing to refuse), and names what
+        /// else the sign-in changes on it.
+        var change: @Sendable (UserAccount) throws -> AccountChange = { _ in AccountChange() }
+        /// Whether an account with second factors is challenged: not for links and re-issues (their caller
+        /// is signed in already), second-factor sign-ins themselves, or custom tokens (as in Firebase).
+        var asksSecondFactor = true
+        /// Whether this counts as a login (`lastLoginAt`); re-issues after a change do not.
+        var recordsLogin = true
+        /// A re-issue keeps its session's `auth_time`; a sign-in starts a new one (nil: now).
+        var authTime: Int64?
+        /// The second factor the sign-in passed, for the tokens' claims.
+        var secondFactor: PassedSecondFactor?
+        /// A custom token's developer claims.
+        var sessionClaims: String?
+
+        init(provider: String, change: @escaping @Sendable (UserAccount) throws -> AccountChange = { _ in AccountChange() }) {
+            self.provider = provider
+            self.change = change
+        }
+
+        /// A re-issue for a caller who is signed in already: no second factor, no login. A link names the
+        /// `provider` it just proved, which starts the session anew (`auth_time` now); a change of the
+        /// account keeps the session's provider and `auth_time`.
+        static func reissue(for verified: TokenService.VerifiedIDToken, provider: String? = nil,
+                            change: @escaping @Sendable (UserAccount) throws -> AccountChange) -> Attempt {
+            var attempt = Attempt(provider: provider ?? verified.claims.firebase.signInProvider, change: change)
+            attempt.asksSecondFactor = false
+            attempt.recordsLogin = false
+            attempt.authTime = provider == nil ? verified.claims.authTime : nil
+            return attempt
+        }
+    }
+
+    enum Outcome: Sendable {
+        case signedIn(UserAccount, TokenService.IssuedTokens)
+        case secondFactorRequired(UserAccount, SecondFactorGate.Challenge)
+    }
+
+    /// Signs in to the existing account `localID`.
+    func signIn(_ localID: String, projectID: String, _ attempt: Attempt) async throws -> Outcome {
+        let now = clock.milliseconds
+        guard let modified = try await modify(projectID: projectID, localID: localID, { current in
+            if current.disabled { throw FlintError(.userDisabled) }
+            var change = try attempt.change(current)
+            let after = change.applied(to: current)
+            let challenged = attempt.asksSecondFactor && !after.mfaFactors.isEmpty
+            if attempt.recordsLogin, !challenged { change.add(.lastLoginAt(now)) }
+            return change
+        }) else { throw FlintError(.userNotFound) }
+        let user = modified.after
+        if attempt.asksSecondFactor, let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) {
+            return .secondFactorRequired(user, challenge)
+        }
+        return .signedIn(user, try await issue(for: user, attempt))
+    }
+
+    /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it.
+    func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
+        var user = user
+        if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
+        try await create(user)
+        return .signedIn(user, try await issue(for: user, attempt))
+    }
+
+    /// Tokens for `user` as a committed change left it.
+    func issue(for user: UserAccount, _ attempt: Attempt) async throws -> TokenService.IssuedTokens {
+        try await tokens.issue(for: user, signInProvider: attempt.provider, authTime: attempt.authTime,
+                               secondFactor: attempt.secondFactor, sessionClaims: attempt.sessionClaims)
+    }
+
+    // MARK: Writes
+
+    /// `Store.modifyUser` with the store's unique-constraint errors as Firebase's.
+    func modify(projectID: String, localID: String,
+                _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Store.Modification? {
+        try await Self.mappingDuplicates { try await store.modifyUser(projectID: projectID, localID: localID, decide) }
+    }
+
+    /// Inserts a new account.
+    func create(_ user: UserAccount) async throws {
+        try await Self.mappingDuplicates { try await store.createUser(user) }
+    }
+
+    /// Replaces an account wholesale (an import with `allowOverwrite`).
+    func replace(_ user: UserAccount) async throws {
+        try await Self.mappingDuplicates { try await store.replaceUser(user) }
+    }
+
+    private static func mappingDuplicates<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let StoreError.duplicate(field) {
+            switch field {
+            case .email: throw FlintError(.emailExists)
+            case .phoneNumber: throw FlintError(.phoneNumberExists)
+            case .localID: throw FlintError(.duplicateLocalID)
+            case .federatedIdentity: throw FlintError(.federatedUserIDAlreadyLinked)
+            }
+        }
+    }
+}
+
+extension AccountChange {
+    /// The owner of `account`'s email address has just proved it by signing in with an email link or
+    /// resetting the password with a mailed code. While the address was unverified anyone could have put
+    /// it on the account, with credentials of their own. So, as Firebase does for an unverified password
+    /// and extended to every credential: the account keeps its uid but loses each credential the owner did
+    /// not prove (password, phone number, linked providers), and every session it had ends. An account
+    /// whose address was verified already only stays so.
+    static func emailOwnershipProved(on account: UserAccount, at seconds: Int64) -> AccountChange {
+        var change = AccountChange([.emailVerified(true)])
+        guard !account.emailVerified else { return change }
+        if account.password != nil { change.add(.password(nil)) }
+        if account.phoneNumber != nil { change.add(.phoneNumber(nil)) }
+        for provider in Set(account.identities.map(\.providerID)).sorted() { change.add(.unlink(providerID: provider)) }
+        change.revokeSessions(at: seconds)
+        return change
+    }
+}
