@@ -67,6 +67,60 @@ import Testing
         try await scratch.drop()
     }
 
+    /// Config changes are compare-and-swap: concurrent PATCHes of different fields, sent to two nodes, all
+    /// survive; and a change made on one node holds on the other from its next request, not seconds later.
+    /// After a key rotation on one node, both sign with the new key and publish the same key set at once.
+    @Test(arguments: TestDatabase.allCases)
+    func configAndKeysHoldOnEveryNodeAtOnce(database: TestDatabase) async throws {
+        let scratch = try await ScratchDatabase.make(database)
+        let nodeA = try await TestServer.start(database: database, sharing: scratch)
+        let nodeB = try await TestServer.start(database: database, sharing: scratch, clock: nodeA.clock)
+        let nodes = [TestClient(nodeA), TestClient(nodeB)]
+        let config = "/v2/projects/\(nodeA.projectID)/config"
+        func patch(_ node: TestClient, mask: String, _ body: [String: JSONValue]) async throws {
+            let reply = try await node.send("PATCH", config + "?updateMask=" + mask, body: try JSONEncoder().encode(JSONValue.object(body)),
+                                            headers: ["Authorization": "Bearer owner", "Content-Type": "application/json"])
+            #expect(reply.status == 200, "\(reply.body)")
+        }
+        for round in 0..<5 {
+            let domains: [JSONValue] = ["localhost", .string("round\(round).example.com")]
+            let numbers: [String: JSONValue] = ["+1555555\(String(format: "%04d", round))": "123456"]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await patch(nodes[0], mask: "authorizedDomains", ["authorizedDomains": .array(domains)]) }
+                group.addTask {
+                    try await patch(nodes[1], mask: "signIn.phoneNumber.testPhoneNumbers",
+                                    ["signIn": ["phoneNumber": ["testPhoneNumbers": .object(numbers)]]])
+                }
+                group.addTask {
+                    try await patch(nodes[round % 2], mask: "signIn.anonymous.enabled",
+                                    ["signIn": ["anonymous": ["enabled": .bool(round % 2 == 0)]]])
+                }
+                try await group.waitForAll()
+            }
+            for node in nodes {
+                let read = try await node.send("GET", config, headers: ["Authorization": "Bearer owner"])
+                #expect(read["authorizedDomains"] == .array(domains), "round \(round): a concurrent change was lost")
+                #expect(read["signIn"]?["phoneNumber"]?["testPhoneNumbers"] == .object(numbers), "round \(round)")
+                // The setting is in force on both nodes at once.
+                let anonymous = try await node.post("/v1/accounts:signUp", ["returnSecureToken": true])
+                #expect((anonymous.status == 200) == (round % 2 == 0), "round \(round): \(anonymous.body)")
+            }
+        }
+
+        let rotated = try await nodeA.server.keyring.rotate()
+        for node in nodes {
+            let jwks = try await node.send("GET", "/.well-known/jwks.json", includeKey: false)
+            #expect(jwks["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue }.contains(rotated) == true)
+        }
+        try await patch(nodes[1], mask: "signIn.anonymous.enabled", ["signIn": ["anonymous": ["enabled": true]]])
+        let signedOnB = try await nodes[1].signUp()
+        let header = try #require(signedOnB.string("idToken")?.split(separator: ".").first.flatMap { Base64URL.decode($0) })
+        #expect(try JSONDecoder().decode(JSONValue.self, from: header)["kid"] == .string(rotated))
+        try await nodeB.stop()
+        try await nodeA.stop()
+        try await scratch.drop()
+    }
+
     @Test func emulatorEndpoints() async throws {
         try await withServer { server, client in
             let ready = try await client.send("GET", "/", includeKey: false)
