@@ -36,9 +36,7 @@ public struct AccountService: Sendable {
             user.password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
             provider = ProviderID.password
         }
-        guard case .signedIn(_, let issued) = try await pipeline.signIn(creating: user, .init(provider: provider)) else {
-            throw FlintError.internalError
-        }
+        let issued = try await pipeline.signIn(creating: user, .init(provider: provider)).tokens()
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email ?? "",
             displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
@@ -80,8 +78,8 @@ public struct AccountService: Sendable {
             if current.hasPassword || current.email != nil && current.email != email { change.revokeSessions(at: now) }
             return change
         }
-        guard case .signedIn(let user, let issued) = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
-        else { throw FlintError.internalError }
+        let outcome = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
+        let (user, issued) = (outcome.user, try outcome.tokens())
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email,
             displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
@@ -124,15 +122,7 @@ public struct AccountService: Sendable {
         }
         var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
                                       email: user.email, displayName: user.displayName ?? "", registered: true)
-        switch try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt) {
-        case .secondFactorRequired(_, let challenge):
-            response.mfaPendingCredential = challenge.pendingCredential
-            response.mfaInfo = challenge.mfaInfo
-        case .signedIn(_, let issued):
-            response.idToken = issued.idToken
-            response.refreshToken = issued.refreshToken
-            response.expiresIn = issued.expiresIn
-        }
+        try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt).fill(&response)
         return response
     }
 
@@ -256,10 +246,8 @@ public struct AccountService: Sendable {
         var issued: TokenService.IssuedTokens?
         if let verified, email != nil || password != nil, request.returnSecureToken ?? false {
             // The caller's own session goes on in new tokens.
-            guard case .signedIn(let changed, let tokens) = try await pipeline.signIn(
-                localID, projectID: caller.projectID, .reissue(for: verified, change: decide))
-            else { throw FlintError.internalError }
-            (user, issued) = (changed, tokens)
+            let outcome = try await pipeline.signIn(localID, projectID: caller.projectID, .reissue(for: verified, change: decide))
+            (user, issued) = (outcome.user, try outcome.tokens())
         } else {
             guard let modified = try await pipeline.modify(projectID: caller.projectID, localID: localID, decide) else {
                 throw FlintError(.userNotFound)

@@ -59,6 +59,32 @@ struct SignInPipeline: Sendable {
     enum Outcome: Sendable {
         case signedIn(UserAccount, TokenService.IssuedTokens)
         case secondFactorRequired(UserAccount, SecondFactorGate.Challenge)
+
+        /// The account as the sign-in left it.
+        var user: UserAccount {
+            switch self {
+            case .signedIn(let user, _), .secondFactorRequired(let user, _): user
+            }
+        }
+
+        /// Writes the tokens, or the challenge, into a sign-in answer of any endpoint.
+        func fill(_ answer: inout some SignInAnswer) {
+            switch self {
+            case .signedIn(_, let issued):
+                answer.idToken = issued.idToken
+                answer.refreshToken = issued.refreshToken
+                answer.expiresIn = issued.expiresIn
+            case .secondFactorRequired(_, let challenge):
+                answer.mfaPendingCredential = challenge.pendingCredential
+                answer.mfaInfo = challenge.mfaInfo
+            }
+        }
+
+        /// The tokens; for callers that never ask for a second factor.
+        func tokens() throws -> TokenService.IssuedTokens {
+            guard case .signedIn(_, let issued) = self else { throw FlintError.internalError }
+            return issued
+        }
     }
 
     /// Signs in to the existing account `localID`.
@@ -124,6 +150,20 @@ struct SignInPipeline: Sendable {
         }
     }
 }
+
+/// What the answers of every sign-in endpoint share: tokens, or a second-factor challenge in their place.
+protocol SignInAnswer {
+    var idToken: String? { get set }
+    var refreshToken: String? { get set }
+    var expiresIn: String? { get set }
+    var mfaPendingCredential: String? { get set }
+    var mfaInfo: [MFAEnrollment]? { get set }
+}
+
+extension SignInResponse: SignInAnswer {}
+extension SignInWithPhoneNumberResponse: SignInAnswer {}
+extension SignInWithEmailLinkResponse: SignInAnswer {}
+extension SignInWithIdpResponse: SignInAnswer {}
 
 extension AccountChange {
     /// The owner of `account`'s email address has just proved it by signing in with an email link or

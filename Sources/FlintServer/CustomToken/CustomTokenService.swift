@@ -50,7 +50,7 @@ public struct CustomTokenService: Sendable {
                 outcome = try await pipeline.signIn(uid, projectID: caller.projectID, attempt)
             }
         }
-        guard case .signedIn(let user, let issued) = outcome else { throw FlintError.internalError }
+        let (user, issued) = (outcome.user, try outcome.tokens())
         return SignInResponse(kind: "identitytoolkit#VerifyCustomTokenResponse", localId: user.localID,
                               idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
                               isNewUser: isNewUser)

@@ -203,7 +203,7 @@ public struct ActionCodeService: Sendable {
                 if let previous = current.email, previous != email { change.revokeSessions(at: now) }
                 return change
             }
-            return try Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt),
+            return Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt),
                                      isNewUser: false)
         }
         if let user = try await store.user(projectID: caller.projectID, email: email) {
@@ -214,7 +214,7 @@ public struct ActionCodeService: Sendable {
         user.emailVerified = true
         user.emailLinkSignin = true
         do {
-            return try Self.response(try await pipeline.signIn(creating: user, .init(provider: provider)), isNewUser: true)
+            return Self.response(try await pipeline.signIn(creating: user, .init(provider: provider)), isNewUser: true)
         } catch let error as FlintError where error.is(.emailExists) {
             // Another request created the account a moment ago: sign in to it.
             guard let winner = try await store.user(projectID: caller.projectID, email: email) else { throw FlintError.internalError }
@@ -233,21 +233,14 @@ public struct ActionCodeService: Sendable {
             change.add(.emailLinkSignin(true))
             return change
         }
-        return try Self.response(try await pipeline.signIn(localID, projectID: caller.projectID, attempt), isNewUser: false)
+        return Self.response(try await pipeline.signIn(localID, projectID: caller.projectID, attempt), isNewUser: false)
     }
 
-    private static func response(_ outcome: SignInPipeline.Outcome, isNewUser: Bool) throws -> SignInWithEmailLinkResponse {
-        switch outcome {
-        case .secondFactorRequired(let user, let challenge):
-            var response = SignInWithEmailLinkResponse(localId: user.localID, email: user.email)
-            response.mfaPendingCredential = challenge.pendingCredential
-            response.mfaInfo = challenge.mfaInfo
-            return response
-        case .signedIn(let user, let issued):
-            return SignInWithEmailLinkResponse(
-                idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
-                localId: user.localID, email: user.email, isNewUser: isNewUser)
-        }
+    private static func response(_ outcome: SignInPipeline.Outcome, isNewUser: Bool) -> SignInWithEmailLinkResponse {
+        var response = SignInWithEmailLinkResponse(localId: outcome.user.localID, email: outcome.user.email)
+        outcome.fill(&response)
+        if response.idToken != nil { response.isNewUser = isNewUser }
+        return response
     }
 
     // MARK: Password reset and checking codes

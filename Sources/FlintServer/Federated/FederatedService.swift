@@ -205,22 +205,15 @@ public struct FederatedService: Sendable {
                                         providerTokens: providerTokens, caller: caller)
             }
         }
-        switch outcome {
-        case .secondFactorRequired(let user, let challenge):
-            // The identity (and any profile refresh) is saved; the tokens wait for the second factor.
-            response.localId = user.localID
-            response.mfaPendingCredential = challenge.pendingCredential
-            response.mfaInfo = challenge.mfaInfo
-        case .signedIn(let user, let issued):
-            response.localId = user.localID
+        // With a second factor, the identity (and any profile refresh) is saved; the tokens wait for it.
+        outcome.fill(&response)
+        response.localId = outcome.user.localID
+        if case .signedIn(let user, _) = outcome {
             response.email = user.email
             response.emailVerified = user.emailVerified
             response.displayName = user.displayName
             response.photoUrl = user.photoURL
             response.isNewUser = isNewUser ? true : nil
-            response.idToken = issued.idToken
-            response.refreshToken = issued.refreshToken
-            response.expiresIn = issued.expiresIn
         }
         return response
     }

@@ -122,7 +122,7 @@ public struct MultiFactorService: Sendable {
 
     /// The answer of enrollment, withdrawal and second-factor sign-in: the new tokens.
     private func tokenResponse(_ outcome: SignInPipeline.Outcome) throws -> MFATokensResponse {
-        guard case .signedIn(_, let issued) = outcome else { throw FlintError.internalError }
+        let issued = try outcome.tokens()
         return MFATokensResponse(idToken: issued.idToken, refreshToken: issued.refreshToken)
     }
 

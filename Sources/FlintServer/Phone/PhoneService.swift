@@ -136,17 +136,10 @@ public struct PhoneService: Sendable {
 
     /// The wire answer for a pipeline outcome: tokens, or the second-factor challenge.
     private static func response(_ outcome: SignInPipeline.Outcome, isNewUser: Bool) -> SignInWithPhoneNumberResponse {
-        switch outcome {
-        case .secondFactorRequired(let user, let challenge):
-            var response = SignInWithPhoneNumberResponse(localId: user.localID, phoneNumber: user.phoneNumber)
-            response.mfaPendingCredential = challenge.pendingCredential
-            response.mfaInfo = challenge.mfaInfo
-            return response
-        case .signedIn(let user, let issued):
-            return SignInWithPhoneNumberResponse(
-                idToken: issued.idToken, refreshToken: issued.refreshToken, expiresIn: issued.expiresIn,
-                localId: user.localID, isNewUser: isNewUser, phoneNumber: user.phoneNumber)
-        }
+        var response = SignInWithPhoneNumberResponse(localId: outcome.user.localID, phoneNumber: outcome.user.phoneNumber)
+        outcome.fill(&response)
+        if response.idToken != nil { response.isNewUser = isNewUser }
+        return response
     }
 
     // MARK: Rules
