@@ -104,13 +104,8 @@ extension AccountIntegrityTests.Races {
     func disablingDuringSignInsHolds(database: TestDatabase) async throws {
         try await withServer(database: database) { _, client in
             for round in 0..<Self.rounds {
-                let email = "disable\(round)@example.com"
-                let signedUp = try await client.signUp(email: email, password: "secret123")
-                let localID = try #require(signedUp.string("localId"))
-                let sessions = try await Self.signInsDuring(client, email: email, password: "secret123") {
-                    let disabled = try await client.admin("/v1/accounts:update", ["localId": .string(localID), "disableUser": true])
-                    #expect(disabled.status == 200, "\(disabled.body)")
-                }
+                let (signedUp, localID, sessions) = try await Self.adminUpdateDuringSignIns(
+                    client, email: "disable\(round)@example.com", ["disableUser": true])
                 let stored = try await client.admin("/v1/accounts:lookup", ["localId": [.string(localID)]])
                 #expect(stored.firstUser?["disabled"] == .bool(true), "round \(round): a sign-in re-enabled the user")
                 for session in sessions + [signedUp] {
@@ -130,14 +125,9 @@ extension AccountIntegrityTests.Races {
         try await withServer(database: database) { server, client in
             for round in 0..<Self.rounds {
                 let email = "revoke\(round)@example.com"
-                let signedUp = try await client.signUp(email: email, password: "secret123")
-                let localID = try #require(signedUp.string("localId"))
                 let validSince = String(server.clock.seconds)
-                _ = try await Self.signInsDuring(client, email: email, password: "secret123") {
-                    let revoked = try await client.admin(
-                        "/v1/accounts:update", ["localId": .string(localID), "validSince": .string(validSince)])
-                    #expect(revoked.status == 200, "\(revoked.body)")
-                }
+                let (signedUp, localID, _) = try await Self.adminUpdateDuringSignIns(
+                    client, email: email, ["validSince": .string(validSince)])
                 let stored = try await client.admin("/v1/accounts:lookup", ["localId": [.string(localID)]])
                 #expect(stored.firstUser?["validSince"] == .string(validSince), "round \(round): a sign-in wrote validSince back")
                 // The session of before the revocation is dead, although it began in the same second.
@@ -180,31 +170,35 @@ extension AccountIntegrityTests.Races {
         }
     }
 
-    /// Many password sign-ins for `email`, with `change` run among them; the sign-ins that got tokens.
-    static func signInsDuring(_ client: TestClient, email: String, password: String,
-                              change: @escaping @Sendable () async throws -> Void) async throws -> [TestClient.Reply] {
-        try await withThrowingTaskGroup(of: TestClient.Reply?.self) { group in
+    /// Signs `email` up, then runs many password sign-ins with one admin `accounts:update` of `fields` among
+    /// them; the sign-up, its user id, and the sign-ins that got tokens.
+    static func adminUpdateDuringSignIns(_ client: TestClient, email: String, _ fields: [String: JSONValue]) async throws
+        -> (signedUp: TestClient.Reply, localID: String, sessions: [TestClient.Reply]) {
+        let signedUp = try await client.signUp(email: email, password: "secret123")
+        let localID = try #require(signedUp.string("localId"))
+        let sessions = try await withThrowingTaskGroup(of: TestClient.Reply?.self) { group in
             for index in 0..<concurrentSignIns {
                 if index == concurrentSignIns / 3 {
                     group.addTask {
-                        try await change()
+                        let updated = try await client.admin("/v1/accounts:update", fields.merging(["localId": .string(localID)]) { $1 })
+                        #expect(updated.status == 200, "\(updated.body)")
                         return nil
                     }
                 }
                 group.addTask {
                     try await client.post("/v1/accounts:signInWithPassword", [
-                        "email": .string(email), "password": .string(password), "returnSecureToken": true,
+                        "email": .string(email), "password": "secret123", "returnSecureToken": true,
                     ])
                 }
             }
             var sessions: [TestClient.Reply] = []
-            for try await reply in group where reply?.status == 200 {
-                sessions.append(reply!)
+            for try await reply in group {
+                if let reply, reply.status == 200 { sessions.append(reply) }
             }
             return sessions
         }
+        return (signedUp, localID, sessions)
     }
-
 }
 
 extension AccountIntegrityTests {

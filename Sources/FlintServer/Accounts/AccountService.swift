@@ -269,8 +269,9 @@ public struct AccountService: Sendable {
         return response
     }
 
-    /// The fields only an admin may set. Disabling the account, or moving `validSince` to now or later, ends
-    /// its sessions (a `validSince` in the past only refuses tokens older than it).
+    /// The fields only an admin may set. Disabling the account, or moving `validSince` to now (within the
+    /// clock skew allowed between machines: an Admin SDK's `revokeRefreshTokens` sends its own "now") or
+    /// later, ends its sessions; an older `validSince` only refuses tokens older than it.
     private func adminChange(_ request: UpdateAccountRequest, projectID: String) async throws -> AccountChange {
         var change = AccountChange()
         if let verifiedFlag = request.emailVerified { change.add(.emailVerified(verifiedFlag)) }
@@ -282,7 +283,7 @@ public struct AccountService: Sendable {
         if let validSince = request.validSince {
             guard let seconds = Int64(validSince.value) else { throw FlintError(.invalidArgument, "validSince") }
             change.add(.validSince(seconds))
-            if seconds >= clock.seconds { change.add(.revokeSessions) }
+            if seconds >= clock.seconds - TokenService.allowedClockSkew { change.add(.revokeSessions) }
         }
         if let phone = request.phoneNumber { change.add(.phoneNumber(try Validation.phoneNumber(phone))) }
         if let mfa = request.mfa { change.add(.secondFactors(try secondFactors(mfa.enrollments ?? []))) }
