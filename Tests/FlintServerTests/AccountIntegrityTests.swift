@@ -145,28 +145,47 @@ extension AccountIntegrityTests.Races {
 
     @Test(arguments: TestDatabase.allCases)
     func concurrentLinksKeepEveryProvider(database: TestDatabase) async throws {
-        try await withServer(database: database) { _, client in
-            for round in 0..<(Self.rounds * 3) {
-                let anonymous = try await client.signUp()
-                let idToken = try #require(anonymous.string("idToken"))
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for provider in ["apple.com", "facebook.com", "google.com"] {
-                        group.addTask {
-                            let linked = try await client.post("/v1/accounts:signInWithIdp", [
-                                "idToken": .string(idToken), "requestUri": "http://localhost", "returnSecureToken": true,
-                                "postBody": .string(FormURLEncoding.encode([
-                                    ("id_token", #"{"sub":"\#(provider)-\#(round)"}"#), ("providerId", provider),
-                                ])),
-                            ])
-                            #expect(linked.status == 200, "\(linked.body)")
-                        }
+        try await withServer(database: database) { _, client in try await Self.linkRace(clients: [client]) }
+    }
+
+    /// Several nodes on one PostgreSQL: a user itself does not sit in any node's memory.
+    @Test func concurrentLinksAcrossTwoNodes() async throws {
+        let first = try await TestServer.start(database: .postgres)
+        let second = try await TestServer.start(sharing: first.database, clock: first.clock)
+        do {
+            try await Self.linkRace(clients: [TestClient(first), TestClient(second)])
+            try await second.stop()
+            try await first.stop()
+        } catch {
+            try? await second.stop()
+            try? await first.stop()
+            throw error
+        }
+    }
+
+    /// An anonymous user links three providers at once (spread over `clients`): all three stay linked.
+    static func linkRace(clients: [TestClient]) async throws {
+        for round in 0..<(rounds * 3) {
+            let anonymous = try await clients[0].signUp()
+            let idToken = try #require(anonymous.string("idToken"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, provider) in ["apple.com", "facebook.com", "google.com"].enumerated() {
+                    let node = clients[index % clients.count]
+                    group.addTask {
+                        let linked = try await node.post("/v1/accounts:signInWithIdp", [
+                            "idToken": .string(idToken), "requestUri": "http://localhost", "returnSecureToken": true,
+                            "postBody": .string(FormURLEncoding.encode([
+                                ("id_token", #"{"sub":"\#(provider)-\#(round)"}"#), ("providerId", provider),
+                            ])),
+                        ])
+                        #expect(linked.status == 200, "\(linked.body)")
                     }
-                    try await group.waitForAll()
                 }
-                let user = try await client.lookup(idToken: idToken).firstUser
-                let providers = Set(user?["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue } ?? [])
-                #expect(providers == ["apple.com", "facebook.com", "google.com"], "round \(round): a link was lost")
+                try await group.waitForAll()
             }
+            let user = try await clients[0].lookup(idToken: idToken).firstUser
+            let providers = Set(user?["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue } ?? [])
+            #expect(providers == ["apple.com", "facebook.com", "google.com"], "round \(round): a link was lost")
         }
     }
 

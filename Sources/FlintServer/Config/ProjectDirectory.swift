@@ -9,8 +9,9 @@ public struct Project: Sendable {
 }
 
 /// Finds projects and API keys, creating projects on first use where the mode allows it.
-/// Opened projects are kept in memory with their settings' version; every read checks that version in
-/// the store (one indexed lookup), so a change made on any node holds here from the next request on.
+/// Opened projects are kept in memory with their settings' version. Every read first asks the store
+/// whether another node may have written since (`Store.externalChangeToken`, free on SQLite) and then
+/// checks that version (one indexed lookup), so a change made on any node holds here from its next request on.
 public final class ProjectDirectory: Sendable {
     private let store: Store
     private let secrets: SecretBox
@@ -18,11 +19,18 @@ public final class ProjectDirectory: Sendable {
     private let clock: any FlintClock
     private let emulator: Bool
     private let defaultAuthorizedDomains: [String]
-    private let cache = NIOLockedValueBox([String: (project: Project, version: Int64)]())
+    private let cache = NIOLockedValueBox([String: Cached]())
     private let keyCache = NIOLockedValueBox([String: String]())
 
     /// How often a settings change is tried again after losing a race to another writer.
     static let updateAttempts = 8
+
+    /// An opened project, its settings' version, and the store's external-change token when it was checked.
+    private struct Cached {
+        var project: Project
+        var version: Int64
+        var token: Int64?
+    }
 
     public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, emulator: Bool,
                 defaultAuthorizedDomains: [String]) {
@@ -36,19 +44,28 @@ public final class ProjectDirectory: Sendable {
 
     /// The project, or nil if it does not exist.
     public func project(_ id: String) async throws -> Project? {
+        // Read before the version, so a write after the check moves the token and is seen next time.
+        let token = try await store.externalChangeToken()
         if let cached = cache.withLockedValue({ $0[id] }) {
+            if let token, cached.token == token { return cached.project }
             guard let version = try await store.projectVersion(projectID: id) else { return nil }
-            if version == cached.version { return cached.project }
+            if version == cached.version {
+                cache.withLockedValue { cache in
+                    if cache[id]?.version == version { cache[id]?.token = token }
+                }
+                return cached.project
+            }
         }
         return try await load(id)?.project
     }
 
     /// Reads the project from the store and caches it.
-    private func load(_ id: String) async throws -> (project: Project, version: Int64)? {
+    private func load(_ id: String) async throws -> Cached? {
+        let token = try await store.externalChangeToken()
         guard let (json, version) = try await store.projectSettings(projectID: id) else { return nil }
         let settings = try JSONDecoder().decode(ProjectSettings.self, from: Data(json.utf8))
         let signerKey = try secrets.open(settings.passwordHash.sealedSignerKey, context: "password-signer-key:\(id)")
-        let loaded = (Project(id: id, settings: settings, signerKey: signerKey), version)
+        let loaded = Cached(project: Project(id: id, settings: settings, signerKey: signerKey), version: version, token: token)
         cache.withLockedValue { cache in
             if (cache[id]?.version ?? .min) <= version { cache[id] = loaded }
         }
@@ -91,7 +108,8 @@ public final class ProjectDirectory: Sendable {
             else { continue }
             let project = Project(id: id, settings: settings, signerKey: current.project.signerKey)
             cache.withLockedValue { cache in
-                if (cache[id]?.version ?? .min) < version { cache[id] = (project, version) }
+                // Our own commit leaves the token where `load` read it.
+                if (cache[id]?.version ?? .min) < version { cache[id] = Cached(project: project, version: version, token: current.token) }
             }
             return project
         }

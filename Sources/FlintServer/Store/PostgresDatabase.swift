@@ -12,6 +12,8 @@ public final class PostgresDatabase: SQLDatabase {
     public let migrationLockStatement: String? = "SELECT pg_advisory_xact_lock(7310583)"
     public let rowLockClause: String? = "FOR UPDATE"
 
+    public func externalChangeToken() async throws -> Int64? { nil }
+
     /// Connects to `url` (`postgres://user:password@host:port/database`) and checks the server answers.
     public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
         let database = try PostgresDatabase(url: url, logger: logger)

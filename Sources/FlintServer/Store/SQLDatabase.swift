@@ -76,6 +76,11 @@ public protocol SQLDatabase: SQLExecutor {
     /// (`FOR UPDATE`), or nil where the transaction itself already excludes other writers (SQLite's
     /// `BEGIN IMMEDIATE`).
     var rowLockClause: String? { get }
+    /// A number that moves whenever another process or node may have committed to the database since it
+    /// was last read, and stays put for this process's own commits: callers that cache what they read
+    /// (project settings, signing keys) check it first and query only when it moved. nil where no such
+    /// number is cheap to have (PostgreSQL): callers then check what they cache on every use.
+    func externalChangeToken() async throws -> Int64?
     func close() async throws
 }
 

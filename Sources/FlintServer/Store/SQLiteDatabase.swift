@@ -8,6 +8,17 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writer: Connection
     private let readers: [Connection]
     private let nextReader = NIOLockedValueBox(0)
+    /// A connection that only ever reads `PRAGMA data_version`, under a plain lock (microseconds).
+    private let watcher: Connection
+    private let watcherLock = NIOLock()
+    private let changes = NIOLockedValueBox(ExternalChanges())
+
+    /// What `externalChangeToken` has seen: each connection's `data_version`, and the token it hands out.
+    private struct ExternalChanges {
+        var watcherVersion: Int64 = .min
+        var writerVersion: Int64 = .min
+        var token: Int64 = 0
+    }
 
     public let migrationLockStatement: String? = nil
     public let rowLockClause: String? = nil
@@ -20,6 +31,26 @@ public final class SQLiteDatabase: SQLDatabase {
         try writer.run("PRAGMA journal_mode=WAL")
         try writer.run("PRAGMA synchronous=NORMAL")
         readers = try (0..<max(1, readerCount)).map { _ in try Connection(path: path) }
+        watcher = try Connection(path: path)
+    }
+
+    /// SQLite's `PRAGMA data_version` changes on a connection when any *other* connection commits. The
+    /// watcher's moves with every commit, this process's too, and costs no wait; only when it moved is the
+    /// writer's read, which moves for other processes' commits alone (every write of this process goes
+    /// through the writer). So the token moves exactly when another process (another node on this file,
+    /// or the `flint` CLI) committed.
+    public func externalChangeToken() async throws -> Int64? {
+        let watched = try watcherLock.withLock { try watcher.dataVersion() }
+        if changes.withLockedValue({ $0.watcherVersion == watched }) { return changes.withLockedValue { $0.token } }
+        let written = try await writer.lock.withLock { try writer.dataVersion() }
+        return changes.withLockedValue { changes in
+            if changes.writerVersion != written {
+                changes.writerVersion = written
+                changes.token += 1
+            }
+            changes.watcherVersion = watched
+            return changes.token
+        }
     }
 
     @discardableResult
@@ -45,6 +76,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     public func close() async throws {
+        watcherLock.withLock { watcher.close() }
         for connection in readers + [writer] {
             await connection.lock.withLock { connection.close() }
         }
@@ -129,6 +161,11 @@ public final class SQLiteDatabase: SQLDatabase {
                 rows.append(SQLRow(index: prepared.columns, values: values))
             }
             return rows
+        }
+
+        /// `PRAGMA data_version` of this connection.
+        func dataVersion() throws -> Int64 {
+            try execute("PRAGMA data_version", []).first?.int("data_version") ?? 0
         }
 
         func close() {

@@ -30,6 +30,11 @@ public final class Store: Sendable {
     public func close() async throws {
         try await database.close()
     }
+
+    /// See `SQLDatabase.externalChangeToken`: what a node checks before trusting what it cached.
+    public func externalChangeToken() async throws -> Int64? {
+        try await database.externalChangeToken()
+    }
 }
 
 // MARK: - Users

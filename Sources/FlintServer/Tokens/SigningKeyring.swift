@@ -9,8 +9,9 @@ import X509
 /// The RS256 keys that sign Flint's ID tokens. Keys live in the store (private halves sealed with the
 /// master key) and are opened once into memory, so signing never decrypts per request. The newest key
 /// signs; every stored key verifies, so tokens survive a rotation. Before signing or publishing, a node
-/// asks the store which key is newest (one indexed lookup) and loads the keys again when another node or
-/// `flint keys rotate` added one, so every node signs with, and publishes, the same keys at once.
+/// asks the store whether another node may have written (`Store.externalChangeToken`, free on SQLite) and
+/// then which key is newest (one indexed lookup), and loads the keys again when another node or `flint keys
+/// rotate` added one: every node signs with, and publishes, the same keys at once.
 public final class SigningKeyring: Sendable {
     struct Key: Sendable {
         let kid: String
@@ -34,6 +35,8 @@ public final class SigningKeyring: Sendable {
     private let clock: any FlintClock
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
+    /// The store's external-change token when the newest key was last checked.
+    private let checkedToken = NIOLockedValueBox<Int64?>(nil)
 
     public init(store: Store, secrets: SecretBox, clock: any FlintClock, logger: Logger) {
         self.store = store
@@ -139,9 +142,11 @@ public final class SigningKeyring: Sendable {
 
     /// Loads the keys again when the store's newest key is not the one this node signs with.
     private func reloadIfRotated() async throws {
+        let token = try await store.externalChangeToken()
+        if let token, token == checkedToken.withLockedValue({ $0 }) { return }
         let newest = try await store.newestSigningKeyID()
-        guard newest != state.withLockedValue({ $0.signingKid }) else { return }
-        try await reload()
+        if newest != state.withLockedValue({ $0.signingKid }) { try await reload() }
+        checkedToken.withLockedValue { $0 = token }
     }
 
     /// A self-signed certificate for the key, published in Google's X.509 map format.
