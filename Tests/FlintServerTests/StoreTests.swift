@@ -112,11 +112,16 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func refreshTokensFollowTheirUser(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            try await store.createUser(user("u"))
             let record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
-            try await store.insertRefreshToken(hash: "h1", record)
+            try await store.createUser(user("u"), session: NewSession(tokenHash: "h1", record: record))
             let session = try #require(try await store.refreshSession(hash: "h1"))
             #expect(session.record == record && session.user.localID == "u")
+            // A session begun with a change carries the epoch the change left the account in.
+            let revoked = NewSession(tokenHash: "h3", record: record)
+            _ = try await store.modifyUser(projectID: "p1", localID: "u", startingSession: { _ in revoked }) { _ in
+                AccountChange([.revokeSessions])
+            }
+            #expect(try await store.refreshSession(hash: "h3")?.record.sessionEpoch == 1)
             #expect(try await store.refreshSession(hash: "h2") == nil)
             try await store.deleteUser(projectID: "p1", localID: "u")
             #expect(try await store.refreshSession(hash: "h1") == nil)

@@ -8,8 +8,8 @@ import FlintWire
 /// 2. the gate: a disabled account is refused; one with second factors gets a challenge, not tokens;
 /// 3. the attempt's change set (a linked identity, a refreshed profile) and the sign-in's bookkeeping
 ///    (`lastLoginAt`, nothing else) are applied field by field in the same transaction;
-/// 4. tokens are issued in the account's session epoch as that transaction left it, so a revocation
-///    committed after it ends this session too.
+/// 4. the session begins in that same transaction, in the account's session epoch as the change left
+///    it, so a revocation committed after it ends this session too; then its ID token is signed.
 ///
 /// Services keep what is theirs: verifying the first factor and finding the account. Account writes
 /// outside a sign-in go through `modify` as well, so every write names its fields and holds the lock.
@@ -90,41 +90,47 @@ struct SignInPipeline: Sendable {
     /// Signs in to the existing account `localID`.
     func signIn(_ localID: String, projectID: String, _ attempt: Attempt) async throws -> Outcome {
         let now = clock.milliseconds
-        guard let modified = try await modify(projectID: projectID, localID: localID, { current in
-            if current.disabled { throw FlintError(.userDisabled) }
-            var change = try attempt.change(current)
-            let after = change.applied(to: current)
-            let challenged = attempt.asksSecondFactor && !after.mfaFactors.isEmpty
-            if attempt.recordsLogin, !challenged { change.add(.lastLoginAt(now)) }
-            return change
-        }) else { throw FlintError(.userNotFound) }
+        let start = session(projectID: projectID, localID: localID, attempt)
+        let challenged: @Sendable (UserAccount) -> Bool = { attempt.asksSecondFactor && !$0.mfaFactors.isEmpty }
+        guard let modified = try await modify(
+            projectID: projectID, localID: localID, startingSession: { challenged($0) ? nil : start.session },
+            { current in
+                if current.disabled { throw FlintError(.userDisabled) }
+                var change = try attempt.change(current)
+                if attempt.recordsLogin, !challenged(change.applied(to: current)) { change.add(.lastLoginAt(now)) }
+                return change
+            }
+        ) else { throw FlintError(.userNotFound) }
         let user = modified.after
-        if attempt.asksSecondFactor, let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) {
+        if challenged(user), let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) {
             return .secondFactorRequired(user, challenge)
         }
-        return .signedIn(user, try await issue(for: user, attempt))
+        return .signedIn(user, try await tokens.tokens(for: user, start))
     }
 
-    /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it.
+    /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it, the
+    /// account and its session in one transaction.
     func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
         var user = user
         if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
-        try await create(user)
-        return .signedIn(user, try await issue(for: user, attempt))
+        let start = session(projectID: user.projectID, localID: user.localID, attempt)
+        try await Self.mappingDuplicates { try await store.createUser(user, session: start.session) }
+        return .signedIn(user, try await tokens.tokens(for: user, start))
     }
 
-    /// Tokens for `user` as a committed change left it.
-    func issue(for user: UserAccount, _ attempt: Attempt) async throws -> TokenService.IssuedTokens {
-        try await tokens.issue(for: user, signInProvider: attempt.provider, authTime: attempt.authTime,
-                               secondFactor: attempt.secondFactor, sessionClaims: attempt.sessionClaims)
+    private func session(projectID: String, localID: String, _ attempt: Attempt) -> TokenService.SessionStart {
+        tokens.startSession(projectID: projectID, localID: localID, signInProvider: attempt.provider,
+                            authTime: attempt.authTime, secondFactor: attempt.secondFactor, sessionClaims: attempt.sessionClaims)
     }
 
     // MARK: Writes
 
     /// `Store.modifyUser` with the store's unique-constraint errors as Firebase's.
-    func modify(projectID: String, localID: String,
+    func modify(projectID: String, localID: String, startingSession session: (@Sendable (UserAccount) -> NewSession?)? = nil,
                 _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Store.Modification? {
-        try await Self.mappingDuplicates { try await store.modifyUser(projectID: projectID, localID: localID, decide) }
+        try await Self.mappingDuplicates {
+            try await store.modifyUser(projectID: projectID, localID: localID, startingSession: session, decide)
+        }
     }
 
     /// Inserts a new account.

@@ -138,6 +138,17 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     }
 }
 
+/// A session about to begin: the SHA-256 of its refresh token and what the token stands for.
+public struct NewSession: Sendable {
+    public var tokenHash: String
+    public var record: RefreshTokenRecord
+
+    public init(tokenHash: String, record: RefreshTokenRecord) {
+        self.tokenHash = tokenHash
+        self.record = record
+    }
+}
+
 /// A token-signing key. The private key is sealed with the master key; only its owner process opens it.
 public struct SigningKeyRecord: Sendable, Equatable {
     public var kid: String

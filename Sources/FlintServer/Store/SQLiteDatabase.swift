@@ -35,28 +35,45 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     /// SQLite's `PRAGMA data_version` changes on a connection when any *other* connection commits. The
-    /// watcher's moves with every commit, this process's too, and costs no wait; only when it moved is the
-    /// writer's read, which moves for other processes' commits alone (every write of this process goes
-    /// through the writer). So the token moves exactly when another process (another node on this file,
-    /// or the `flint` CLI) committed.
+    /// watcher's moves with every commit, this process's too, and costs no wait. The writer's moves for
+    /// other processes' commits alone (every write of this process goes through it), so the writer notes
+    /// both after each of its own commits, and the watcher's is compared with that note. The token moves
+    /// exactly when another process (another node on this file, or the `flint` CLI) committed.
     public func externalChangeToken() async throws -> Int64? {
         let watched = try watcherLock.withLock { try watcher.dataVersion() }
-        if changes.withLockedValue({ $0.watcherVersion == watched }) { return changes.withLockedValue { $0.token } }
-        let written = try await writer.lock.withLock { try writer.dataVersion() }
-        return changes.withLockedValue { changes in
+        if let token = changes.withLockedValue({ $0.watcherVersion == watched ? $0.token : nil }) { return token }
+        // Moved: another process committed, or one of ours is between its commit and its note.
+        return try await writer.lock.withLock {
+            try noteOwnCommit()
+            return changes.withLockedValue { $0.token }
+        }
+    }
+
+    /// Called with the writer held, after a commit of ours or to look: the watcher's version first, then the
+    /// writer's (which another process's commit in between also moves, so none slips through).
+    private func noteOwnCommit() throws {
+        let watched = try watcherLock.withLock { try watcher.dataVersion() }
+        let written = try writer.dataVersion()
+        changes.withLockedValue { changes in
             if changes.writerVersion != written {
                 changes.writerVersion = written
                 changes.token += 1
             }
             changes.watcherVersion = watched
-            return changes.token
         }
     }
 
     @discardableResult
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        let connection = Self.isRead(sql) ? pickReader() : writer
-        return try await connection.lock.withLock { try connection.execute(sql, binds) }
+        if Self.isRead(sql) {
+            let reader = pickReader()
+            return try await reader.lock.withLock { try reader.execute(sql, binds) }
+        }
+        return try await writer.lock.withLock {
+            let rows = try writer.execute(sql, binds)
+            try noteOwnCommit()
+            return rows
+        }
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
@@ -67,6 +84,7 @@ public final class SQLiteDatabase: SQLDatabase {
             do {
                 let result = try await body(TransactionExecutor(connection: writer))
                 try writer.run("COMMIT")
+                try noteOwnCommit()
                 return result
             } catch {
                 try? writer.run("ROLLBACK")

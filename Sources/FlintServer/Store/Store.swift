@@ -46,10 +46,13 @@ extension Store {
         last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch
         """
 
-    /// Inserts a new user and its identities.
-    public func createUser(_ user: UserAccount) async throws {
+    /// Inserts a new user and its identities, and the session it signs in with if any, in one transaction.
+    public func createUser(_ user: UserAccount, session: NewSession? = nil) async throws {
         try await mapUniqueViolations {
-            try await database.transaction { tx in try await Self.insert(user, tx) }
+            try await database.transaction { tx in
+                try await Self.insert(user, tx)
+                if let session { try await Self.insert(session, tx) }
+            }
         }
     }
 
@@ -74,15 +77,23 @@ extension Store {
     /// The one way to change an existing account. Reads the user under a row lock, asks `decide` what to
     /// change given that current state (it may also throw, to refuse), and applies exactly those fields in
     /// the same transaction. Nothing else of the row is written, and no other writer can slip between the
-    /// read and the write, on one node or many. Returns nil when there is no such user.
+    /// read and the write, on one node or many. `session`, given the account as changed, names a session to
+    /// begin in the same transaction (a sign-in's), in the account's session epoch as the change left it.
+    /// Returns nil when there is no such user.
     public func modifyUser(projectID: String, localID: String,
+                           startingSession session: (@Sendable (UserAccount) -> NewSession?)? = nil,
                            _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Modification? {
         // A deadlock between two transactions (PostgreSQL aborts one) is retried a few times.
         for attempt in 1...Self.conflictRetries {
             do {
                 return try await mapUniqueViolations {
                     try await database.transaction { tx in
-                        try await self.modify(projectID: projectID, localID: localID, decide, tx)
+                        let modification = try await self.modify(projectID: projectID, localID: localID, decide, tx)
+                        if let modification, var started = session?(modification.after) {
+                            started.record.sessionEpoch = modification.after.sessionEpoch
+                            try await Self.insert(started, tx)
+                        }
+                        return modification
                     }
                 }
             } catch SQLError.transactionConflict where attempt < Self.conflictRetries {
@@ -370,8 +381,9 @@ extension Store {
 // MARK: - Refresh tokens
 
 extension Store {
-    public func insertRefreshToken(hash: String, _ record: RefreshTokenRecord) async throws {
-        try await database.query(
+    private static func insert(_ session: NewSession, _ executor: any SQLExecutor) async throws {
+        let (hash, record) = (session.tokenHash, session.record)
+        try await executor.query(
             """
             INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
                 second_factor, second_factor_id, session_claims, session_epoch)

@@ -54,28 +54,38 @@ public final class TokenService: Sendable {
         public var expiresIn: String { String(TokenService.idTokenLifetime) }
     }
 
-    /// Mints tokens for a sign-in (or a change that re-issues them); only `SignInPipeline` calls this.
-    /// `user` is the account as the sign-in left it: the session begins in its `sessionEpoch`. `authTime`
-    /// defaults to now; `secondFactor` is the factor the sign-in passed, which the tokens' claims name;
-    /// `sessionClaims` are a custom token's developer claims, carried by every ID token of the session.
-    func issue(for user: UserAccount, signInProvider: String, authTime: Int64? = nil,
-               secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) async throws -> IssuedTokens {
+    /// A session a sign-in is about to begin: its refresh token, and what the store keeps of it (which the
+    /// store writes in the sign-in's own transaction; see `SignInPipeline`). `authTime` defaults to now;
+    /// `secondFactor` is the factor the sign-in passed, which the tokens' claims name; `sessionClaims` are a
+    /// custom token's developer claims, carried by every ID token of the session.
+    struct SessionStart: Sendable {
+        let refreshToken: String
+        let session: NewSession
+    }
+
+    func startSession(projectID: String, localID: String, signInProvider: String, authTime: Int64? = nil,
+                      secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) -> SessionStart {
         let now = clock.seconds
-        let authTime = authTime ?? now
-        let idToken = try await mintIDToken(
-            for: user, signInProvider: signInProvider, secondFactor: secondFactor, sessionClaims: sessionClaims,
-            authTime: authTime, sessionEpoch: user.sessionEpoch, now: now)
         // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
         // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
-        let refreshToken = user.localID + "." + random.token(byteCount: 32)
-        try await store.insertRefreshToken(
-            hash: Self.hash(refreshToken),
-            RefreshTokenRecord(
-                projectID: user.projectID, localID: user.localID, signInProvider: signInProvider,
-                authTime: authTime, createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims,
-                sessionEpoch: user.sessionEpoch))
+        let refreshToken = localID + "." + random.token(byteCount: 32)
+        return SessionStart(refreshToken: refreshToken, session: NewSession(
+            tokenHash: Self.hash(refreshToken),
+            record: RefreshTokenRecord(
+                projectID: projectID, localID: localID, signInProvider: signInProvider, authTime: authTime ?? now,
+                createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims)))
+    }
+
+    /// The tokens of a session the store has begun: its refresh token and a fresh ID token for `user`, the
+    /// account as the sign-in left it (the session began in its `sessionEpoch`).
+    func tokens(for user: UserAccount, _ start: SessionStart) async throws -> IssuedTokens {
+        let record = start.session.record
+        let idToken = try await mintIDToken(
+            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
+            sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: user.sessionEpoch,
+            now: clock.seconds)
         usage.record(.signIns, projectID: user.projectID)
-        return IssuedTokens(idToken: idToken, refreshToken: refreshToken)
+        return IssuedTokens(idToken: idToken, refreshToken: start.refreshToken)
     }
 
     /// Exchanges a refresh token for a new ID token (Secure Token's `grant_type=refresh_token`).
