@@ -102,10 +102,10 @@ struct SignInPipeline: Sendable {
             }
         ) else { throw FlintError(.userNotFound) }
         let user = modified.after
-        if challenged(user), let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) {
-            return .secondFactorRequired(user, challenge)
-        }
-        return .signedIn(user, try await tokens.tokens(for: user, start))
+        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start)) }
+        // No session began: the tokens wait for the second factor.
+        guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
+        return .secondFactorRequired(user, challenge)
     }
 
     /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it, the
