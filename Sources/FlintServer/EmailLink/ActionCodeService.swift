@@ -39,7 +39,7 @@ public struct ActionCodeService: Sendable {
         let returnLink = request.returnOobLink ?? false
         if returnLink, !caller.isAdmin { throw FlintError.adminRequired }
         let settings = caller.project.settings
-        let continueURL = try continueURL(request, settings: settings, required: type == .emailSignIn)
+        let continueURL = try continueURL(request, settings: settings, required: type == .emailSignIn && !emulator)
         let linkBase = try linkBase(request.linkDomain, settings: settings)
 
         // Who the code is for, and where the mail goes.
@@ -57,7 +57,7 @@ public struct ActionCodeService: Sendable {
             target = (address, nil, try await store.user(projectID: caller.projectID, email: address))
         case .verifyEmail:
             let user = try await user(of: request, caller: caller)
-            guard let address = user.email else { throw FlintError(.invalidEmail) }
+            guard let address = user.email else { throw FlintError(.missingEmail) }
             target = (address, nil, user)
         case .verifyAndChangeEmail:
             let user = try await user(of: request, caller: caller, changingCredentials: true)
@@ -97,7 +97,7 @@ public struct ActionCodeService: Sendable {
         -> UserAccount {
         if caller.isAdmin, request.idToken == nil, let address = request.email {
             guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(address)) else {
-                throw FlintError(.emailNotFound)
+                throw FlintError(.userNotFound)
             }
             return user
         }
@@ -369,6 +369,9 @@ public struct ActionCodeService: Sendable {
     // MARK: Rules
 
     /// The `continueUrl`, which must be an http(s) URL on one of the project's authorized domains.
+    /// In emulator mode, as in the official emulator, a sign-in link needs no `continueUrl` and the URL may
+    /// be on any domain (an app's own URL works without configuring authorized domains); it must still be
+    /// an absolute http(s) URL.
     private func continueURL(_ request: SendOobCodeRequest, settings: ProjectSettings, required: Bool) throws -> String? {
         guard let raw = request.continueUrl, !raw.isEmpty else {
             if required { throw FlintError(.missingContinueURI) }
@@ -377,7 +380,7 @@ public struct ActionCodeService: Sendable {
         guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty
         else { throw FlintError(.invalidContinueURI) }
-        guard Self.isAuthorized(host, settings: settings) else {
+        guard emulator || Self.isAuthorized(host, settings: settings) else {
             throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
         }
         return raw

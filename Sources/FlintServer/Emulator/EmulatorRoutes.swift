@@ -19,7 +19,7 @@ struct EmulatorRoutes: Sendable {
             Endpoint(method: .delete, paths: ["/emulator/v1/projects/:projectId/accounts"]) { _, context in
                 let projectID = try Self.projectID(context)
                 try await projects.ensureProject(projectID)
-                try await store.deleteAllUsers(projectID: projectID)
+                try await store.deleteAllAccounts(projectID: projectID)
                 return JSONBody.response(data: Data("{}".utf8))
             },
             Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/verificationCodes"]) { _, context in

@@ -257,8 +257,15 @@ extension Store {
         return deleted ? user : nil
     }
 
-    public func deleteAllUsers(projectID: String) async throws {
-        try await database.query("DELETE FROM users WHERE project_id = ?", .text(projectID))
+    /// The emulator's reset: every user of the project goes, and with them every pending email action code
+    /// and phone verification code of the project, in one transaction (a listing of codes after a reset
+    /// holds only codes sent after it, as the official emulator's does).
+    public func deleteAllAccounts(projectID: String) async throws {
+        try await database.transaction { tx in
+            for table in ["users", "oob_codes", "verification_codes"] {
+                try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(projectID)])
+            }
+        }
     }
 
     /// Users with their identities in one query (one round trip): a row per identity, joined on the user.

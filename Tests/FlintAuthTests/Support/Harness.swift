@@ -29,10 +29,11 @@ struct Harness: Sendable {
 /// Runs `body` against a fresh server and app, and tears everything down afterwards.
 func withHarness(
     database: TestDatabase = .sqlite,
+    emulator: Bool = true,
     httpClient: any AuthHTTPClient = URLSessionHTTPClient.shared,
     _ body: (Harness) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(database: database)
+    let server = try await TestServer.start(emulator: emulator, database: database)
     let name = "flint-auth-test-\(UUID().uuidString)"
     FirebaseApp.configure(
         name: name,

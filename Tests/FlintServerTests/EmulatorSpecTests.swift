@@ -1,0 +1,98 @@
+@testable import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// Emulator mode against what the official Auth emulator's own spec says, grouped by the spec file each
+/// behaviour comes from (firebase-tools `src/emulator/auth/*.spec.ts`). Our own tests, on our own server.
+enum EmulatorSpec {
+    /// `misc.spec.ts`: the emulator's utility endpoints.
+    @Suite struct Misc {
+        /// After a reset, the code listings hold only what was sent since: a client that takes the newest
+        /// code from a listing never gets a stale one.
+        @Test(arguments: TestDatabase.allCases)
+        func resetClearsAccountsAndEveryPendingCode(database: TestDatabase) async throws {
+            try await withServer(database: database) { server, client in
+                _ = try await client.signUp(email: "before@example.com", password: "secret123")
+                _ = try await client.sendSignInLink("before@example.com")
+                #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"]).status == 200)
+                #expect(try await client.oobCodes(server).count == 1)
+                #expect(try await client.verificationCodes(server).count == 1)
+
+                let reset = try await client.send("DELETE", "/emulator/v1/projects/\(server.projectID)/accounts", includeKey: false)
+                #expect(reset.status == 200)
+                #expect(try await client.oobCodes(server).isEmpty)
+                #expect(try await client.verificationCodes(server).isEmpty)
+                #expect(try await client.admin("/v1/accounts:lookup", ["email": ["before@example.com"]]).firstUser == nil)
+
+                _ = try await client.sendSignInLink("after@example.com")
+                let codes = try await client.oobCodes(server)
+                #expect(codes.count == 1)
+                #expect(codes.first?["email"] == "after@example.com")
+            }
+        }
+    }
+
+    /// `oob.spec.ts`: `accounts:sendOobCode` in emulator mode.
+    @Suite struct Oob {
+        /// A sign-in link needs no continue URL, and one on any domain is accepted: the official JS SDK's
+        /// `sendSignInLinkToEmail` with the app's own URL works without configuring authorized domains.
+        @Test func signInLinksNeedNoContinueURLAndAnyDomainWorks() async throws {
+            try await withServer { server, client in
+                let bare = try await client.post("/v1/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "a@example.com"])
+                #expect(bare.status == 200, "\(bare.body)")
+                let elsewhere = try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "EMAIL_SIGNIN", "email": "b@example.com", "continueUrl": "https://my-app.example.org/finish",
+                ])
+                #expect(elsewhere.status == 200, "\(elsewhere.body)")
+                let entry = try await client.oobCodes(server).first { $0["email"] == "b@example.com" }
+                let link = try #require(entry?["oobLink"]?.stringValue.flatMap(URLComponents.init(string:)))
+                #expect(link.queryItems?.first { $0.name == "continueUrl" }?.value == "https://my-app.example.org/finish")
+                let invalid = try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "EMAIL_SIGNIN", "email": "c@example.com", "continueUrl": "not a url",
+                ])
+                #expect(invalid.errorCode == "INVALID_CONTINUE_URI")
+            }
+        }
+
+        /// Production keeps both rules.
+        @Test func productionStillRequiresAnAuthorizedContinueURL() async throws {
+            try await withServer(emulator: false) { server, client in
+                _ = try await server.server.updateProjectConfig(
+                    server.projectID, ProjectConfig(signIn: .init(email: .init(enabled: true, passwordRequired: false))),
+                    updateMask: "signIn.email")
+                let bare = try await client.post("/v1/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "a@example.com"])
+                #expect(bare.errorCode == "MISSING_CONTINUE_URI")
+                let elsewhere = try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "EMAIL_SIGNIN", "email": "b@example.com", "continueUrl": "https://my-app.example.org/finish",
+                ])
+                #expect(elsewhere.errorCode == "UNAUTHORIZED_DOMAIN")
+            }
+        }
+
+        @Test func verifyEmailErrors() async throws {
+            try await withServer { _, client in
+                // An admin link for an address nobody has.
+                let unknown = try await client.admin("/v1/accounts:sendOobCode", [
+                    "requestType": "VERIFY_EMAIL", "email": "nobody@example.com", "returnOobLink": true,
+                ])
+                #expect(unknown.errorCode == "USER_NOT_FOUND", "\(unknown.body)")
+                // A signed-in account without an address.
+                let anonymous = try await client.signUp()
+                let missing = try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "VERIFY_EMAIL", "idToken": try #require(anonymous["idToken"]),
+                ])
+                #expect(missing.errorCode == "MISSING_EMAIL", "\(missing.body)")
+            }
+        }
+    }
+}
+
+extension TestClient {
+    /// The emulator's phone-code listing.
+    func verificationCodes(_ server: TestServer) async throws -> [JSONValue] {
+        try await send("GET", "/emulator/v1/projects/\(server.projectID)/verificationCodes", includeKey: false)["verificationCodes"]?
+            .arrayValue ?? []
+    }
+}
