@@ -42,6 +42,11 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case phoneNumberExists = "PHONE_NUMBER_EXISTS"
     case invalidPhoneNumber = "INVALID_PHONE_NUMBER"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+    // Bulk import and delete (`accounts:batchCreate`, `accounts:batchDelete`)
+    case missingUserAccount = "MISSING_USER_ACCOUNT"
+    case duplicateEmail = "DUPLICATE_EMAIL"
+    case duplicateRawID = "DUPLICATE_RAW_ID"
+    case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
     case invalidProviderID = "INVALID_PROVIDER_ID"
     case invalidClaims = "INVALID_CLAIMS"
     case claimsTooLarge = "CLAIMS_TOO_LARGE"

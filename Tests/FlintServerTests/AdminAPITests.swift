@@ -58,7 +58,8 @@ import Testing
             ])
             #expect(unknown.errorCode == "INVALID_ARGUMENT")
             let mixed = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", [
-                "users": [["localId": "fine"], ["localId": "bad-email", "email": "not an email"], ["localId": "fine"]],
+                "users": [["localId": "fine"], ["localId": "bad-email", "email": "not an email"],
+                          ["localId": "bad-phone", "phoneNumber": "12"]],
             ])
             #expect(mixed["error"]?.arrayValue?.compactMap { $0["index"] } == [.number(1), .number(2)])
             // Not without admin credentials.

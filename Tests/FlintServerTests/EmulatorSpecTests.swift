@@ -89,6 +89,45 @@ enum EmulatorSpec {
     }
 }
 
+extension EmulatorSpec {
+    /// `batch.spec.ts`: imports and bulk deletes as a whole (the same rules hold in production).
+    @Suite struct Batch {
+        @Test func importsAreCheckedAsAWhole() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let batchCreate = "/v1/projects/demo-flint/accounts:batchCreate"
+                #expect(try await client.admin(batchCreate, [:]).errorCode == "MISSING_USER_ACCOUNT")
+                #expect(try await client.admin(batchCreate, ["users": []]).errorCode == "MISSING_USER_ACCOUNT")
+                let twice: JSONValue = [["localId": "same"], ["localId": "same"]]
+                #expect(try await client.admin(batchCreate, ["users": twice]).errorMessage == "DUPLICATE_LOCAL_ID : same")
+                #expect(try await client.admin(batchCreate, ["users": twice, "allowOverwrite": true]).status == 200)
+
+                let sameEmail: JSONValue = [["localId": "a", "email": "x@example.com"], ["localId": "b", "email": "X@example.com"]]
+                #expect(try await client.admin(batchCreate, ["users": sameEmail, "sanityCheck": true]).errorMessage
+                    == "DUPLICATE_EMAIL : x@example.com")
+                let sameAccount: JSONValue = [
+                    ["localId": "c", "providerUserInfo": [["providerId": "google.com", "rawId": "g-1"]]],
+                    ["localId": "d", "providerUserInfo": [["providerId": "google.com", "rawId": "g-1"]]],
+                ]
+                #expect(try await client.admin(batchCreate, ["users": sameAccount, "sanityCheck": true]).errorMessage
+                    == "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(g-1)")
+                // A refused request imports nothing.
+                #expect(try await client.admin("/v1/accounts:lookup", ["localId": ["a", "c"]]).firstUser == nil)
+            }
+        }
+
+        @Test func bulkDeletesNameOneToAThousandUsers() async throws {
+            try await withServer { _, client in
+                let none = try await client.admin("/v1/projects/demo-flint/accounts:batchDelete", ["localIds": []])
+                #expect(none.errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+                let many = try await client.admin("/v1/projects/demo-flint/accounts:batchDelete", [
+                    "localIds": .array((0...1000).map { .string("u\($0)") }),
+                ])
+                #expect(many.errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+            }
+        }
+    }
+}
+
 extension TestClient {
     /// The emulator's phone-code listing.
     func verificationCodes(_ server: TestServer) async throws -> [JSONValue] {

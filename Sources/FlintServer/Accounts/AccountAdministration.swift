@@ -15,9 +15,11 @@ extension AccountService {
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
         let users = request.users ?? []
+        guard !users.isEmpty else { throw FlintError(.missingUserAccount) }
         guard users.count <= Self.maximumBatch else {
             throw FlintError(.invalidArgument, "At most \(Self.maximumBatch) users can be imported at once.")
         }
+        try Self.checkBatch(users, allowOverwrite: request.allowOverwrite == true, sanityCheck: request.sanityCheck == true)
         let needsHash = users.contains { $0.passwordHash != nil }
         let hashParameters = needsHash ? try importedPasswords.parameters(of: request, projectID: caller.projectID) : nil
         var failures: [BatchCreateResponse.Failure] = []
@@ -34,6 +36,24 @@ extension AccountService {
             }
         }
         return BatchCreateResponse(error: failures.isEmpty ? nil : failures)
+    }
+
+    /// Firebase's checks of an import as a whole: no local id twice (unless overwriting), and with
+    /// `sanityCheck` no email or provider account twice.
+    private static func checkBatch(_ users: [UserRecord], allowOverwrite: Bool, sanityCheck: Bool) throws {
+        func firstRepeat<T: Hashable>(_ values: [T]) -> T? {
+            var seen = Set<T>()
+            return values.first { !seen.insert($0).inserted }
+        }
+        if !allowOverwrite, let id = firstRepeat(users.map(\.localId)) { throw FlintError(.duplicateLocalID, id) }
+        guard sanityCheck else { return }
+        if let email = firstRepeat(users.compactMap { $0.email?.lowercased() }) { throw FlintError(.duplicateEmail, email) }
+        let accounts = users.flatMap { user in
+            (user.providerUserInfo ?? []).compactMap { info in (info.rawId ?? info.federatedId).map { [info.providerId, $0] } }
+        }
+        if let account = firstRepeat(accounts) {
+            throw FlintError(.duplicateRawID, "Provider id(\(account[0])), Raw id(\(account[1]))")
+        }
     }
 
     private func importedUser(_ record: UserRecord, hashParameters: ImportedPasswordHash?, caller: Caller) throws -> UserAccount {
@@ -119,9 +139,7 @@ extension AccountService {
     public func batchDelete(_ request: BatchDeleteRequest, caller: Caller) async throws -> BatchDeleteResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
         let ids = request.localIds ?? []
-        guard !ids.isEmpty, ids.count <= Self.maximumBatch else {
-            throw FlintError(.invalidArgument, "localIds must name 1 to \(Self.maximumBatch) users.")
-        }
+        guard !ids.isEmpty, ids.count <= Self.maximumBatch else { throw FlintError(.localIDListExceedsLimit) }
         var failures: [BatchDeleteResponse.Failure] = []
         for (index, localID) in ids.enumerated() {
             guard let user = try await store.user(projectID: caller.projectID, localID: localID) else { continue }
