@@ -128,6 +128,38 @@ extension EmulatorSpec {
     }
 }
 
+extension EmulatorSpec {
+    /// Expired versus invalid, as Firebase tells them apart (both modes): an expired phone session is
+    /// `SESSION_EXPIRED` and an expired email code `EXPIRED_OOB_CODE`, also after the janitor's sweep, for a
+    /// day; only then are they gone (`INVALID_SESSION_INFO`, `INVALID_OOB_CODE`).
+    @Suite struct Expiry {
+        @Test(arguments: TestDatabase.allCases)
+        func expiredCodesAreToldApartFromInvalidOnes(database: TestDatabase) async throws {
+            try await withServer(database: database) { server, client in
+                let number = "+15555550142"
+                let sessionInfo = try await client.sendCode(number)
+                let code = try #require(server.log.smsCodes(to: number).last)
+                _ = try await client.sendSignInLink("late@example.com")
+                let oobCode = try #require(try await client.oobCodes(server).last?["oobCode"])
+
+                server.clock.advance(seconds: 7 * 3600)
+                try await server.server.janitor.sweep()
+                for _ in 0..<2 {
+                    #expect(try await client.verify(sessionInfo, code).errorCode == "SESSION_EXPIRED")
+                    let late = try await client.post("/v1/accounts:signInWithEmailLink", ["email": "late@example.com", "oobCode": oobCode])
+                    #expect(late.errorCode == "EXPIRED_OOB_CODE")
+                }
+
+                server.clock.advance(seconds: Double(Janitor.expiredCodeRetentionMilliseconds / 1000))
+                try await server.server.janitor.sweep()
+                #expect(try await client.verify(sessionInfo, code).errorCode == "INVALID_SESSION_INFO")
+                let gone = try await client.post("/v1/accounts:signInWithEmailLink", ["email": "late@example.com", "oobCode": oobCode])
+                #expect(gone.errorCode == "INVALID_OOB_CODE")
+            }
+        }
+    }
+}
+
 extension TestClient {
     /// The emulator's phone-code listing.
     func verificationCodes(_ server: TestServer) async throws -> [JSONValue] {

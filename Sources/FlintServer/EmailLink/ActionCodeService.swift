@@ -332,10 +332,8 @@ public struct ActionCodeService: Sendable {
         guard let record = try await store.oobCode(id: Self.id(of: code), projectID: caller.projectID) else {
             throw FlintError(.invalidOobCode)
         }
-        if record.expiresAt <= clock.milliseconds {
-            _ = try await store.consumeOobCode(id: record.id)
-            throw FlintError(.expiredOobCode)
-        }
+        // An expired code stays until the janitor's sweep, so every late try is told it expired.
+        if record.expiresAt <= clock.milliseconds { throw FlintError(.expiredOobCode) }
         return record
     }
 

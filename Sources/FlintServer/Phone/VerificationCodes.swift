@@ -42,10 +42,8 @@ struct VerificationCodes: Sendable {
         guard let record = try await store.verificationCode(id: id),
               record.projectID == projectID, record.purpose == purpose
         else { throw FlintError(.invalidSessionInfo) }
-        if record.expiresAt <= clock.milliseconds {
-            try await store.deleteVerificationCode(id: id)
-            throw FlintError(.sessionExpired)
-        }
+        // An expired code stays until the janitor's sweep, so every late try is told it expired.
+        if record.expiresAt <= clock.milliseconds { throw FlintError(.sessionExpired) }
         let maxAttempts = Int64(limits.maxAttemptsPerCode)
         if record.attempts >= maxAttempts { throw FlintError(.tooManyAttempts) }
         let expected = Data(record.codeHash.utf8)

@@ -1,8 +1,9 @@
 import Logging
 import ServiceLifecycle
 
-/// Removes what can no longer be used: expired verification codes, app credentials and email action
-/// codes, counters of windows long past, and usage counts older than `UsageCounters.retentionDays`.
+/// Removes what can no longer be used: verification codes and email action codes a day after they
+/// expired, expired app credentials, counters of windows long past, and usage counts older than
+/// `UsageCounters.retentionDays`.
 /// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
 struct Janitor: Service {
     let store: Store
@@ -12,6 +13,9 @@ struct Janitor: Service {
 
     /// Counters of windows that started more than a day ago are gone from every limit Flint keeps.
     static let counterRetentionSeconds: Int64 = 86_400
+    /// Expired phone and email codes stay this long (they hold only hashes), so a client that comes back
+    /// late is told `SESSION_EXPIRED` / `EXPIRED_OOB_CODE`, as Firebase tells it, not that the code is invalid.
+    static let expiredCodeRetentionMilliseconds: Int64 = 86_400_000
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
@@ -30,9 +34,9 @@ struct Janitor: Service {
     @discardableResult
     func sweep() async throws -> Int {
         let now = clock.milliseconds
-        let codes = try await store.deleteExpiredVerificationCodes(before: now)
+        let codes = try await store.deleteExpiredVerificationCodes(before: now - Self.expiredCodeRetentionMilliseconds)
         let credentials = try await store.deleteExpiredAppCredentials(before: now)
-        let actionCodes = try await store.deleteExpiredOobCodes(before: now)
+        let actionCodes = try await store.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
         let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
         let usage = try await store.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
