@@ -195,11 +195,11 @@ public struct AccountService: Sendable {
         // Everything that needs the store or time is worked out first; the change itself is decided on the
         // account as stored now, under its lock.
         let email = try request.email.map { try Validation.email($0) }
-        var newCredential: StoredPassword?
-        if let raw = request.password {
-            newCredential = try await newPassword(try Validation.newPassword(raw), project: caller.project)
+        let password: StoredPassword? = if let raw = request.password {
+            try await newPassword(try Validation.newPassword(raw), project: caller.project)
+        } else {
+            nil
         }
-        let password = newCredential
         let adminChange = caller.isAdmin ? try await adminChange(request, projectID: caller.projectID) : AccountChange()
         let now = clock.seconds
         let credentialsChange = email != nil || password != nil || !(request.deleteProvider ?? []).isEmpty

@@ -203,8 +203,8 @@ public struct ActionCodeService: Sendable {
                 if let previous = current.email, previous != email { change.revokeSessions(at: now) }
                 return change
             }
-            return Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt),
-                                     isNewUser: false)
+            let outcome = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
+            return Self.response(outcome, isNewUser: false)
         }
         if let user = try await store.user(projectID: caller.projectID, email: email) {
             return try await signIn(user.localID, provedEmail: email, caller: caller)
@@ -261,7 +261,7 @@ public struct ActionCodeService: Sendable {
             guard current.email == record.email else { throw FlintError(.invalidOobCode) }
             var change = AccountChange.emailOwnershipProved(on: current, at: now)
             change.add(.password(password))
-            if !change.revokesSessions { change.revokeSessions(at: now) }
+            change.revokeSessions(at: now)
             return change
         }
         return ResetPasswordResponse(email: record.email, requestType: .passwordReset)

@@ -31,8 +31,6 @@ public struct AccountChange: Sendable, Equatable {
 
     public init(_ edits: [Edit] = []) { self.edits = edits }
 
-    public var isEmpty: Bool { edits.isEmpty }
-
     public mutating func add(_ edit: Edit) { edits.append(edit) }
 
     public mutating func add(_ other: AccountChange) { edits += other.edits }
@@ -45,9 +43,11 @@ public struct AccountChange: Sendable, Equatable {
     /// Whether the change ends the account's sessions.
     public var revokesSessions: Bool { edits.contains(.revokeSessions) }
 
-    /// `user` as the store holds it once the change is applied.
+    /// `user` as the store holds it once the change is applied. However many edits revoke sessions, the
+    /// epoch moves once, as `Store.modifyUser` moves it.
     public func applied(to user: UserAccount) -> UserAccount {
         var user = user
+        if revokesSessions { user.sessionEpoch += 1 }
         for edit in edits {
             switch edit {
             case .email(let value): user.email = value
@@ -59,7 +59,7 @@ public struct AccountChange: Sendable, Equatable {
             case .disabled(let value): user.disabled = value
             case .customAttributes(let value): user.customAttributes = value
             case .validSince(let value): user.validSince = value
-            case .revokeSessions: user.sessionEpoch += 1
+            case .revokeSessions: break
             case .lastLoginAt(let value): user.lastLoginAt = value
             case .emailLinkSignin(let value): user.emailLinkSignin = value
             case .secondFactors(let factors): user.mfaFactors = factors
