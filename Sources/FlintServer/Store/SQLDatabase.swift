@@ -73,8 +73,8 @@ public protocol SQLDatabase: SQLExecutor {
     /// transaction itself already does, as SQLite's `BEGIN IMMEDIATE`).
     var migrationLockStatement: String? { get }
     /// What a SELECT inside a transaction appends to lock the rows it reads until the commit
-    /// (`FOR UPDATE`), or nil where the transaction itself already excludes other writers (SQLite's
-    /// `BEGIN IMMEDIATE`).
+    /// (`FOR UPDATE`, to which `OF table` may be added), or nil where the transaction itself already
+    /// excludes other writers (SQLite's `BEGIN IMMEDIATE`).
     var rowLockClause: String? { get }
     /// A number that moves whenever another process or node may have committed to the database since it
     /// was last read, and stays put for this process's own commits: callers that cache what they read

@@ -107,14 +107,11 @@ extension Store {
 
     private func modify(projectID: String, localID: String, _ decide: (UserAccount) throws -> AccountChange,
                         _ tx: any SQLExecutor) async throws -> Modification? {
-        if let lock = database.rowLockClause {
-            let locked = try await tx.query(
-                "SELECT local_id FROM users WHERE project_id = ? AND local_id = ? \(lock)", .text(projectID), .text(localID))
-            guard !locked.isEmpty else { return nil }
-        }
-        guard let before = try await Self.fetchUsers(
-            where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)], tx
-        ).first else { return nil }
+        // One query reads the user with its identities and locks the user's row (not the identities').
+        guard let before = try await Self.fetchUserRows(
+            from: "users u", where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)], tx,
+            lock: database.rowLockClause.map { "\($0) OF u" }
+        ).first?.user else { return nil }
         let change = try decide(before)
         try await Self.apply(change, to: before, tx)
         return Modification(before: before, after: change.applied(to: before))
@@ -270,18 +267,14 @@ extension Store {
 
     /// Users with their identities in one query (one round trip): a row per identity, joined on the user.
     private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
-        try await Self.fetchUsers(where: condition, binds, database)
-    }
-
-    private static func fetchUsers(where condition: String, _ binds: [SQLValue], _ executor: any SQLExecutor)
-        async throws -> [UserAccount] {
-        try await fetchUserRows(from: "users u", where: condition, binds, executor).map(\.user)
+        try await Self.fetchUserRows(from: "users u", where: condition, binds, database).map(\.user)
     }
 
     /// The query behind `fetchUsers`, with the first row of each user for callers that join more
-    /// tables in `from` and select `extraColumns` from them.
+    /// tables in `from` and select `extraColumns` from them; run on `executor` (a transaction's, to read
+    /// under `lock`, a row-lock clause).
     private static func fetchUserRows(extraColumns: String = "", from source: String, where condition: String,
-                                      _ binds: [SQLValue], _ executor: any SQLExecutor) async throws
+                                      _ binds: [SQLValue], _ executor: any SQLExecutor, lock: String? = nil) async throws
         -> [(user: UserAccount, row: SQLRow)] {
         let rows = try await executor.query(
             """
@@ -289,7 +282,7 @@ extension Store {
                 i.email AS i_email, i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
             FROM \(source) LEFT JOIN user_identities i ON i.project_id = u.project_id AND i.local_id = u.local_id
             WHERE \(condition)
-            ORDER BY u.local_id, i.provider_id, i.raw_id
+            ORDER BY u.local_id, i.provider_id, i.raw_id \(lock ?? "")
             """,
             binds)
         var users: [(user: UserAccount, row: SQLRow)] = []
