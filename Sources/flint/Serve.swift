@@ -88,14 +88,14 @@ struct Serve: AsyncParsableCommand {
         let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
         let apiKey = try await server.defaultAPIKey()
         try await server.run { port in
-            let mode = configuration.emulator ? "emulator" : "production"
+            let mode = configuration.policy.mode.rawValue
             let storage = configuration.databaseURL == nil
                 ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"
             FileHandle.standardOutput.write(Data("""
                 Flint is listening on http://\(configuration.host):\(port)
                   mode:       \(mode)
                   project:    \(configuration.projectID)
-                  API key:    \(apiKey)\(configuration.emulator ? " (any non-empty key works in emulator mode)" : "")
+                  API key:    \(apiKey)\(configuration.policy.acceptsAnyAPIKey ? " (any non-empty key works in emulator mode)" : "")
                   public URL: \(server.publicURL)
                   storage:    \(storage)
 

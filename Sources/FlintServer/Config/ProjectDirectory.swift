@@ -17,7 +17,7 @@ public final class ProjectDirectory: Sendable {
     private let secrets: SecretBox
     private let random: any RandomSource
     private let clock: any FlintClock
-    private let emulator: Bool
+    private let policy: ModePolicy
     private let defaultAuthorizedDomains: [String]
     private let cache = NIOLockedValueBox([String: Cached]())
     private let keyCache = NIOLockedValueBox([String: String]())
@@ -32,13 +32,13 @@ public final class ProjectDirectory: Sendable {
         var token: Int64?
     }
 
-    public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, emulator: Bool,
+    public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, policy: ModePolicy,
                 defaultAuthorizedDomains: [String]) {
         self.store = store
         self.secrets = secrets
         self.random = random
         self.clock = clock
-        self.emulator = emulator
+        self.policy = policy
         self.defaultAuthorizedDomains = defaultAuthorizedDomains
     }
 
@@ -79,13 +79,11 @@ public final class ProjectDirectory: Sendable {
         let signerKey = Data(random.bytes(64))
         var settings = ProjectSettings(
             authorizedDomains: defaultAuthorizedDomains,
-            // Enumeration protection is on for new production projects, off in the emulator (as Firebase's).
-            improvedEmailPrivacy: !emulator,
+            improvedEmailPrivacy: policy.newProjectsProtectEmails,
             passwordHash: .init(
                 sealedSignerKey: try secrets.seal(signerKey, context: "password-signer-key:\(id)"),
                 saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14))
-        // The official emulator's projects have SMS multi-factor enabled; production projects start without.
-        if emulator { settings.multiFactor = .init(enabled: true, phone: true) }
+        if policy.newProjectsEnableMultiFactor { settings.multiFactor = .init(enabled: true, phone: true) }
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         // Another node may create it at the same moment; whichever insert wins, both read it back.
         try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
 
     /// The public URL without a trailing slash, given the port actually bound (which may differ from
     /// `port` when that is 0).
+    /// What the mode decides, asked by name across the server.
+    public var policy: ModePolicy { .of(emulator: emulator) }
+
     public func resolvedPublicURL(boundPort: Int) -> String {
         if let publicURL, !publicURL.isEmpty {
             return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL

@@ -11,7 +11,7 @@ public struct CustomTokenService: Sendable {
     let pipeline: SignInPipeline
     let serviceAccounts: ServiceAccounts
     let clock: any FlintClock
-    let emulator: Bool
+    let policy: ModePolicy
 
     private struct Claims: Decodable {
         var aud: String?
@@ -23,7 +23,8 @@ public struct CustomTokenService: Sendable {
         if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         guard let token = request.token, !token.isEmpty else { throw FlintError(.missingCustomToken) }
         guard token.utf8.count <= CompactJWT.maximumLength else { throw FlintError(.invalidCustomToken) }
-        let (uid, developerClaims) = try await emulator ? Self.unverifiedClaims(token) : verifiedClaims(token, caller: caller)
+        let (uid, developerClaims) = try await policy.verifiesCustomTokenSignatures
+            ? verifiedClaims(token, caller: caller) : Self.unverifiedClaims(token)
         guard let uid, !uid.isEmpty, uid.count <= 128 else {
             throw FlintError(.invalidCustomToken, "The uid must be a string of 1 to 128 characters.")
         }

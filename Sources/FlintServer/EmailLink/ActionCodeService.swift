@@ -19,7 +19,7 @@ public struct ActionCodeService: Sendable {
     let clock: any FlintClock
     let random: any RandomSource
     let limits: EmailLimits
-    let emulator: Bool
+    let policy: ModePolicy
     let publicURL: @Sendable () -> String
     let logger: Logger
 
@@ -39,7 +39,7 @@ public struct ActionCodeService: Sendable {
         let returnLink = request.returnOobLink ?? false
         if returnLink, !caller.isAdmin { throw FlintError.adminRequired }
         let settings = caller.project.settings
-        let continueURL = try continueURL(request, settings: settings, required: type == .emailSignIn && !emulator)
+        let continueURL = try continueURL(request, settings: settings, required: type == .emailSignIn && policy.requiresSignInContinueURL)
         let linkBase = try linkBase(request.linkDomain, settings: settings)
 
         // Who the code is for, and where the mail goes.
@@ -116,7 +116,7 @@ public struct ActionCodeService: Sendable {
         try await store.insertOobCode(OobCodeRecord(
             id: Self.id(of: code), projectID: caller.projectID, requestType: type, email: email, newEmail: newEmail,
             localID: localID, createdAt: now, expiresAt: now + Self.lifetime(of: type) * 1000,
-            emulatorCode: emulator ? code : nil, emulatorLink: emulator ? link : nil))
+            emulatorCode: policy.servesEmulatorEndpoints ? code : nil, emulatorLink: policy.servesEmulatorEndpoints ? link : nil))
         return (code, link)
     }
 
@@ -129,7 +129,7 @@ public struct ActionCodeService: Sendable {
         if let key = caller.apiKey, !key.isEmpty {
             apiKey = key
         } else {
-            apiKey = emulator ? "fake-api-key" : try await projects.firstAPIKey(projectID: caller.projectID)
+            apiKey = policy.acceptsAnyAPIKey ? "fake-api-key" : try await projects.firstAPIKey(projectID: caller.projectID)
         }
         let root = base ?? publicURL()
         let parameters: [(String, String?)] = [
@@ -137,7 +137,7 @@ public struct ActionCodeService: Sendable {
             ("lang", caller.locale.map { SMSText.resolve($0) }),
         ]
         let query = FormURLEncoding.encode(parameters.compactMap { name, value in value.map { (name, $0) } })
-        if emulator { return "\(root)/emulator/action?\(query)" }
+        if policy.servesEmulatorEndpoints { return "\(root)/emulator/action?\(query)" }
         let action = "\(root)/__/auth/action?\(query)"
         guard wrapForApp else { return action }
         return "\(root)/__/auth/links?link=\(FormURLEncoding.escape(action))"
@@ -378,7 +378,7 @@ public struct ActionCodeService: Sendable {
         guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty
         else { throw FlintError(.invalidContinueURI) }
-        guard emulator || Self.isAuthorized(host, settings: settings) else {
+        guard !policy.checksContinueURLDomain || Self.isAuthorized(host, settings: settings) else {
             throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
         }
         return raw

@@ -15,8 +15,7 @@ public struct FederatedService: Sendable {
     let pipeline: SignInPipeline
     let clock: any FlintClock
     let random: any RandomSource
-    /// Emulator mode: provider tokens are read without verification and no outside call is made.
-    let emulator: Bool
+    let policy: ModePolicy
 
     /// What a `pendingToken` carries: an identity a provider vouched for, to finish a sign-in or link
     /// after a conflict without the provider's (possibly single-use) token.
@@ -62,7 +61,7 @@ public struct FederatedService: Sendable {
         }
         let assertion = try IdpAssertion.parse(requestURI: request.requestUri, postBody: request.postBody)
         let providerTokens = ProviderTokens(idToken: assertion.idToken, accessToken: assertion.accessToken)
-        if emulator { return (try EmulatorAssertions.identity(assertion), providerTokens, nil) }
+        if !policy.verifiesProviderTokens { return (try EmulatorAssertions.identity(assertion), providerTokens, nil) }
 
         let settings = caller.project.settings.identityProviders
         guard let configuration = settings[assertion.providerID], configuration.enabled else {
@@ -138,7 +137,7 @@ public struct FederatedService: Sendable {
     /// an account whose own email was unverified is the provider's user's now, and loses every credential
     /// and session of whoever made it (the rule of `AccountChange.emailOwnershipProved`).
     private func takeOverOrConfirm(_ holder: UserAccount, identity: ProviderIdentity) -> Resolution {
-        guard emulator, identity.emailVerified else { return .needsConfirmation(holder) }
+        guard policy.linksVouchedEmailsWithoutConfirmation, identity.emailVerified else { return .needsConfirmation(holder) }
         let now = clock.seconds
         return .existing(localID: holder.localID, SignInPipeline.Attempt(provider: identity.providerID) { current in
             var change = AccountChange.emailOwnershipProved(on: current, at: now)
@@ -191,7 +190,7 @@ public struct FederatedService: Sendable {
             response.email = identity.email
             response.verifiedProvider = holder.identities.map(\.providerID)
             response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
-            if emulator { response.localId = holder.localID }
+            if policy.linksVouchedEmailsWithoutConfirmation { response.localId = holder.localID }
             return response
         case .existing(let localID, let attempt):
             outcome = try await pipeline.signIn(localID, projectID: caller.projectID, attempt)
@@ -233,7 +232,7 @@ public struct FederatedService: Sendable {
         response.rawUserInfo = String(decoding: try JSONEncoder().encode(JSONValue.object(identity.rawUserInfo)), as: UTF8.self)
         response.oauthIdToken = providerTokens.idToken
         response.oauthAccessToken = providerTokens.accessToken
-            ?? (emulator ? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerID)" : nil)
+            ?? (policy.verifiesProviderTokens ? nil : "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerID)")
         return response
     }
 

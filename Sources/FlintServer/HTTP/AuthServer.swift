@@ -75,26 +75,26 @@ public final class AuthServer: Sendable {
         let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
         projects = ProjectDirectory(
             store: store, secrets: secrets, random: environment.random, clock: environment.clock,
-            emulator: configuration.emulator, defaultAuthorizedDomains: Array(Set(["localhost", publicHost ?? "localhost"])).sorted())
+            policy: configuration.policy, defaultAuthorizedDomains: Array(Set(["localhost", publicHost ?? "localhost"])).sorted())
         try await projects.ensureProject(configuration.projectID)
         let boundPublicURL = self.boundPublicURL
-        let emulator = configuration.emulator
+        let policy = configuration.policy
         tokens = TokenService(
             keyring: keyring, store: store, clock: environment.clock, random: environment.random, usage: usage,
             issuerPrefix: {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
-                emulator ? "https://securetoken.google.com/"
+                policy.usesGoogleIssuers ? "https://securetoken.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
             },
             sessionIssuerPrefix: {
                 // Likewise for session cookies; production's are Flint's own, signed by the same keys.
-                emulator ? "https://session.firebase.google.com/"
+                policy.usesGoogleIssuers ? "https://session.firebase.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port))
                         + "/session/"
             })
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery
-        if emulator { deliveryConfiguration = DeliveryConfiguration() }
+        if !policy.makesOutsideCalls { deliveryConfiguration = DeliveryConfiguration() }
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         let pipeline = SignInPipeline(store: store, tokens: tokens, gate: secondFactorGate, clock: environment.clock)
@@ -105,16 +105,16 @@ public final class AuthServer: Sendable {
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(
             store: store, clock: environment.clock, random: environment.random, delivery: delivery,
-            proofOfWork: proofOfWork, emulator: emulator, logger: logger)
+            proofOfWork: proofOfWork, policy: policy, logger: logger)
         phone = PhoneService(
             store: store, tokens: tokens,
             codes: VerificationCodes(
                 store: store, clock: environment.clock, random: environment.random, limits: configuration.phoneLimits,
-                emulator: emulator),
+                policy: policy),
             proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
             limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
             appVerifier: appVerifier, sms: delivery.sms, usage: usage, pipeline: pipeline, clock: environment.clock,
-            random: environment.random, emulator: emulator)
+            random: environment.random, policy: policy)
         multiFactor = MultiFactorService(
             store: store, tokens: tokens, phone: phone, gate: secondFactorGate, pipeline: pipeline, secrets: secrets,
             totpEnrollments: SingleUseTokens(
@@ -128,9 +128,9 @@ public final class AuthServer: Sendable {
             publicURL: { publicURLForKeys.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
         consoleSessions = ConsoleSessions(
             serviceAccounts: serviceAccounts, store: store, secrets: secrets, clock: environment.clock,
-            random: environment.random, emulator: emulator, defaultProjectID: configuration.projectID)
+            random: environment.random, policy: policy, defaultProjectID: configuration.projectID)
         customTokens = CustomTokenService(
-            store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, emulator: emulator)
+            store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
         let providers = configuration.identityProviderEndpoints
         let httpClient = delivery.httpClient
         federated = FederatedService(
@@ -150,12 +150,12 @@ public final class AuthServer: Sendable {
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "federated-pending-credential", lifetimeSeconds: 3600),
-            pipeline: pipeline, clock: environment.clock, random: environment.random, emulator: emulator)
+            pipeline: pipeline, clock: environment.clock, random: environment.random, policy: policy)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
             store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, usage: usage,
             pipeline: pipeline,
-            clock: environment.clock, random: environment.random, limits: configuration.emailLimits, emulator: emulator,
+            clock: environment.clock, random: environment.random, limits: configuration.emailLimits, policy: policy,
             publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
             logger: logger)
     }
@@ -168,7 +168,7 @@ public final class AuthServer: Sendable {
     /// An API key clients can use: in production the default project's first key (created if missing);
     /// in emulator mode any non-empty key works, so a conventional placeholder.
     public func defaultAPIKey() async throws -> String {
-        if configuration.emulator { return "fake-api-key" }
+        if configuration.policy.acceptsAnyAPIKey { return "fake-api-key" }
         return try await projects.firstAPIKey(projectID: configuration.projectID)
     }
 
@@ -228,7 +228,7 @@ public final class AuthServer: Sendable {
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware())
         let callers = CallerResolver(
-            projects: projects, emulator: configuration.emulator, defaultProjectID: configuration.projectID,
+            projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
             serviceAccounts: serviceAccounts, trustForwardedFor: configuration.trustForwardedFor)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
@@ -247,7 +247,7 @@ public final class AuthServer: Sendable {
             sessions: consoleSessions, accounts: accounts, projects: projects, store: store, projectConfig: projectConfig,
             identityProviders: identityProviderConfigs, usage: usage, maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
         endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
-        if configuration.emulator {
+        if configuration.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(store: store, projects: projects).endpoints
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
@@ -256,9 +256,9 @@ public final class AuthServer: Sendable {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
             }
         }
-        let emulator = configuration.emulator
+        let mode = configuration.policy.mode
         router.get("/") { _, _ -> Response in
-            let status: JSONValue = emulator
+            let status: JSONValue = mode == .emulator
                 ? .object(["authEmulator": .object(["ready": .bool(true), "docs": .string("https://firebase.google.com/docs/emulator-suite"), "apiSpec": .string("/emulator/openapi.json")])])
                 : .object(["flint": .object(["ready": .bool(true), "mode": .string("production")])])
             return try JSONBody.response(status)

@@ -28,7 +28,7 @@ enum Access: Sendable {
 /// Resolves the caller of a request from its API key, bearer token and path.
 struct CallerResolver: Sendable {
     let projects: ProjectDirectory
-    let emulator: Bool
+    let policy: ModePolicy
     let defaultProjectID: String
     let serviceAccounts: ServiceAccounts
     var trustForwardedFor = false
@@ -51,17 +51,24 @@ struct CallerResolver: Sendable {
             projectID = pathProjectID
         } else if case .project(let own)? = adminScope {
             projectID = own
-        } else if emulator || isAdmin {
+        } else if policy.acceptsAnyAPIKey || isAdmin {
             projectID = defaultProjectID
         } else {
             guard let key, let owner = try await projects.projectID(forAPIKey: key) else { throw FlintError.invalidAPIKey }
             projectID = owner
         }
-        // The emulator serves any project id it is asked about, creating it on first use.
-        let project = emulator ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
+        let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
         return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
                       locale: request.headers[Self.localeHeader], apiKey: key)
+    }
+
+    /// The project an API key names, for pages opened with `?apiKey=`: in emulator mode any key means
+    /// the default project.
+    func project(forAPIKey key: String) async throws -> Project? {
+        if policy.acceptsAnyAPIKey { return try await projects.ensureProject(defaultProjectID) }
+        guard let projectID = try await projects.projectID(forAPIKey: key) else { return nil }
+        return try await projects.project(projectID)
     }
 
     private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {
@@ -88,7 +95,7 @@ struct CallerResolver: Sendable {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Self.unauthenticated }
         let token = String(parts[1])
-        if emulator, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .anyProject }
+        if policy.ownerTokenIsAdmin, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .anyProject }
         if let project = try await serviceAccounts.administeredProject(bearer: token) { return .project(project) }
         throw Self.unauthenticated
     }

@@ -41,7 +41,7 @@ struct ActionRoutes: Sendable {
         guard let apiKey = query.get("apiKey"), !apiKey.isEmpty, apiKey.utf8.count <= 256 else {
             return refuse(messages.missingAPIKey)
         }
-        guard let project = try await project(forAPIKey: apiKey) else { return refuse(messages.invalidAPIKey) }
+        guard let project = try await callers.project(forAPIKey: apiKey) else { return refuse(messages.invalidAPIKey) }
         let continueURL = query.get("continueUrl").flatMap { $0.isEmpty ? nil : $0 }
         let allowedContinueURL = continueURL.flatMap { Self.allowedContinueURL($0, settings: project.settings) }
 
@@ -105,14 +105,6 @@ struct ActionRoutes: Sendable {
               settings.authorizedDomains.contains(where: { $0.lowercased() == host })
         else { return nil }
         return raw
-    }
-
-    /// The project an API key names, as `CallerResolver` finds it for `?key=`: in emulator mode any key
-    /// means the default project.
-    private func project(forAPIKey key: String) async throws -> Project? {
-        if callers.emulator { return try await callers.projects.ensureProject(callers.defaultProjectID) }
-        guard let projectID = try await callers.projects.projectID(forAPIKey: key) else { return nil }
-        return try await callers.projects.project(projectID)
     }
 
     static func html(_ text: String, status: HTTPResponse.Status, scripted: Bool) -> Response {

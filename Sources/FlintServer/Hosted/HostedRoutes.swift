@@ -66,7 +66,7 @@ struct HostedRoutes: Sendable {
         } catch {
             return Self.html(CaptchaPage.errorHTML(error.detail, messages: messages), status: .badRequest, scripts: false)
         }
-        guard let project = try await project(forAPIKey: verifyApp.apiKey) else {
+        guard let project = try await callers.project(forAPIKey: verifyApp.apiKey) else {
             return Self.html(CaptchaPage.errorHTML("The API key is not valid.", messages: messages),
                              status: .badRequest, scripts: false)
         }
@@ -78,14 +78,6 @@ struct HostedRoutes: Sendable {
             callback: verifyApp.callbackScheme + "://firebaseauth/link", eventId: verifyApp.eventID,
             done: messages.done, failed: messages.failed)
         return Self.html(try CaptchaPage.html(configuration, messages: messages), status: .ok, scripts: true)
-    }
-
-    /// The project an API key names, as `CallerResolver` finds it for `?key=`: in emulator mode any key
-    /// means the default project.
-    private func project(forAPIKey key: String) async throws -> Project? {
-        if callers.emulator { return try await callers.projects.ensureProject(callers.defaultProjectID) }
-        guard let projectID = try await callers.projects.projectID(forAPIKey: key) else { return nil }
-        return try await callers.projects.project(projectID)
     }
 
     private static func html(_ text: String, status: HTTPResponse.Status, scripts: Bool) -> Response {

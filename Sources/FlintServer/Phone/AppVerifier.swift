@@ -11,7 +11,7 @@ struct AppVerifier: Sendable {
     let random: any RandomSource
     let delivery: DeliveryServices
     let proofOfWork: ProofOfWork
-    let emulator: Bool
+    let policy: ModePolicy
     let logger: Logger
 
     /// How long a pushed receipt and secret stay usable. They may be reused until then (the SDK caches
@@ -27,7 +27,7 @@ struct AppVerifier: Sendable {
         guard let appToken = request.appToken, !appToken.isEmpty else { throw FlintError(.missingIOSAppToken) }
         let receipt = random.token(byteCount: 24)
         let secret = random.token(byteCount: 24)
-        if !emulator {
+        if policy.verifiesApps {
             guard caller.project.settings.phone.apnsEnabled, let push = delivery.push else {
                 throw FlintError(.invalidAppCredential, "APNs app verification is not configured for this project.")
             }
@@ -51,7 +51,7 @@ struct AppVerifier: Sendable {
 
     /// Throws unless the request carries a valid app credential for a real number.
     func check(_ request: SendVerificationCodeRequest, caller: Caller) async throws {
-        if emulator { return }
+        guard policy.verifiesApps else { return }
         let settings = caller.project.settings.phone
         if let receipt = request.iosReceipt, !receipt.isEmpty {
             guard settings.apnsEnabled, let secret = request.iosSecret, !secret.isEmpty else {

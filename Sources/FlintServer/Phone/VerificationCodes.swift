@@ -13,7 +13,7 @@ struct VerificationCodes: Sendable {
     let random: any RandomSource
     let limits: PhoneLimits
     /// Emulator mode keeps codes in clear too, for `GET /emulator/v1/projects/{p}/verificationCodes`.
-    let emulator: Bool
+    let policy: ModePolicy
 
     static let signIn = "signIn"
 
@@ -30,7 +30,8 @@ struct VerificationCodes: Sendable {
             id: Self.id(of: sessionInfo), projectID: projectID, phoneNumber: phoneNumber, purpose: purpose,
             codeHash: Self.hash(code: code, sessionInfo: sessionInfo), attempts: 0, createdAt: now,
             expiresAt: now + limits.codeLifetimeSeconds * 1000,
-            emulatorSessionInfo: emulator ? sessionInfo : nil, emulatorCode: emulator ? code : nil))
+            emulatorSessionInfo: policy.servesEmulatorEndpoints ? sessionInfo : nil,
+            emulatorCode: policy.servesEmulatorEndpoints ? code : nil))
         return sessionInfo
     }
 

@@ -19,7 +19,7 @@ extension FederatedService {
         guard let code = request.token, !code.isEmpty, code.utf8.count <= 4096 else {
             throw FlintError(.invalidArgument, "token (the authorization code) is missing.")
         }
-        if emulator { return EmptyResponse() }
+        guard policy.makesOutsideCalls else { return EmptyResponse() }
 
         guard let configuration = caller.project.settings.identityProviders[ProviderID.apple], configuration.enabled else {
             throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")

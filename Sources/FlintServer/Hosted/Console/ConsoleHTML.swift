@@ -65,7 +65,7 @@ enum ConsoleHTML {
             <header>
             <strong>Flint console</strong>
             \(projectSwitch)
-            <span class="mode">\(context.emulator ? "emulator" : "production")</span>
+            <span class="mode">\(context.mode.rawValue)</span>
             \(form("/console/logout", context: context, id: "sign-out-form", content: "<button type=\"submit\" id=\"sign-out\">Sign out</button>"))
             </header>
             <nav>

@@ -15,10 +15,10 @@ enum ConsoleLoginPage {
         var unreadable: String
     }
 
-    static func html(configuration: Configuration, emulator: Bool, error: String?) throws -> String {
+    static func html(configuration: Configuration, ownerSignIn: Bool, error: String?) throws -> String {
         let failure = "<p id=\"error\" role=\"alert\"\(error == nil ? " hidden" : "")>\(HTML.escape(error ?? ""))</p>"
         let challenge = "<input type=\"hidden\" name=\"challenge\" value=\"\(HTML.escape(configuration.challenge))\">"
-        if emulator {
+        if ownerSignIn {
             return ConsoleHTML.document(page: "login", title: "Sign in", body: """
                 <main class="login">
                 <h1>Flint console</h1>

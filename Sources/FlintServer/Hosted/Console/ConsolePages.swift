@@ -7,7 +7,7 @@ struct ConsoleContext: Sendable {
     var project: Project
     /// The projects the operator may switch to (the emulator owner's; a service account has its own only).
     var projectIDs: [String]
-    var emulator: Bool
+    var mode: ModePolicy.Mode
     var query: [String: String]
     /// What the last action did (`#notice`), or why it failed (`#error`).
     var notice: String?

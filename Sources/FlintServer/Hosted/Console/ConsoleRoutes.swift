@@ -23,7 +23,7 @@ struct ConsoleRoutes: Sendable {
     let maxTestNumbers: Int
     let publicURL: @Sendable () -> String
 
-    var emulator: Bool { sessions.emulator }
+    var policy: ModePolicy { sessions.policy }
     var clock: any FlintClock { sessions.clock }
 
     /// What a successful action says on the page it returns to.
@@ -101,8 +101,8 @@ struct ConsoleRoutes: Sendable {
             configuration: .init(audience: sessions.audience(publicURL: publicURL()), challenge: challenge, now: clock.seconds,
                                  chooseFile: "Choose the key file first.",
                                  unreadable: "That file is not a service-account key file (JSON with private_key)."),
-            emulator: emulator, error: error)
-        var response = Self.html(html, status: status, contentSecurityPolicy: emulator
+            ownerSignIn: policy.ownerTokenIsAdmin, error: error)
+        var response = Self.html(html, status: status, contentSecurityPolicy: policy.ownerTokenIsAdmin
             ? Self.contentSecurityPolicy : Self.loginContentSecurityPolicy)
         response.setCookie(cookie(ConsoleSessions.challengeCookie, challenge, path: "/console/login", maxAge: 300))
         return response
@@ -144,11 +144,11 @@ struct ConsoleRoutes: Sendable {
     /// The signed-in context of a request, or the refusal to answer with.
     private func context(_ request: Request, query: Form) async throws -> ConsoleContext {
         let session = try await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value)
-        let project = emulator ? try await projects.ensureProject(session.projectID) : try await projects.project(session.projectID)
+        let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(session.projectID) : try await projects.project(session.projectID)
         guard let project else { throw ConsoleSessions.Refusal.signInRequired }
         return ConsoleContext(
             session: session, project: project,
-            projectIDs: session.isOwner ? try await store.projectIDs() : [project.id], emulator: emulator, query: query,
+            projectIDs: session.isOwner ? try await store.projectIDs() : [project.id], mode: policy.mode, query: query,
             notice: query["notice"].flatMap(Notice.init(rawValue:))?.text, error: nil)
     }
 

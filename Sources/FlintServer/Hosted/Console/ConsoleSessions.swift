@@ -18,7 +18,7 @@ struct ConsoleSessions: Sendable {
     let secrets: SecretBox
     let clock: any FlintClock
     let random: any RandomSource
-    let emulator: Bool
+    let policy: ModePolicy
     let defaultProjectID: String
     /// The login challenges: sealed, five minutes, spent by the sign-in that uses one.
     let challenges: SingleUseTokens<String>
@@ -31,13 +31,13 @@ struct ConsoleSessions: Sendable {
     private static let sessionContext = "console-session"
 
     init(serviceAccounts: ServiceAccounts, store: Store, secrets: SecretBox, clock: any FlintClock,
-         random: any RandomSource, emulator: Bool, defaultProjectID: String) {
+         random: any RandomSource, policy: ModePolicy, defaultProjectID: String) {
         self.serviceAccounts = serviceAccounts
         self.store = store
         self.secrets = secrets
         self.clock = clock
         self.random = random
-        self.emulator = emulator
+        self.policy = policy
         self.defaultProjectID = defaultProjectID
         challenges = SingleUseTokens(
             secrets: secrets, store: store, clock: clock, random: random, purpose: "console-login", lifetimeSeconds: 300)
@@ -80,7 +80,7 @@ struct ConsoleSessions: Sendable {
               let opened = challenges.open(challenge), challenges.isLive(opened)
         else { throw Refusal.signInFailed("The sign-in form has expired. Please try again.") }
         let session: Session
-        if emulator {
+        if policy.ownerTokenIsAdmin {
             session = Session(id: random.token(byteCount: 16), keyID: nil, projectID: defaultProjectID,
                               csrfToken: random.token(byteCount: 24), expiresAt: clock.seconds + Self.lifetimeSeconds)
         } else {
@@ -110,7 +110,7 @@ struct ConsoleSessions: Sendable {
             guard let record = try await store.serviceAccount(keyID: keyID), record.revokedAt == nil,
                   record.projectID == session.projectID
             else { throw Refusal.signInRequired }
-        } else if !emulator {
+        } else if !policy.ownerTokenIsAdmin {
             // An owner session is emulator mode's; a production server never honours one.
             throw Refusal.signInRequired
         }

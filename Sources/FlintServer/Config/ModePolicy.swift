@@ -1,0 +1,89 @@
+/// Where production and emulator mode differ, decided once at start-up and asked by name.
+///
+/// Services never branch on "is this the emulator"; they ask the one question they care about
+/// (`policy.checksContinueURLDomain`, `policy.verifiesApps`, …). Emulator mode answers each as the
+/// official Firebase Auth emulator behaves; production answers as Firebase does. Keeping every answer
+/// here means the emulator's spec is met by editing one table, and a production check cannot be
+/// loosened by accident in a service far away.
+public struct ModePolicy: Sendable, Equatable {
+    public enum Mode: String, Sendable {
+        case production, emulator
+    }
+
+    /// Shown by the console and `GET /`; not for decisions (ask one of the properties below).
+    public let mode: Mode
+
+    // MARK: Callers
+
+    /// Any non-empty API key names the project (production: only the project's own keys).
+    public let acceptsAnyAPIKey: Bool
+    /// `Authorization: Bearer owner` (and Google OAuth tokens, `ya29.…`) act as admin on any project,
+    /// and the console signs its operator in as that owner without a key.
+    public let ownerTokenIsAdmin: Bool
+    /// A project id seen for the first time is created on the spot.
+    public let createsProjectsOnDemand: Bool
+
+    // MARK: Tokens
+
+    /// ID tokens and session cookies carry Google's issuers (`https://securetoken.google.com/<project>`),
+    /// so Admin SDKs pointed at the emulator accept them; production's issuer is Flint's public URL.
+    public let usesGoogleIssuers: Bool
+    /// Custom tokens are read without checking their signature, as the official emulator does.
+    public let verifiesCustomTokenSignatures: Bool
+
+    // MARK: Delivery
+
+    /// SMS, email and push go to the configured gateways; when false they go to the log only.
+    public let makesOutsideCalls: Bool
+    /// The `/emulator/v1/…` endpoints (reset, code listings, config) and `/emulator/action` are served;
+    /// phone and email action codes are kept readable (not only hashed) for the listings, and emailed
+    /// links point at `/emulator/action`.
+    public let servesEmulatorEndpoints: Bool
+
+    // MARK: Email actions
+
+    /// `EMAIL_SIGNIN` needs a `continueUrl`.
+    public let requiresSignInContinueURL: Bool
+    /// A `continueUrl` must be on one of the project's authorized domains.
+    public let checksContinueURLDomain: Bool
+
+    // MARK: Phone
+
+    /// Sending an SMS needs an app credential (APNs receipt or captcha token).
+    public let verifiesApps: Bool
+    /// Per-number, per-IP and project-wide SMS limits apply.
+    public let limitsSMSSends: Bool
+
+    // MARK: Federated
+
+    /// Provider tokens are verified (signatures, JWKS, Graph API); when false their claims are read as sent.
+    public let verifiesProviderTokens: Bool
+    /// A provider that vouches for an email another account holds links to that account straight away
+    /// (the official emulator's rule) instead of answering `needConfirmation`.
+    public let linksVouchedEmailsWithoutConfirmation: Bool
+
+    // MARK: New projects
+
+    /// Email-enumeration protection in a new project's settings.
+    public let newProjectsProtectEmails: Bool
+    /// SMS multi-factor enabled in a new project's settings.
+    public let newProjectsEnableMultiFactor: Bool
+
+    /// Firebase Authentication as deployed.
+    public static let production = ModePolicy(
+        mode: .production, acceptsAnyAPIKey: false, ownerTokenIsAdmin: false, createsProjectsOnDemand: false,
+        usesGoogleIssuers: false, verifiesCustomTokenSignatures: true, makesOutsideCalls: true, servesEmulatorEndpoints: false,
+        requiresSignInContinueURL: true, checksContinueURLDomain: true, verifiesApps: true, limitsSMSSends: true,
+        verifiesProviderTokens: true, linksVouchedEmailsWithoutConfirmation: false,
+        newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false)
+
+    /// The official Firebase Auth emulator's behaviour.
+    public static let emulator = ModePolicy(
+        mode: .emulator, acceptsAnyAPIKey: true, ownerTokenIsAdmin: true, createsProjectsOnDemand: true,
+        usesGoogleIssuers: true, verifiesCustomTokenSignatures: false, makesOutsideCalls: false, servesEmulatorEndpoints: true,
+        requiresSignInContinueURL: false, checksContinueURLDomain: false, verifiesApps: false, limitsSMSSends: false,
+        verifiesProviderTokens: false, linksVouchedEmailsWithoutConfirmation: true,
+        newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true)
+
+    public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
+}
