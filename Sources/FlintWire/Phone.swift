@@ -151,6 +151,19 @@ public struct RecaptchaConfigResponse: Codable, Sendable {
     }
 }
 
+/// `GET v1/recaptchaParams` (v3 `getRecaptchaParam`): the classic reCAPTCHA parameters older web SDKs
+/// fetch before phone sign-in.
+public struct RecaptchaParamsResponse: Codable, Sendable {
+    public var kind = "identitytoolkit#GetRecaptchaParamResponse"
+    public var recaptchaStoken: String
+    public var recaptchaSiteKey: String
+
+    public init(recaptchaStoken: String, recaptchaSiteKey: String) {
+        self.recaptchaStoken = recaptchaStoken
+        self.recaptchaSiteKey = recaptchaSiteKey
+    }
+}
+
 /// `GET /emulator/v1/projects/{p}/verificationCodes`.
 public struct VerificationCodesResponse: Codable, Sendable {
     public struct Entry: Codable, Sendable, Equatable {

@@ -13,7 +13,7 @@ enum EmulatorSpec {
         /// code from a listing never gets a stale one.
         @Test(arguments: TestDatabase.allCases)
         func resetClearsAccountsAndEveryPendingCode(database: TestDatabase) async throws {
-            try await withServer(database: database) { server, client in
+            try await withServer(database: database) { (server: TestServer, client: TestClient) async throws in
                 _ = try await client.signUp(email: "before@example.com", password: "secret123")
                 _ = try await client.sendSignInLink("before@example.com")
                 #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"]).status == 200)
@@ -39,7 +39,7 @@ enum EmulatorSpec {
         /// A sign-in link needs no continue URL, and one on any domain is accepted: the official JS SDK's
         /// `sendSignInLinkToEmail` with the app's own URL works without configuring authorized domains.
         @Test func signInLinksNeedNoContinueURLAndAnyDomainWorks() async throws {
-            try await withServer { server, client in
+            try await withServer { (server: TestServer, client: TestClient) async throws in
                 let bare = try await client.post("/v1/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "a@example.com"])
                 #expect(bare.status == 200, "\(bare.body)")
                 let elsewhere = try await client.post("/v1/accounts:sendOobCode", [
@@ -58,7 +58,7 @@ enum EmulatorSpec {
 
         /// Production keeps both rules.
         @Test func productionStillRequiresAnAuthorizedContinueURL() async throws {
-            try await withServer(emulator: false) { server, client in
+            try await withServer(emulator: false) { (server: TestServer, client: TestClient) async throws in
                 _ = try await server.server.updateProjectConfig(
                     server.projectID, ProjectConfig(signIn: .init(email: .init(enabled: true, passwordRequired: false))),
                     updateMask: "signIn.email")
@@ -72,7 +72,7 @@ enum EmulatorSpec {
         }
 
         @Test func verifyEmailErrors() async throws {
-            try await withServer { _, client in
+            try await withServer { (_: TestServer, client: TestClient) async throws in
                 // An admin link for an address nobody has.
                 let unknown = try await client.admin("/v1/accounts:sendOobCode", [
                     "requestType": "VERIFY_EMAIL", "email": "nobody@example.com", "returnOobLink": true,
@@ -116,7 +116,7 @@ extension EmulatorSpec {
         }
 
         @Test func bulkDeletesNameOneToAThousandUsers() async throws {
-            try await withServer { _, client in
+            try await withServer { (_: TestServer, client: TestClient) async throws in
                 let none = try await client.admin("/v1/projects/demo-flint/accounts:batchDelete", ["localIds": []])
                 #expect(none.errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
                 let many = try await client.admin("/v1/projects/demo-flint/accounts:batchDelete", [
@@ -135,7 +135,7 @@ extension EmulatorSpec {
     @Suite struct Expiry {
         @Test(arguments: TestDatabase.allCases)
         func expiredCodesAreToldApartFromInvalidOnes(database: TestDatabase) async throws {
-            try await withServer(database: database) { server, client in
+            try await withServer(database: database) { (server: TestServer, client: TestClient) async throws in
                 let number = "+15555550142"
                 let sessionInfo = try await client.sendCode(number)
                 let code = try #require(server.log.smsCodes(to: number).last)
@@ -165,5 +165,107 @@ extension TestClient {
     func verificationCodes(_ server: TestServer) async throws -> [JSONValue] {
         try await send("GET", "/emulator/v1/projects/\(server.projectID)/verificationCodes", includeKey: false)["verificationCodes"]?
             .arrayValue ?? []
+    }
+}
+
+extension EmulatorSpec {
+    /// `mfa.spec.ts`: phone second factors in emulator mode (the same rules hold in production).
+    @Suite struct Mfa {
+        @Test func enrollmentNeedsAnEligibleFirstFactorAndAVerifiedEmail() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                let unverified = try await client.signUp(email: "unverified@example.com", password: "testing")
+                let start: (JSONValue, String) async throws -> TestClient.Reply = { idToken, number in
+                    try await client.post("/v2/accounts/mfaEnrollment:start", [
+                        "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": .string(number)],
+                    ])
+                }
+                #expect(try await start(try #require(unverified["idToken"]), "+15555550100").errorMessage
+                    == "UNVERIFIED_EMAIL : Need to verify email first before enrolling second factors.")
+
+                // A phone sign-in cannot take a phone second factor, even with a verified address.
+                let phoneUser = try await client.signInWithPhone("+15555550100", server: server)
+                let localID = try #require(phoneUser["localId"])
+                #expect(try await client.admin("/v1/accounts:update", [
+                    "localId": localID, "email": "bob@example.com", "emailVerified": true,
+                ]).status == 200)
+                #expect(try await start(try #require(phoneUser["idToken"]), "+15555550101").errorMessage
+                    == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.")
+                let anonymous = try await client.signUp()
+                #expect(try await start(try #require(anonymous["idToken"]), "+15555550101").errorCode == "UNSUPPORTED_FIRST_FACTOR")
+            }
+        }
+
+        @Test func aNumberIsEnrolledOnce() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                let signedIn = try await client.signInWithLink("foo@example.com", server: server)
+                let idToken = try #require(signedIn.string("idToken"))
+                let enrolled = try await MultiFactorAPITests.enrollPhone(client, server, idToken: idToken, number: "+15555550100")
+                #expect(enrolled.status == 200, "\(enrolled.body)")
+                let again = try await client.post("/v2/accounts/mfaEnrollment:start", [
+                    "idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550100"],
+                ])
+                #expect(again.errorMessage == "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
+            }
+        }
+    }
+
+    /// `phone.spec.ts`: phone sign-in in emulator mode.
+    @Suite struct Phone {
+        @Test func placeholderRecaptchaParams() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                for path in ["/identitytoolkit.googleapis.com/v1/recaptchaParams", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getRecaptchaParam"] {
+                    let params = try await client.send("GET", path)
+                    #expect(params.status == 200)
+                    #expect(params.string("recaptchaStoken")?.isEmpty == false)
+                    #expect(params.string("recaptchaSiteKey")?.isEmpty == false)
+                }
+            }
+            try await withServer(emulator: false) { (_: TestServer, client: TestClient) async throws in
+                #expect(try await client.send("GET", "/v1/recaptchaParams").status == 404)
+            }
+        }
+
+        @Test func aMissingNumberIsAnInvalidOne() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let missing = try await client.post("/v1/accounts:sendVerificationCode", ["recaptchaToken": "ignored"])
+                #expect(missing.errorMessage == "INVALID_PHONE_NUMBER : Invalid format.")
+            }
+        }
+
+        /// A phone number is no first factor for an account with second factors: no code is sent to it,
+        /// and it cannot be linked to one.
+        @Test func accountsWithSecondFactorsTakeNoPhoneFirstFactor() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                let signedIn = try await MultiFactorAPITests.verifiedUser(client, email: "alice@example.com")
+                let localID = try #require(signedIn["localId"])
+                let idToken = try #require(signedIn.string("idToken"))
+                #expect(try await client.admin("/v1/accounts:update", ["localId": localID, "phoneNumber": "+15555550100"]).status == 200)
+                #expect(try await MultiFactorAPITests.enrollPhone(client, server, idToken: idToken, number: "+15555550101").status == 200)
+
+                let refused = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
+                #expect(refused.errorMessage
+                    == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.")
+                #expect(try await client.verificationCodes(server).isEmpty)
+
+                // Linking another number onto the account with factors.
+                let sessionInfo = try await client.sendCode("+15555550103")
+                let code = try #require(server.log.smsCodes(to: "+15555550103").last)
+                let linked = try await client.post("/v1/accounts:signInWithPhoneNumber", [
+                    "sessionInfo": .string(sessionInfo), "code": .string(code), "idToken": .string(idToken),
+                ])
+                #expect(linked.errorCode == "UNSUPPORTED_FIRST_FACTOR", "\(linked.body)")
+            }
+        }
+    }
+
+    /// `password.spec.ts`: password sign-in's errors.
+    @Suite struct Password {
+        @Test func anAbsentEmailIsMissingAnEmptyOneInvalid() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                #expect(try await client.post("/v1/accounts:signInWithPassword", ["password": "notasecret"]).errorCode == "MISSING_EMAIL")
+                #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "", "password": "x1"]).errorCode == "INVALID_EMAIL")
+                #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "a@example.com"]).errorCode == "MISSING_PASSWORD")
+            }
+        }
     }
 }

@@ -57,7 +57,7 @@ import Testing
     func codeErrors(database: TestDatabase) async throws {
         try await withServer(database: database) { server, client in
             let cases: [([String: JSONValue], String)] = [
-                ([:], "MISSING_PHONE_NUMBER"),
+                ([:], "INVALID_PHONE_NUMBER"),
                 (["phoneNumber": "5551230001"], "INVALID_PHONE_NUMBER"),
                 (["phoneNumber": "+1555abc0001"], "INVALID_PHONE_NUMBER"),
                 (["phoneNumber": "+123"], "INVALID_PHONE_NUMBER"),

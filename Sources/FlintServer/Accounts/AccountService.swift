@@ -91,7 +91,7 @@ public struct AccountService: Sendable {
     public func signInWithPassword(_ request: SignInWithPasswordRequest, caller: Caller) async throws -> SignInResponse {
         let project = caller.project
         guard project.settings.signIn.emailPasswordEnabled else { throw FlintError(.passwordLoginDisabled) }
-        let email = try Validation.email(request.email, missing: .invalidEmail)
+        let email = try Validation.email(request.email)
         guard let password = request.password, !password.isEmpty else { throw FlintError(.missingPassword) }
         let hidesAccounts = project.settings.improvedEmailPrivacy
         try await throttle.checkAllowed(projectID: caller.projectID, email: email)
@@ -312,7 +312,8 @@ public struct AccountService: Sendable {
     // MARK: Sign-in methods
 
     public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
-        let email = try Validation.email(request.identifier, missing: .missingIdentifier, invalid: .invalidIdentifier)
+        let email = try Validation.email(
+            request.identifier.flatMap { $0.isEmpty ? nil : $0 }, missing: .missingIdentifier, invalid: .invalidIdentifier)
         let sessionID = random.token(byteCount: 18)
         if caller.project.settings.improvedEmailPrivacy {
             return CreateAuthURIResponse(sessionId: sessionID)

@@ -4,9 +4,11 @@ import FlintWire
 /// Input checks shared by the account operations.
 enum Validation {
     /// Lowercases and checks an email the way Firebase does: one `@`, something on each side, a dot-free
-    /// check left to delivery. Returns the normalised address.
+    /// check left to delivery. Returns the normalised address. As Firebase's, an absent field is
+    /// `missing` and an empty one `invalid`.
     static func email(_ raw: String?, missing: ServerErrorCode = .missingEmail, invalid: ServerErrorCode = .invalidEmail) throws -> String {
-        guard let raw, !raw.isEmpty else { throw FlintError(missing) }
+        guard let raw else { throw FlintError(missing) }
+        guard !raw.isEmpty else { throw FlintError(invalid) }
         let email = raw.lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,

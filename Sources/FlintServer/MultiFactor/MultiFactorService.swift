@@ -23,6 +23,9 @@ public struct MultiFactorService: Sendable {
     static let totpFailureWindow: Int64 = 300
     static let enrollmentPurpose = "mfaEnrollment"
     static let signInPurpose = "mfaSignIn"
+    /// First factors a second factor cannot be added to (`firebase.sign_in_provider`).
+    static let ineligibleFirstFactors: Set<String> = [ProviderID.anonymous, ProviderID.phone, ProviderID.custom, "gc.apple.com"]
+    static let phoneAlreadyEnrolled = FlintError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
 
     struct TOTPEnrollment: Codable, Sendable {
         var projectID: String
@@ -39,7 +42,7 @@ public struct MultiFactorService: Sendable {
         if let info = request.phoneEnrollmentInfo {
             guard settings.phone else { throw FlintError(.operationNotAllowed, "SMS multi-factor is disabled for this project.") }
             let number = try PhoneService.phoneNumber(info.phoneNumber)
-            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw FlintError(.secondFactorExists) }
+            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw Self.phoneAlreadyEnrolled }
             let sessionInfo = try await phone.deliverCode(
                 to: number, appCheck: info, caller: caller, purpose: Self.enrollmentPurpose)
             return StartMFAEnrollmentResponse(phoneSessionInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
@@ -66,7 +69,7 @@ public struct MultiFactorService: Sendable {
         if let info = request.phoneVerificationInfo {
             let number = try await phone.codes.redeem(
                 sessionInfo: info.sessionInfo, code: info.code, projectID: caller.projectID, purpose: Self.enrollmentPurpose)
-            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw FlintError(.secondFactorExists) }
+            if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw Self.phoneAlreadyEnrolled }
             factor = SecondFactor(enrollmentID: enrollmentID, kind: .phone, displayName: request.displayName,
                                   phoneNumber: number, enrolledAt: clock.milliseconds)
         } else if let info = request.totpVerificationInfo {
@@ -92,8 +95,9 @@ public struct MultiFactorService: Sendable {
         // the limit and duplicate rules hold against it.
         var attempt = SignInPipeline.Attempt.reissue(for: verified) { current in
             guard current.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
-            if current.mfaFactors.contains(where: { factor.kind == .totp ? $0.kind == .totp : $0.phoneNumber == factor.phoneNumber }) {
-                throw FlintError(.secondFactorExists)
+            if factor.kind == .totp, current.mfaFactors.contains(where: { $0.kind == .totp }) { throw FlintError(.secondFactorExists) }
+            if factor.kind == .phone, current.mfaFactors.contains(where: { $0.phoneNumber == factor.phoneNumber }) {
+                throw Self.phoneAlreadyEnrolled
             }
             return AccountChange([.secondFactors(current.mfaFactors + [factor])])
         }
@@ -139,9 +143,16 @@ public struct MultiFactorService: Sendable {
         guard caller.project.settings.multiFactor.enabled else {
             throw FlintError(.operationNotAllowed, "Multi-factor authentication is disabled for this project.")
         }
+        // A second factor is for accounts a first factor proves well: not anonymous, phone (the factor
+        // would be the same), custom-token or Game Center sign-ins, as Firebase rules.
+        guard !Self.ineligibleFirstFactors.contains(verified.claims.firebase.signInProvider) else {
+            throw FlintError(.unsupportedFirstFactor, "MFA is not available for the given first factor.")
+        }
         try tokens.requireRecentSignIn(verified)
         let user = verified.user
-        guard user.email != nil, user.emailVerified else { throw FlintError(.unverifiedEmail) }
+        guard user.email != nil, user.emailVerified else {
+            throw FlintError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
+        }
         guard user.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
         return user
     }

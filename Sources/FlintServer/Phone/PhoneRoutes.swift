@@ -5,7 +5,7 @@ import Hummingbird
 /// fetch before app verification.
 extension PhoneService {
     func endpoints(callers: CallerResolver, appVerifier: AppVerifier) -> [Endpoint] {
-        [
+        var endpoints: [Endpoint] = [
             .json(Endpoint.identityToolkitPaths("accounts:sendVerificationCode", legacy: "sendVerificationCode"),
                   callers: callers) { (body: SendVerificationCodeRequest, caller) in
                 try await sendVerificationCode(body, caller: caller)
@@ -27,5 +27,14 @@ extension PhoneService {
                 ])
             },
         ]
+        if policy.servesEmulatorEndpoints {
+            // Placeholders, as the official emulator answers: web SDKs render no real reCAPTCHA against an emulator.
+            endpoints.append(.get(Endpoint.identityToolkitPaths("recaptchaParams", legacy: "getRecaptchaParam"), callers: callers) { _, _ in
+                RecaptchaParamsResponse(
+                    recaptchaStoken: "flint-emulator-placeholder-stoken_not-for-recaptcha",
+                    recaptchaSiteKey: "flint-emulator-placeholder-site-key")
+            })
+        }
+        return endpoints
     }
 }

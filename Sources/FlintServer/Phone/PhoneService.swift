@@ -26,6 +26,9 @@ public struct PhoneService: Sendable {
         let settings = caller.project.settings
         guard settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
         let phoneNumber = try Self.phoneNumber(request.phoneNumber)
+        if let holder = try await store.user(projectID: caller.projectID, phoneNumber: phoneNumber), !holder.mfaFactors.isEmpty {
+            throw Self.secondFactorAccount
+        }
         let sessionInfo = try await deliverCode(to: phoneNumber, appCheck: request, caller: caller, purpose: VerificationCodes.signIn)
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
@@ -64,6 +67,11 @@ public struct PhoneService: Sendable {
         usage.record(.smsSent, projectID: caller.projectID)
         return sessionInfo
     }
+
+    /// A phone number is no first factor for an account with second factors (Firebase's rule: the SMS
+    /// would prove the same thing twice).
+    static let secondFactorAccount = FlintError(
+        .unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
 
     // MARK: Signing in
 
@@ -109,6 +117,7 @@ public struct PhoneService: Sendable {
     private func signIn(_ localID: String, phoneNumber: String, caller: Caller) async throws -> SignInWithPhoneNumberResponse {
         let outcome = try await pipeline.signIn(localID, projectID: caller.projectID, .init(provider: ProviderID.phone) { current in
             guard current.phoneNumber == phoneNumber else { throw FlintError(.userNotFound) }
+            guard current.mfaFactors.isEmpty else { throw Self.secondFactorAccount }
             return AccountChange()
         })
         return Self.response(outcome, isNewUser: false)
@@ -129,6 +138,7 @@ public struct PhoneService: Sendable {
         if let proof { try await proofs.redeem(proof) }
         let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.phone) { [tokens] current in
             try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
+            guard current.mfaFactors.isEmpty else { throw Self.secondFactorAccount }
             return AccountChange([.phoneNumber(phoneNumber)])
         }
         return Self.response(try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt), isNewUser: false)
@@ -145,9 +155,10 @@ public struct PhoneService: Sendable {
     // MARK: Rules
 
     /// Firebase's phone format: E.164, `+` and 7 to 15 digits; spaces, dots, dashes and brackets are
-    /// dropped first. A missing number is `MISSING_PHONE_NUMBER`.
+    /// dropped first.
     static func phoneNumber(_ raw: String?) throws -> String {
-        guard let raw, !raw.isEmpty else { throw FlintError(.missingPhoneNumber) }
+        // Firebase answers a missing number as a malformed one.
+        guard let raw, !raw.isEmpty else { throw FlintError(.invalidPhoneNumber, "Invalid format.") }
         let cleaned = raw.filter { !" \t.-()".contains($0) }
         return try Validation.phoneNumber(cleaned)
     }
