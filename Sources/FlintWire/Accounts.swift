@@ -17,6 +17,8 @@ public struct SignUpRequest: Codable, Sendable {
     public var phoneNumber: String?
     public var disabled: Bool?
     public var targetProjectId: String?
+    /// Phone second factors to start with (admin; clients too in emulator mode).
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
                 returnSecureToken: Bool? = true) {
@@ -140,6 +142,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var displayName: String?
     public var photoUrl: String?
     public var phoneNumber: String?
+    /// The screen name a linked provider account gave (Twitter's, GitHub's login).
+    public var screenName: String?
     public var passwordHash: String?
     public var salt: String?
     public var passwordUpdatedAt: Double?
@@ -205,6 +209,16 @@ public struct UpdateAccountRequest: Codable, Sendable {
 public struct MFAEnrollments: Codable, Sendable, Equatable {
     public var enrollments: [MFAEnrollment]?
     public init(enrollments: [MFAEnrollment]? = nil) { self.enrollments = enrollments }
+
+    /// Absent means none; `null` is not a list and is refused as malformed, as Firebase does.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.enrollments), try container.decodeNil(forKey: .enrollments) {
+            throw DecodingError.typeMismatch([Any].self, .init(
+                codingPath: container.codingPath + [CodingKeys.enrollments], debugDescription: "enrollments is null"))
+        }
+        enrollments = try container.decodeIfPresent([MFAEnrollment].self, forKey: .enrollments)
+    }
 }
 
 public struct UpdateAccountResponse: Codable, Sendable {
@@ -249,6 +263,8 @@ public struct CreateAuthURIRequest: Codable, Sendable {
     public var continueUri: String?
     public var providerId: String?
     public var tenantId: String?
+    /// Echoed back when given.
+    public var sessionId: String?
 
     public init(identifier: String?, continueUri: String? = "http://localhost") {
         self.identifier = identifier

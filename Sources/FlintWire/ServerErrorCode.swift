@@ -17,6 +17,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case userNotFound = "USER_NOT_FOUND"
     case userDisabled = "USER_DISABLED"
     case missingLocalID = "MISSING_LOCAL_ID"
+    case unexpectedParameter = "UNEXPECTED_PARAMETER"
+    case missingProviderID = "MISSING_PROVIDER_ID"
+    case missingRawID = "MISSING_RAW_ID"
     case tooManyAttempts = "TOO_MANY_ATTEMPTS_TRY_LATER"
 
     // ID tokens
@@ -75,6 +78,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
     case unverifiedEmail = "UNVERIFIED_EMAIL"
     case secondFactorExists = "SECOND_FACTOR_EXISTS"
+    case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
+    case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
+    case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
     case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
     case missingTOTPCode = "MISSING_TOTP_VERIFICATION_CODE"
 

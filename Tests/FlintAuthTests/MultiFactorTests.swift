@@ -77,7 +77,7 @@ import Testing
             let auth = harness.auth
             let email = Harness.email("mfa")
             let user = try await Self.verifiedUser(harness, email: email)
-            // Other first factors on the same account: a phone number, Apple and Facebook (emulator tokens).
+            // Other credentials on the same account: a phone number, Apple and Facebook (emulator tokens).
             let phoneProvider = PhoneAuthProvider.provider(auth: auth)
             let firstPhone = "+15555550178"
             func phoneCredential() async throws -> PhoneAuthCredential {
@@ -101,9 +101,10 @@ import Testing
             #expect(byLink.user.uid == user.uid)
             try auth.signOut()
 
-            let byPhone = try await Self.resolveWithPhone({ try await auth.signIn(with: try await phoneCredential()) }, harness)
-            #expect(try await byPhone.user.getIDTokenResult().signInProvider == "phone")
-            try auth.signOut()
+            // The phone number stays on the account, but is no first factor once it has second factors.
+            await #expect { _ = try await phoneCredential() } throws: { error in
+                (error as NSError).code == AuthErrorCode.unsupportedFirstFactor.rawValue
+            }
 
             let byApple = try await Self.resolveWithPhone({
                 try await auth.signIn(with: OAuthProvider.appleCredential(withIDToken: #"{"sub":"apple-mfa-1"}"#,

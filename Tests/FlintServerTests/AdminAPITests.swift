@@ -73,7 +73,9 @@ import Testing
             let path = "/v1/projects/\(server.projectID)/accounts:update"
             let first = try #require(try await client.signUp(email: "first@example.com", password: "secret-pass").string("localId"))
             let second = try await client.signUp(email: "second@example.com", password: "secret-pass")
-            func enrollment(_ phone: String) -> JSONValue { ["phoneInfo": .string(phone), "displayName": "Phone"] }
+            func enrollment(_ phone: String, id: String? = nil) -> JSONValue {
+                ["mfaEnrollmentId": .string(id ?? "id-\(phone)"), "phoneInfo": .string(phone), "displayName": "Phone"]
+            }
 
             let set = try await client.admin(path, ["localId": .string(first), "mfa": ["enrollments": [enrollment("+16505550101")]],
                                                    "linkProviderUserInfo": ["providerId": "facebook.com", "rawId": "fb-1"]])
@@ -87,17 +89,23 @@ import Testing
             ])
             #expect(byFederatedID.firstUser?["localId"] == .string(first))
 
-            // Refusals: another user's linked account, duplicate or too many factors, TOTP, and non-admin callers.
+            // A number given twice is kept once; an id twice is refused.
             let secondID = try #require(second.string("localId"))
+            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [
+                enrollment("+16505550102", id: "a"), enrollment("+16505550102", id: "b"),
+            ]]]).status == 200)
+            let twice = try await client.admin("/v1/projects/\(server.projectID)/accounts:lookup", ["localId": [.string(secondID)]])
+            #expect(twice.firstUser?["mfaInfo"]?.arrayValue?.map { $0["mfaEnrollmentId"] } == ["a"])
+            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [
+                enrollment("+16505550102", id: "a"), enrollment("+16505550103", id: "a"),
+            ]]]).errorCode == "DUPLICATE_MFA_ENROLLMENT_ID")
+            // Refusals: another user's linked account, too many factors, TOTP, and non-admin callers.
             #expect(try await client.admin(path, ["localId": .string(secondID),
                                                   "linkProviderUserInfo": ["providerId": "facebook.com", "rawId": "fb-1"]])
                 .errorCode == "FEDERATED_USER_ID_ALREADY_LINKED")
             #expect(try await client.admin(path, ["localId": .string(secondID),
                                                   "linkProviderUserInfo": ["providerId": "phone", "rawId": "+16505550199"]])
                 .errorCode == "INVALID_ARGUMENT")
-            #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [
-                enrollment("+16505550102"), enrollment("+16505550102"),
-            ]]]).errorCode == "SECOND_FACTOR_EXISTS")
             #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": .array(
                 (0..<6).map { enrollment("+1650555020\($0)") })]]).errorCode == "SECOND_FACTOR_LIMIT_EXCEEDED")
             #expect(try await client.admin(path, ["localId": .string(secondID), "mfa": ["enrollments": [["totpInfo": [:]]]]])

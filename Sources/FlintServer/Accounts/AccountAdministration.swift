@@ -87,37 +87,63 @@ extension AccountService {
             return FederatedIdentity(providerID: info.providerId, rawID: rawID, email: info.email,
                                      displayName: info.displayName, photoURL: info.photoUrl, screenName: info.screenName)
         }
-        user.mfaFactors = try secondFactors(record.mfaInfo ?? [])
+        user.mfaFactors = try secondFactors(record.mfaInfo ?? [], from: .imported)
         return user
     }
 
     // MARK: Second factors and linked accounts
 
-    /// Phone second factors as an admin gives them (import, `accounts:update` `mfa`): an enrollment id is
-    /// kept or made, `enrolledAt` kept or now. At most five, and no number twice.
-    func secondFactors(_ enrollments: [MFAEnrollment]) throws -> [SecondFactor] {
-        guard enrollments.count <= MultiFactorService.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
-        let factors = try enrollments.map { factor in
-            guard factor.totpInfo == nil, let phone = factor.unobfuscatedPhoneInfo ?? factor.phoneInfo else {
+    /// Where a list of second factors comes from, which decides their enrollment ids.
+    enum SecondFactorSource {
+        /// `signUp`'s `mfaInfo`: every id is made anew.
+        case signUp
+        /// An admin's `accounts:update` `mfa.enrollments`: ids are kept (a missing one is made, or refused
+        /// where the policy asks for ids).
+        case update
+        /// `accounts:batchCreate`: ids kept, or made when missing.
+        case imported
+    }
+
+    /// Phone second factors as given in a request, `enrolledAt` kept or now. A number given twice is kept
+    /// once (the first entry wins), as Firebase does; an id twice is refused; at most five remain.
+    func secondFactors(_ enrollments: [MFAEnrollment], from source: SecondFactorSource) throws -> [SecondFactor] {
+        var numbers = Set<String>()
+        var ids = Set<String>()
+        var factors: [SecondFactor] = []
+        for factor in enrollments {
+            guard factor.totpInfo == nil else {
                 throw FlintError(.invalidArgument, "Only phone second factors can be set by an admin.")
             }
-            return SecondFactor(
-                enrollmentID: factor.mfaEnrollmentId.isEmpty ? random.localID() : factor.mfaEnrollmentId, kind: .phone,
-                displayName: factor.displayName, phoneNumber: try Validation.phoneNumber(phone),
-                enrolledAt: factor.enrolledAt.flatMap(UserRecord.milliseconds(iso8601:)) ?? clock.milliseconds)
+            guard let raw = factor.phoneInfo ?? factor.unobfuscatedPhoneInfo, let phone = try? Validation.phoneNumber(raw) else {
+                throw FlintError(.invalidMFAPhoneNumber, "Invalid format.")
+            }
+            guard numbers.insert(phone).inserted else { continue }
+            let id: String
+            switch source {
+            case .signUp:
+                id = random.localID()
+            case .update where factor.mfaEnrollmentId.isEmpty && policy.adminFactorUpdatesNeedEnrollmentIDs:
+                throw FlintError(.invalidMFAEnrollmentID, "mfaEnrollmentId must be defined.")
+            case .update, .imported:
+                id = factor.mfaEnrollmentId.isEmpty ? random.localID() : factor.mfaEnrollmentId
+            }
+            guard ids.insert(id).inserted else { throw FlintError(.duplicateMFAEnrollmentID) }
+            factors.append(SecondFactor(
+                enrollmentID: id, kind: .phone, displayName: factor.displayName, phoneNumber: phone,
+                enrolledAt: factor.enrolledAt.flatMap(UserRecord.milliseconds(iso8601:)) ?? clock.milliseconds))
         }
-        guard Set(factors.compactMap(\.phoneNumber)).count == factors.count,
-              Set(factors.map(\.enrollmentID)).count == factors.count
-        else { throw FlintError(.secondFactorExists) }
+        guard factors.count <= MultiFactorService.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
         return factors
     }
 
     /// The identity an admin links (`linkProviderUserInfo`, the Admin SDK's `providerToLink`); an account
     /// already linked to anyone is refused (the store's unique key refuses a race too).
     func identity(linking info: ProviderUserInfo, projectID: String) async throws -> FederatedIdentity {
-        guard ![ProviderID.password, ProviderID.phone].contains(info.providerId), !info.providerId.isEmpty,
-              let rawID = info.rawId ?? info.federatedId, !rawID.isEmpty
-        else { throw FlintError(.invalidArgument, "linkProviderUserInfo needs a federated providerId and rawId.") }
+        guard !info.providerId.isEmpty else { throw FlintError(.missingProviderID) }
+        guard let rawID = info.rawId ?? info.federatedId, !rawID.isEmpty else { throw FlintError(.missingRawID) }
+        guard ![ProviderID.password, ProviderID.phone].contains(info.providerId) else {
+            throw FlintError(.invalidArgument, "linkProviderUserInfo needs a federated providerId.")
+        }
         if try await store.user(projectID: projectID, providerID: info.providerId, rawID: rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }

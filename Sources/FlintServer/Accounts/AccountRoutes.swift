@@ -16,7 +16,11 @@ extension AccountService {
             .json(Endpoint.accountPaths("update", legacy: "setAccountInfo"), callers: callers) { (body: UpdateAccountRequest, caller) in
                 // With an action code, `update` applies it (verify, change or recover an address).
                 if body.oobCode != nil { return try await actionCodes.apply(oobCode: body.oobCode, caller: caller) }
-                return try await update(body, caller: caller)
+                let outcome = try await updateAccount(body, caller: caller)
+                if let replaced = outcome.replacedEmail {
+                    try await actionCodes.sendRecovery(to: replaced.previous, undoing: replaced.user.email ?? "", user: replaced.user, caller: caller)
+                }
+                return outcome.response
             },
             .json(Endpoint.accountPaths("delete", legacy: "deleteAccount"), callers: callers) { (body: DeleteAccountRequest, caller) in
                 try await delete(body, caller: caller)

@@ -14,28 +14,36 @@ public struct AccountService: Sendable {
     let userDeleted: UserDeletedWebhook?
     let clock: any FlintClock
     let random: any RandomSource
+    let policy: ModePolicy
 
     private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock) }
 
     // MARK: Sign-up
 
     public func signUp(_ request: SignUpRequest, caller: Caller) async throws -> SignInResponse {
+        // Only an admin creating a user names its id.
+        if request.localId != nil, !caller.isAdmin || request.idToken != nil { throw FlintError(.unexpectedParameter, "User ID") }
         if caller.isAdmin, request.idToken == nil { return try await adminCreate(request, caller: caller) }
         if let idToken = request.idToken { return try await linkPassword(request, idToken: idToken, caller: caller) }
+        if request.mfaInfo != nil, !policy.signUpTakesSecondFactors {
+            throw FlintError(.insufficientPermission, "Only admins can set these attributes.", status: .forbidden)
+        }
 
         let settings = caller.project.settings.signIn
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
-        user.displayName = request.displayName
         let provider: String
         if request.email == nil, request.password == nil {
+            // An anonymous account has no profile yet.
             guard settings.anonymousEnabled else { throw FlintError(.adminOnlyOperation) }
             provider = ProviderID.anonymous
         } else {
             guard settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
             user.email = try Validation.email(request.email)
             user.password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
+            user.displayName = request.displayName
             provider = ProviderID.password
         }
+        user.mfaFactors = try secondFactors(request.mfaInfo ?? [], from: .signUp)
         let issued = try await pipeline.signIn(creating: user, .init(provider: provider)).tokens()
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email ?? "",
@@ -57,8 +65,10 @@ public struct AccountService: Sendable {
         if let password = request.password {
             user.password = try await newPassword(try Validation.newPassword(password), project: caller.project)
         }
+        user.mfaFactors = try secondFactors(request.mfaInfo ?? [], from: .signUp)
         try await pipeline.create(user)
-        return SignInResponse(kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email)
+        return SignInResponse(kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email,
+                              displayName: user.displayName)
     }
 
     /// `signUp` with an `idToken`: adds email and password to an existing (e.g. anonymous) user. Replacing a
@@ -71,7 +81,7 @@ public struct AccountService: Sendable {
         let now = clock.seconds
         let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.password) { [tokens] current in
             try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
-            if current.hasPassword, current.email != email { throw FlintError(.emailExists) }
+            if current.hasPassword, current.email != email, !policy.signUpLinkReplacesPassword { throw FlintError(.emailExists) }
             var change = AccountChange([.password(password)])
             if current.email != email { change.add(AccountChange([.email(email), .emailVerified(false)])) }
             if let displayName = request.displayName { change.add(.displayName(displayName)) }
@@ -174,6 +184,16 @@ public struct AccountService: Sendable {
     // MARK: Update
 
     public func update(_ request: UpdateAccountRequest, caller: Caller) async throws -> UpdateAccountResponse {
+        try await updateAccount(request, caller: caller).response
+    }
+
+    /// What `accounts:update` did: the answer, and the address a user replaced, which may undo the change.
+    struct UpdateOutcome: Sendable {
+        var response: UpdateAccountResponse
+        var replacedEmail: (previous: String, user: UserAccount)?
+    }
+
+    func updateAccount(_ request: UpdateAccountRequest, caller: Caller) async throws -> UpdateOutcome {
         let localID: String
         let verified: TokenService.VerifiedIDToken?
         if caller.isAdmin, let requested = request.localId {
@@ -185,10 +205,14 @@ public struct AccountService: Sendable {
             localID = token.user.localID
             verified = token
         }
+        // Where the policy allows, users end their own other sessions (`validSince`, whatever its value) and
+        // link provider accounts themselves.
+        let ownRevocation = !caller.isAdmin && request.validSince != nil && policy.usersMayRevokeOwnSessions
+        let ownLink = !caller.isAdmin && request.linkProviderUserInfo != nil && policy.usersMayLinkProviderUserInfo
         if !caller.isAdmin,
            request.emailVerified != nil || request.disableUser != nil || request.customAttributes != nil
-            || request.validSince != nil || request.phoneNumber != nil || request.mfa != nil
-            || request.linkProviderUserInfo != nil {
+            || (request.validSince != nil && !ownRevocation) || request.phoneNumber != nil || request.mfa != nil
+            || (request.linkProviderUserInfo != nil && !ownLink) {
             throw FlintError(.insufficientPermission, "Only admins can set these attributes.", status: .forbidden)
         }
 
@@ -200,7 +224,11 @@ public struct AccountService: Sendable {
         } else {
             nil
         }
-        let adminChange = caller.isAdmin ? try await adminChange(request, projectID: caller.projectID) : AccountChange()
+        var privilegedChange = caller.isAdmin ? try await adminChange(request, projectID: caller.projectID) : AccountChange()
+        if ownLink, let info = request.linkProviderUserInfo {
+            privilegedChange.add(.link(try await identity(linking: info, projectID: caller.projectID)))
+        }
+        let adminChange = privilegedChange
         let now = clock.seconds
         let credentialsChange = email != nil || password != nil || !(request.deleteProvider ?? []).isEmpty
         let decide: @Sendable (UserAccount) throws -> AccountChange = { [tokens] current in
@@ -211,6 +239,7 @@ public struct AccountService: Sendable {
                 change.add(AccountChange([.email(email), .emailVerified(false)]))
                 revokes = revokes || current.email != nil
             }
+            if ownRevocation { revokes = true }
             if let password {
                 change.add(.password(password))
                 revokes = true
@@ -244,9 +273,11 @@ public struct AccountService: Sendable {
 
         let user: UserAccount
         var issued: TokenService.IssuedTokens?
-        if let verified, email != nil || password != nil, request.returnSecureToken ?? false {
-            // The caller's own session goes on in new tokens.
-            let outcome = try await pipeline.signIn(localID, projectID: caller.projectID, .reissue(for: verified, change: decide))
+        if let verified, email != nil || password != nil || ownRevocation,
+           request.returnSecureToken ?? policy.updateIssuesTokensUnasked {
+            // The caller's own session goes on in new tokens (a password sign-in's, once there is a password).
+            let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: password == nil ? nil : ProviderID.password, change: decide)
+            let outcome = try await pipeline.signIn(localID, projectID: caller.projectID, attempt)
             (user, issued) = (outcome.user, try outcome.tokens())
         } else {
             guard let modified = try await pipeline.modify(projectID: caller.projectID, localID: localID, decide) else {
@@ -266,7 +297,12 @@ public struct AccountService: Sendable {
         response.idToken = issued?.idToken
         response.refreshToken = issued?.refreshToken
         response.expiresIn = issued?.expiresIn
-        return response
+        // A signed-in user who replaced an address (not an anonymous user adding one) is told at the old one.
+        if let verified, verified.claims.firebase.signInProvider != ProviderID.anonymous, let previous = verified.user.email,
+           let email, email != previous, user.email == email {
+            return UpdateOutcome(response: response, replacedEmail: (previous, user))
+        }
+        return UpdateOutcome(response: response)
     }
 
     /// The fields only an admin may set. Disabling the account, or moving `validSince` to now (within the
@@ -286,7 +322,7 @@ public struct AccountService: Sendable {
             if seconds >= clock.seconds - TokenService.allowedClockSkew { change.add(.revokeSessions) }
         }
         if let phone = request.phoneNumber { change.add(.phoneNumber(try Validation.phoneNumber(phone))) }
-        if let mfa = request.mfa { change.add(.secondFactors(try secondFactors(mfa.enrollments ?? []))) }
+        if let mfa = request.mfa { change.add(.secondFactors(try secondFactors(mfa.enrollments ?? [], from: .update))) }
         if let info = request.linkProviderUserInfo { change.add(.link(try await identity(linking: info, projectID: projectID))) }
         return change
     }
@@ -295,7 +331,9 @@ public struct AccountService: Sendable {
 
     public func delete(_ request: DeleteAccountRequest, caller: Caller) async throws -> DeleteAccountResponse {
         let localID: String
-        if caller.isAdmin, let requested = request.localId {
+        if caller.isAdmin {
+            // An admin names the account; an ID token alongside does not stand in for it.
+            guard let requested = request.localId, !requested.isEmpty else { throw FlintError(.missingLocalID) }
             localID = requested
         } else {
             let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
@@ -311,17 +349,31 @@ public struct AccountService: Sendable {
 
     // MARK: Sign-in methods
 
+    /// The sign-in methods of an address (`fetchSignInMethodsForEmail`): nothing with enumeration protection.
+    /// `allProviders` names providers (`password` covers email links too); `signinMethods` tells password
+    /// from email link. When a project allows several accounts per email, provider accounts are their own:
+    /// only the address's password or email-link account counts.
     public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
-        let email = try Validation.email(
-            request.identifier.flatMap { $0.isEmpty ? nil : $0 }, missing: .missingIdentifier, invalid: .invalidIdentifier)
-        let sessionID = random.token(byteCount: 18)
+        guard let identifier = request.identifier, !identifier.isEmpty else { throw FlintError(.missingIdentifier) }
+        guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
+        let email = try Validation.email(identifier, invalid: .invalidIdentifier)
+        guard let url = URLComponents(string: continueURI), url.scheme?.isEmpty == false else {
+            throw FlintError(.invalidContinueURI)
+        }
+        let sessionID = request.sessionId.flatMap { $0.isEmpty ? nil : $0 } ?? random.token(byteCount: 18)
         if caller.project.settings.improvedEmailPrivacy {
             return CreateAuthURIResponse(sessionId: sessionID)
         }
-        let user = try await store.user(projectID: caller.projectID, email: email)
-        let methods = user?.signInMethods ?? []
+        let candidates = try await store.users(projectID: caller.projectID, emailOrProviderEmail: email)
+        let sharedEmails = caller.project.settings.signIn.allowDuplicateEmails
+        guard let user = sharedEmails ? candidates.first(where: { $0.email == email }) : candidates.first else {
+            return CreateAuthURIResponse(registered: false, allProviders: [], signinMethods: [], sessionId: sessionID)
+        }
+        let ownMethods = user.signInMethods.filter { [ProviderID.password, ProviderID.emailLinkSignInMethod].contains($0) }
+        let providers = sharedEmails ? [] : user.identities.map(\.providerID)
         return CreateAuthURIResponse(
-            registered: user != nil, allProviders: methods, signinMethods: methods, sessionId: sessionID)
+            registered: true, allProviders: (ownMethods.isEmpty ? [] : [ProviderID.password]) + providers,
+            signinMethods: ownMethods + providers, sessionId: sessionID)
     }
 
     // MARK: Helpers

@@ -13,6 +13,7 @@ extension UserRecord {
         displayName = user.displayName
         photoUrl = user.photoURL
         phoneNumber = user.phoneNumber
+        screenName = user.identities.lazy.compactMap(\.screenName).first
         if user.hasPassword {
             passwordHash = revealPasswordHash ? user.passwordHash : Self.redactedPasswordHash
             salt = revealPasswordHash ? user.passwordSalt : nil

@@ -62,6 +62,24 @@ public struct ModePolicy: Sendable, Equatable {
     /// (the official emulator's rule) instead of answering `needConfirmation`.
     public let linksVouchedEmailsWithoutConfirmation: Bool
 
+    // MARK: Accounts
+
+    /// A client's `signUp` may carry `mfaInfo` (the official emulator's shortcut for tests); production
+    /// takes second factors from admins and from verified enrollments only.
+    public let signUpTakesSecondFactors: Bool
+    /// `signUp` with an ID token may replace the account's email and password (production refuses a
+    /// second address with `EMAIL_EXISTS`).
+    public let signUpLinkReplacesPassword: Bool
+    /// `accounts:update` answers a new email, password or `validSince` with fresh tokens even when
+    /// `returnSecureToken` is not set.
+    public let updateIssuesTokensUnasked: Bool
+    /// A user may send `validSince` with their own ID token to end their other sessions.
+    public let usersMayRevokeOwnSessions: Bool
+    /// A user may link a provider account with `linkProviderUserInfo` (production: admins only).
+    public let usersMayLinkProviderUserInfo: Bool
+    /// An admin's `mfa.enrollments` must name each enrollment id (production makes missing ones).
+    public let adminFactorUpdatesNeedEnrollmentIDs: Bool
+
     // MARK: New projects
 
     /// Email-enumeration protection in a new project's settings.
@@ -75,6 +93,8 @@ public struct ModePolicy: Sendable, Equatable {
         usesGoogleIssuers: false, verifiesCustomTokenSignatures: true, makesOutsideCalls: true, servesEmulatorEndpoints: false,
         requiresSignInContinueURL: true, checksContinueURLDomain: true, verifiesApps: true, limitsSMSSends: true,
         verifiesProviderTokens: true, linksVouchedEmailsWithoutConfirmation: false,
+        signUpTakesSecondFactors: false, signUpLinkReplacesPassword: false, updateIssuesTokensUnasked: false,
+        usersMayRevokeOwnSessions: false, usersMayLinkProviderUserInfo: false, adminFactorUpdatesNeedEnrollmentIDs: false,
         newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false)
 
     /// The official Firebase Auth emulator's behaviour.
@@ -83,6 +103,8 @@ public struct ModePolicy: Sendable, Equatable {
         usesGoogleIssuers: true, verifiesCustomTokenSignatures: false, makesOutsideCalls: false, servesEmulatorEndpoints: true,
         requiresSignInContinueURL: false, checksContinueURLDomain: false, verifiesApps: false, limitsSMSSends: false,
         verifiesProviderTokens: false, linksVouchedEmailsWithoutConfirmation: true,
+        signUpTakesSecondFactors: true, signUpLinkReplacesPassword: true, updateIssuesTokensUnasked: true,
+        usersMayRevokeOwnSessions: true, usersMayLinkProviderUserInfo: true, adminFactorUpdatesNeedEnrollmentIDs: true,
         newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }

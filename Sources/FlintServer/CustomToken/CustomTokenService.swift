@@ -25,7 +25,8 @@ public struct CustomTokenService: Sendable {
         guard token.utf8.count <= CompactJWT.maximumLength else { throw FlintError(.invalidCustomToken) }
         let (uid, developerClaims) = try await policy.verifiesCustomTokenSignatures
             ? verifiedClaims(token, caller: caller) : Self.unverifiedClaims(token)
-        guard let uid, !uid.isEmpty, uid.count <= 128 else {
+        guard let uid, !uid.isEmpty else { throw FlintError(.missingIdentifier) }
+        guard uid.count <= 128 else {
             throw FlintError(.invalidCustomToken, "The uid must be a string of 1 to 128 characters.")
         }
         var sessionClaims: String?

@@ -60,8 +60,8 @@ public struct ActionCodeService: Sendable {
             guard let address = user.email else { throw FlintError(.missingEmail) }
             target = (address, nil, user)
         case .verifyAndChangeEmail:
-            let user = try await user(of: request, caller: caller, changingCredentials: true)
             guard let newEmail = request.newEmail, !newEmail.isEmpty else { throw FlintError(.missingNewEmail) }
+            let user = try await user(of: request, caller: caller, changingCredentials: true)
             let address = try Validation.email(newEmail)
             if let owner = try await store.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
                 throw FlintError(.emailExists)
@@ -91,12 +91,15 @@ public struct ActionCodeService: Sendable {
         return SendOobCodeResponse(email: target.email)
     }
 
-    /// The user a verification request is about: the `idToken`'s, or (admin) the one with `email`. A change
-    /// of address is a credential change: its ID token must come from a recent sign-in.
+    /// The user a verification request is about: the `idToken`'s, or (admin, without one) the one with
+    /// `email`. A change of address is a credential change: its ID token must come from a recent sign-in.
+    /// Without an ID token a client is told its token is invalid (verifying) or missing (changing), as
+    /// Firebase tells them.
     private func user(of request: SendOobCodeRequest, caller: Caller, changingCredentials: Bool = false) async throws
         -> UserAccount {
-        if caller.isAdmin, request.idToken == nil, let address = request.email {
-            guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(address)) else {
+        guard let idToken = request.idToken, !idToken.isEmpty else {
+            guard caller.isAdmin else { throw FlintError(changingCredentials ? .missingIDToken : .invalidIDToken) }
+            guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(request.email)) else {
                 throw FlintError(.userNotFound)
             }
             return user
@@ -197,12 +200,14 @@ public struct ActionCodeService: Sendable {
                 throw FlintError(.emailExists)
             }
             let now = clock.seconds
-            let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: provider) { [tokens] current in
+            var attempt = SignInPipeline.Attempt.reissue(for: verified, provider: provider) { [tokens] current in
                 try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
                 var change = AccountChange([.email(email), .emailVerified(true), .emailLinkSignin(true)])
                 if let previous = current.email, previous != email { change.revokeSessions(at: now) }
                 return change
             }
+            // A link is a sign-in: an account with second factors passes one before it gets tokens.
+            attempt.asksSecondFactor = true
             let outcome = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
             return Self.response(outcome, isNewUser: false)
         }
@@ -223,7 +228,7 @@ public struct ActionCodeService: Sendable {
     }
 
     /// Signs in to the account that holds the address a link proved; whatever a stranger added to it while
-    /// the address was unverified goes (see `AccountChange.emailOwnershipProved`).
+    /// the address was unverified goes (see `AccountChange.emailOwnershipProved`), in emulator mode too.
     private func signIn(_ localID: String, provedEmail email: String, caller: Caller) async throws
         -> SignInWithEmailLinkResponse {
         let now = clock.seconds
@@ -313,7 +318,8 @@ public struct ActionCodeService: Sendable {
         return response
     }
 
-    private func sendRecovery(to previous: String, undoing changed: String, user: UserAccount, caller: Caller) async throws {
+    /// Mails the old address a link that puts it back (best effort: the change stands if the mail fails).
+    func sendRecovery(to previous: String, undoing changed: String, user: UserAccount, caller: Caller) async throws {
         let issued = try await issue(
             .recoverEmail, email: previous, newEmail: changed, localID: user.localID, caller: caller, continueURL: nil,
             linkBase: nil, wrapForApp: false)

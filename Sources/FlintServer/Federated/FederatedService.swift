@@ -29,13 +29,20 @@ public struct FederatedService: Sendable {
     public func signInWithIdp(_ request: SignInWithIdpRequest, caller: Caller) async throws -> SignInWithIdpResponse {
         if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         let (identity, providerTokens, pending) = try await verifiedIdentity(request, caller: caller)
+        // The account to link to is checked first: its problems (a disabled user, an expired token) are
+        // errors, not account conflicts.
+        let linking = if let idToken = request.idToken, !idToken.isEmpty, request.autoCreate != false {
+            try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
+        } else {
+            TokenService.VerifiedIDToken?.none
+        }
         do {
-            let resolution = try await resolve(identity, request: request, caller: caller)
+            let resolution = try await resolve(identity, linkingTo: linking, request: request, caller: caller)
             // Spent here, once: the one request that redeems it goes on.
             if let pending, !(try await pendingCredentials.redeem(pending)) { throw FlintError(.invalidPendingToken) }
             return try await answer(resolution, identity: identity, providerTokens: providerTokens, caller: caller)
         } catch let error as FlintError where request.returnIdpCredential == true && error.status == .badRequest
-            && !error.is(.invalidPendingToken) {
+            && !error.is(.invalidPendingToken) && !error.is(.userDisabled) {
             // With `returnIdpCredential`, account conflicts come back as a 200 carrying the provider's
             // data and a pending token, from which the SDK builds the updated credential. A request that
             // came with a pending token gets that same token back (still unspent), never a new one: a
@@ -93,10 +100,12 @@ public struct FederatedService: Sendable {
         case needsConfirmation(UserAccount)
     }
 
-    private func resolve(_ identity: ProviderIdentity, request: SignInWithIdpRequest, caller: Caller) async throws -> Resolution {
-        if let idToken = request.idToken, !idToken.isEmpty, request.autoCreate != false {
-            return try await link(identity, idToken: idToken, caller: caller)
-        }
+    private func resolve(_ identity: ProviderIdentity, linkingTo linking: TokenService.VerifiedIDToken?,
+                         request: SignInWithIdpRequest, caller: Caller) async throws -> Resolution {
+        // One account per email unless the project allows several: then an identity's email is its own, and
+        // never leads to another account.
+        let sharedEmails = caller.project.settings.signIn.allowDuplicateEmails
+        if let linking { return try await link(identity, to: linking, sharedEmails: sharedEmails, caller: caller) }
         let projectID = caller.projectID
         if let owner = try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID) {
             return .existing(localID: owner.localID, signIn(identity))
@@ -104,12 +113,14 @@ public struct FederatedService: Sendable {
         // Re-authentication (`autoCreate: false`) never creates or takes over an account.
         if request.autoCreate == false { throw FlintError(.userNotFound) }
 
-        if let email = identity.email, let holder = try await store.user(projectID: projectID, email: email) {
+        if !sharedEmails, let email = identity.email, let holder = try await store.user(projectID: projectID, email: email) {
             return takeOverOrConfirm(holder, identity: identity)
         }
         var user = UserAccount(projectID: projectID, localID: random.localID(), createdAt: clock.milliseconds)
-        user.email = identity.email
-        user.emailVerified = identity.email != nil && identity.emailVerified
+        if !sharedEmails {
+            user.email = identity.email
+            user.emailVerified = identity.email != nil && identity.emailVerified
+        }
         user.displayName = identity.displayName
         user.photoURL = identity.photoURL
         user.identities = [identity.federatedIdentity]
@@ -140,10 +151,10 @@ public struct FederatedService: Sendable {
         guard policy.linksVouchedEmailsWithoutConfirmation, identity.emailVerified else { return .needsConfirmation(holder) }
         let now = clock.seconds
         return .existing(localID: holder.localID, SignInPipeline.Attempt(provider: identity.providerID) { current in
+            // The provider's profile replaces the account's, as the official emulator does.
             var change = AccountChange.emailOwnershipProved(on: current, at: now)
-            if !current.emailVerified {
-                change.add(AccountChange([.displayName(identity.displayName), .photoURL(identity.photoURL)]))
-            } else if current.identities.contains(where: { $0.providerID == identity.providerID }) {
+            change.add(AccountChange([.displayName(identity.displayName), .photoURL(identity.photoURL)]))
+            if current.emailVerified, current.identities.contains(where: { $0.providerID == identity.providerID }) {
                 change.add(.unlink(providerID: identity.providerID))
             }
             change.add(.link(identity.federatedIdentity))
@@ -151,13 +162,14 @@ public struct FederatedService: Sendable {
         })
     }
 
-    /// Adds the identity to the user of `idToken`.
-    private func link(_ identity: ProviderIdentity, idToken: String, caller: Caller) async throws -> Resolution {
-        let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
+    /// Adds the identity to the signed-in user. Its email becomes the account's only if the account has
+    /// none (and the project keeps one account per email); an address the provider vouches for is verified.
+    private func link(_ identity: ProviderIdentity, to verified: TokenService.VerifiedIDToken, sharedEmails: Bool,
+                      caller: Caller) async throws -> Resolution {
         if try await store.user(projectID: caller.projectID, providerID: identity.providerID, rawID: identity.rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }
-        if let email = identity.email, verified.user.email != email,
+        if !sharedEmails, let email = identity.email, verified.user.email != email,
            let holder = try await store.user(projectID: caller.projectID, email: email), holder.localID != verified.user.localID {
             throw FlintError(.emailExists)
         }
@@ -167,8 +179,10 @@ public struct FederatedService: Sendable {
                 throw FlintError(.providerAlreadyLinked)
             }
             var change = AccountChange()
-            if current.email == nil, let email = identity.email {
+            if !sharedEmails, current.email == nil, let email = identity.email {
                 change.add(AccountChange([.email(email), .emailVerified(identity.emailVerified)]))
+            } else if identity.emailVerified, let email = current.email, email == identity.email, !current.emailVerified {
+                change.add(.emailVerified(true))
             }
             if current.displayName == nil, identity.displayName != nil { change.add(.displayName(identity.displayName)) }
             if current.photoURL == nil, identity.photoURL != nil { change.add(.photoURL(identity.photoURL)) }
@@ -200,7 +214,7 @@ public struct FederatedService: Sendable {
                 isNewUser = true
             } catch let error as FlintError where error.is(.federatedUserIDAlreadyLinked) || error.is(.emailExists) {
                 // Another request created the account a moment ago: resolve again, against it.
-                return try await answer(try await resolve(identity, request: .init(), caller: caller), identity: identity,
+                return try await answer(try await resolve(identity, linkingTo: nil, request: .init(), caller: caller), identity: identity,
                                         providerTokens: providerTokens, caller: caller)
             }
         }
@@ -220,7 +234,8 @@ public struct FederatedService: Sendable {
     /// The provider's side of every answer.
     private func profileResponse(_ identity: ProviderIdentity, providerTokens: ProviderTokens) throws -> SignInWithIdpResponse {
         var response = SignInWithIdpResponse()
-        response.federatedId = identity.rawID
+        // Google's federated ids are URLs (the emulator's too); other providers' are their user ids.
+        response.federatedId = identity.providerID == ProviderID.google ? "https://accounts.google.com/\(identity.rawID)" : identity.rawID
         response.providerId = identity.providerID
         response.email = identity.email
         response.emailVerified = identity.emailVerified

@@ -190,6 +190,10 @@ enum Migrations {
             // Project settings are written compare-and-swap on this version, and nodes check it to see a change at once.
             "ALTER TABLE projects ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
         ]),
+        (9, [
+            // Sign-in methods for an address also find accounts linked to a provider account of that address.
+            "CREATE INDEX user_identities_email ON user_identities(project_id, email)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

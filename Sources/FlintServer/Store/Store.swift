@@ -206,6 +206,18 @@ extension Store {
         ).first
     }
 
+    /// The users an address leads to: the one whose email it is, then any with a linked provider account
+    /// of that email (when a project allows several accounts per email, or a link changed the account's).
+    public func users(projectID: String, emailOrProviderEmail email: String) async throws -> [UserAccount] {
+        let found = try await fetchUsers(
+            where: """
+                u.project_id = ? AND (u.email = ? OR u.local_id IN (SELECT local_id FROM user_identities
+                    WHERE project_id = ? AND email = ?))
+                """,
+            [.text(projectID), .text(email), .text(projectID), .text(email)])
+        return found.filter { $0.email == email } + found.filter { $0.email != email }
+    }
+
     /// A page of users ordered by local id, starting after `afterLocalID`.
     public func users(projectID: String, afterLocalID: String?, limit: Int) async throws -> [UserAccount] {
         try await fetchUsers(

@@ -242,7 +242,7 @@ import Testing
             }
             #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": .array(users)]).status == 200)
             #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:update", [
-                "localId": "user-07", "mfa": ["enrollments": [["phoneInfo": "+16505550107", "displayName": "Desk phone"]]],
+                "localId": "user-07", "mfa": ["enrollments": [["mfaEnrollmentId": "desk", "phoneInfo": "+16505550107", "displayName": "Desk phone"]]],
                 "linkProviderUserInfo": ["providerId": "apple.com", "rawId": "apple-007", "email": "u7@example.com"],
             ]).status == 200)
             try await console.signIn()
