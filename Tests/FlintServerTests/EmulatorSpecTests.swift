@@ -269,3 +269,338 @@ extension EmulatorSpec {
         }
     }
 }
+
+extension TestClient {
+    /// Emulator-mode `signInWithIdp` with unsigned claims, as the official emulator's tests sign in.
+    func signInWithFakeClaims(_ providerID: String, _ claims: [String: JSONValue], idToken: JSONValue? = nil,
+                              returnIdpCredential: Bool = true) async throws -> Reply {
+        let json = String(decoding: try JSONEncoder().encode(JSONValue.object(claims)), as: UTF8.self)
+        var body: [String: JSONValue] = [
+            "postBody": .string(FormURLEncoding.encode([("providerId", providerID), ("id_token", json)])),
+            "requestUri": "http://localhost", "returnIdpCredential": .bool(returnIdpCredential), "returnSecureToken": true,
+        ]
+        if let idToken { body["idToken"] = idToken }
+        return try await post("/v1/accounts:signInWithIdp", body)
+    }
+
+    /// `createAuthUri`'s `signinMethods` for an address.
+    func signInMethods(_ email: String) async throws -> [String]? {
+        try await post("/v1/accounts:createAuthUri", ["continueUri": "http://example.com/", "identifier": .string(email)])["signinMethods"]?
+            .arrayValue?.compactMap(\.stringValue)
+    }
+
+    /// Turns the project's one-account-per-email rule off (emulator config endpoint).
+    func allowDuplicateEmails(_ server: TestServer) async throws {
+        let reply = try await send("PATCH", "/emulator/v1/projects/\(server.projectID)/config",
+                                   body: Data(#"{"signIn":{"allowDuplicateEmails":true}}"#.utf8), includeKey: false)
+        #expect(reply.status == 200, "\(reply.body)")
+    }
+}
+
+extension EmulatorSpec {
+    /// `signUp.spec.ts`.
+    @Suite struct SignUp {
+        static let factor: JSONValue = ["displayName": "Cell Phone", "phoneInfo": "+15555550100"]
+
+        @Test func secondFactorsAtSignUpAreKeptOncePerNumberWithNewIDs() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let second: JSONValue = ["phoneInfo": "+15555550101"]
+                let withID: JSONValue = ["displayName": "Cell Phone", "phoneInfo": "+15555550100", "mfaEnrollmentId": "ignored"]
+                let signedUp = try await client.post("/v1/accounts:signUp", [
+                    "email": "alice@example.com", "password": "notasecret", "mfaInfo": [withID, Self.factor, Self.factor, second],
+                ])
+                #expect(signedUp.status == 200, "\(signedUp.body)")
+                let user = try await client.admin("/v1/accounts:lookup", ["localId": [try #require(signedUp["localId"])]]).firstUser
+                let factors = try #require(user?["mfaInfo"]?.arrayValue)
+                #expect(factors.map { $0["phoneInfo"] } == ["+15555550100", "+15555550101"])
+                #expect(factors.first?["displayName"] == "Cell Phone" && factors.last?["displayName"] == nil)
+                #expect(factors.allSatisfy { ($0["mfaEnrollmentId"]?.stringValue ?? "ignored") != "ignored" })
+
+                let invalid = try await client.admin("/v1/accounts:signUp", [
+                    "email": "bob@example.com", "password": "notasecret", "mfaInfo": [["phoneInfo": "5555550100"]],
+                ])
+                #expect(invalid.errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+            }
+            // Production takes second factors from admins and verified enrollments only.
+            try await withServer(emulator: false) { (_: TestServer, client: TestClient) async throws in
+                let refused = try await client.post("/v1/accounts:signUp", [
+                    "email": "alice@example.com", "password": "notasecret", "mfaInfo": [Self.factor],
+                ])
+                #expect(refused.status == 403)
+            }
+        }
+
+        @Test func requestChecks() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                #expect(try await client.post("/v1/accounts:signUp", ["email": "", "password": ""]).errorCode == "INVALID_EMAIL")
+                #expect(try await client.post("/v1/accounts:signUp", ["localId": "anything"]).errorMessage == "UNEXPECTED_PARAMETER : User ID")
+                let anonymous = try await client.post("/v1/accounts:signUp", ["displayName": "Me", "photoUrl": "http://localhost/me.png"])
+                #expect(anonymous["displayName"] == nil)
+                #expect(try await client.lookup(idToken: anonymous.string("idToken")).firstUser?["displayName"] == nil)
+                #expect(try await client.admin("/v1/accounts:signUp", ["idToken": anonymous["idToken"] ?? .null, "localId": "x"])
+                    .errorMessage == "UNEXPECTED_PARAMETER : User ID")
+
+                let created = try await client.admin("/v1/accounts:signUp", ["phoneNumber": "+15555550100", "displayName": "Alice"])
+                #expect(created.string("displayName") == "Alice" && created["idToken"] == nil)
+            }
+        }
+
+        @Test func aLinkedSignUpReplacesEmailAndPassword() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let alice = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let replaced = try await client.post("/v1/accounts:signUp", [
+                    "idToken": alice["idToken"] ?? .null, "email": "bob@example.com", "password": "notasecret2",
+                ])
+                #expect(replaced.string("localId") == alice.string("localId"), "\(replaced.body)")
+                #expect(replaced.string("email") == "bob@example.com")
+                #expect(try await client.signInMethods("alice@example.com") == [])
+            }
+        }
+    }
+
+    /// `setAccountInfo.spec.ts`.
+    @Suite struct SetAccountInfo {
+        @Test func userUpdatesAnswerWithTokensAndOwnRevocation() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let first = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let changed = try await client.post("/v1/accounts:update", ["idToken": first["idToken"] ?? .null, "password": "notasecreteither"])
+                let second = try #require(changed["idToken"], "\(changed.body)")
+                #expect(changed["refreshToken"] != nil)
+                #expect(claims(of: second.stringValue)["firebase"]?["sign_in_provider"] == "password")
+                #expect(try await client.lookup(idToken: first.string("idToken")).errorCode == "TOKEN_EXPIRED")
+
+                let revoked = try await client.post("/v1/accounts:update", ["idToken": second, "validSince": "0"])
+                #expect(revoked.status == 200, "\(revoked.body)")
+                #expect(try await client.lookup(idToken: second.stringValue).errorCode == "TOKEN_EXPIRED")
+                #expect(try await client.lookup(idToken: revoked.string("idToken")).status == 200)
+            }
+            try await withServer(emulator: false) { (_: TestServer, client: TestClient) async throws in
+                let user = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let revoked = try await client.post("/v1/accounts:update", ["idToken": user["idToken"] ?? .null, "validSince": "0"])
+                #expect(revoked.status == 403)
+            }
+        }
+
+        /// A user who replaces an address is told at the old one, with a link that puts it back.
+        @Test func anEmailChangeSendsARecoveryCode() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                let alice = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let changed = try await client.post("/v1/accounts:update", ["idToken": alice["idToken"] ?? .null, "email": "bob@example.com"])
+                #expect(changed.string("email") == "bob@example.com", "\(changed.body)")
+                let codes = try await client.oobCodes(server)
+                #expect(codes.count == 1)
+                #expect(codes.first?["email"] == "alice@example.com" && codes.first?["requestType"] == "RECOVER_EMAIL")
+                let recovered = try await client.post("/v1/accounts:update", ["oobCode": codes.first?["oobCode"] ?? .null])
+                #expect(recovered.string("email") == "alice@example.com")
+                #expect(recovered["emailVerified"] == true)
+
+                // An anonymous user adding an address has none to recover.
+                let anonymous = try await client.signUp()
+                _ = try await client.post("/v1/accounts:update", ["idToken": anonymous["idToken"] ?? .null, "email": "carol@example.com"])
+                #expect(try await client.oobCodes(server).filter { $0["email"] == "carol@example.com" }.isEmpty)
+            }
+        }
+
+        @Test func adminSecondFactorUpdates() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let bob = try await client.post("/v1/accounts:signUp", [
+                    "email": "bob@example.com", "password": "notasecret", "mfaInfo": [EmulatorSpec.SignUp.factor],
+                ])
+                let localID = try #require(bob["localId"])
+                func update(_ enrollments: JSONValue) async throws -> TestClient.Reply {
+                    try await client.admin("/v1/accounts:update", ["localId": localID, "mfa": ["enrollments": enrollments]])
+                }
+                #expect(try await update([["phoneInfo": "+15555550101"]]).errorMessage == "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")
+                #expect(try await update([["mfaEnrollmentId": "x"]]).errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+                #expect(try await update([["mfaEnrollmentId": "x", "phoneInfo": "+15555550101"], ["mfaEnrollmentId": "x", "phoneInfo": "+15555550102"]])
+                    .errorMessage == "DUPLICATE_MFA_ENROLLMENT_ID")
+                #expect(try await update([["mfaEnrollmentId": "id2", "phoneInfo": "+15555550101", "displayName": "Second"]]).status == 200)
+                let after = try await client.post("/v1/accounts:lookup", ["idToken": bob["idToken"] ?? .null]).firstUser
+                #expect(after?["mfaInfo"]?.arrayValue?.map { $0["mfaEnrollmentId"] } == ["id2"])
+                #expect(try await update([]).status == 200)
+                #expect(try await client.post("/v1/accounts:lookup", ["idToken": bob["idToken"] ?? .null]).firstUser?["mfaInfo"] == nil)
+
+                let malformed = try await client.admin("/v1/accounts:update", ["localId": "anything", "mfa": ["enrollments": .null]])
+                #expect(malformed.errorMessage == "Invalid JSON payload received. /mfa/enrollments must be array")
+            }
+        }
+
+        @Test func usersLinkProviderAccountsInEmulatorMode() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let user = try await client.signUp(email: "test@example.com", password: "password")
+                let idToken = try #require(user["idToken"])
+                let info: JSONValue = [
+                    "providerId": "google.com", "rawId": "google_user_id", "email": "linked@example.com", "displayName": "Linked User",
+                ]
+                let linked = try await client.post("/v1/accounts:update", ["idToken": idToken, "linkProviderUserInfo": info])
+                #expect(linked["providerUserInfo"]?.arrayValue?.count == 2, "\(linked.body)")
+                #expect(try await client.post("/v1/accounts:update", [
+                    "idToken": idToken, "linkProviderUserInfo": ["providerId": "github.com", "email": "x@example.com"],
+                ]).errorCode == "MISSING_RAW_ID")
+                #expect(try await client.post("/v1/accounts:update", [
+                    "idToken": idToken, "linkProviderUserInfo": ["providerId": "", "rawId": "r"],
+                ]).errorCode == "MISSING_PROVIDER_ID")
+            }
+        }
+    }
+
+    /// `deleteAccount.spec.ts`.
+    @Suite struct DeleteAccount {
+        @Test func adminsNameTheAccount() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let alice = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                #expect(try await client.admin("/v1/accounts:delete", ["idToken": alice["idToken"] ?? .null]).errorCode == "MISSING_LOCAL_ID")
+                #expect(try await client.lookup(idToken: alice.string("idToken")).status == 200)
+            }
+        }
+    }
+}
+
+extension EmulatorSpec {
+    /// `createAuthUri.spec.ts`.
+    @Suite struct CreateAuthUri {
+        @Test func requestChecksAndSessionID() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let path = "/v1/accounts:createAuthUri"
+                #expect(try await client.post(path, ["continueUri": "http://example.com/"]).errorMessage == "MISSING_IDENTIFIER")
+                #expect(try await client.post(path, ["identifier": "me@example.com"]).errorMessage == "MISSING_CONTINUE_URI")
+                #expect(try await client.post(path, ["identifier": "me@example.com", "continueUri": "invalid"]).errorMessage
+                    == "INVALID_CONTINUE_URI")
+                let echoed = try await client.post(path, [
+                    "identifier": "nobody@example.com", "continueUri": "http://example.com/", "sessionId": "my-session-1",
+                ])
+                #expect(echoed["sessionId"] == "my-session-1" && echoed["registered"] == false)
+            }
+        }
+
+        @Test func providerEmailsLeadToTheirAccounts() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                let google = try await client.signInWithFakeClaims("google.com", ["sub": "12345", "email": "alice@example.com"])
+                let oobCode = try await client.admin("/v1/accounts:sendOobCode", [
+                    "email": "bob@example.com", "requestType": "EMAIL_SIGNIN", "returnOobLink": true,
+                ])["oobCode"]
+                let linked = try await client.post("/v1/accounts:signInWithEmailLink", [
+                    "email": "bob@example.com", "oobCode": oobCode ?? .null, "idToken": google["idToken"] ?? .null,
+                ])
+                #expect(linked.status == 200, "\(linked.body)")
+                for email in ["bob@example.com", "alice@example.com"] {
+                    let answer = try await client.post("/v1/accounts:createAuthUri", ["continueUri": "http://example.com/", "identifier": .string(email)])
+                    #expect(answer["registered"] == true)
+                    #expect(Set(answer["allProviders"]?.arrayValue?.compactMap(\.stringValue) ?? []) == ["password", "google.com"])
+                    #expect(Set(answer["signinMethods"]?.arrayValue?.compactMap(\.stringValue) ?? []) == ["emailLink", "google.com"])
+                }
+                // With several accounts per email, provider accounts are their own.
+                try await client.allowDuplicateEmails(server)
+                #expect(try await client.signInMethods("bob@example.com") == ["emailLink"])
+            }
+        }
+    }
+
+    /// `customToken.spec.ts`.
+    @Suite struct CustomToken {
+        @Test func aTokenWithoutUIDIsMissingItsIdentifier() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let reply = try await client.post("/v1/accounts:signInWithCustomToken", ["token": #"{"look": "I do not have uid"}"#])
+                #expect(reply.errorCode == "MISSING_IDENTIFIER")
+            }
+        }
+    }
+
+    /// `idp.spec.ts`.
+    @Suite struct Idp {
+        @Test func duplicateEmailsKeepProviderAccountsApart() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                try await client.allowDuplicateEmails(server)
+                let password = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let google = try await client.signInWithFakeClaims("google.com", ["sub": "g-1", "email": "alice@example.com"])
+                let facebook = try await client.signInWithFakeClaims("facebook.com", ["sub": "f-1", "email": "alice@example.com"])
+                let ids = [password, google, facebook].compactMap { $0.string("localId") }
+                #expect(Set(ids).count == 3, "\(google.body)")
+                #expect(try await client.lookup(idToken: google.string("idToken")).firstUser?["email"] == nil)
+
+                let anonymous = try await client.signUp()
+                let linked = try await client.signInWithFakeClaims(
+                    "google.com", ["sub": "g-2", "email": "alice@example.com"], idToken: anonymous["idToken"], returnIdpCredential: false)
+                #expect(linked.string("localId") == anonymous.string("localId"), "\(linked.body)")
+            }
+        }
+
+        @Test func aDisabledAccountIsAnErrorNotAConflict() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let user = try await client.signInWithFakeClaims("google.com", ["sub": "g-1"])
+                #expect(try await client.admin("/v1/accounts:update", ["localId": user["localId"] ?? .null, "disableUser": true]).status == 200)
+                let again = try await client.signInWithFakeClaims("google.com", ["sub": "g-1", "name": "Foo"], idToken: user["idToken"])
+                #expect(again.status == 400 && again.errorMessage == "USER_DISABLED", "\(again.body)")
+                let signIn = try await client.signInWithFakeClaims("google.com", ["sub": "g-1"])
+                #expect(signIn.status == 400 && signIn.errorMessage == "USER_DISABLED", "\(signIn.body)")
+            }
+        }
+
+        @Test func profilesAndVerificationFromTheProvider() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                // Linking an account of the same, now vouched-for, address verifies it.
+                let alice = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let linked = try await client.signInWithFakeClaims(
+                    "google.com", ["sub": "12345", "email": "alice@example.com", "email_verified": true], idToken: alice["idToken"],
+                    returnIdpCredential: false)
+                #expect(try await client.lookup(idToken: linked.string("idToken")).firstUser?["emailVerified"] == true)
+
+                // Sign-up copies the profile, screen name included; Google's federated ids are URLs.
+                let turing = try await client.signInWithFakeClaims("google.com", [
+                    "sub": "turing", "screen_name": "turingcomplete", "name": "Alan Turing", "picture": "http://localhost/turing.png",
+                ])
+                #expect(turing["federatedId"] == "https://accounts.google.com/turing")
+                let record = try await client.lookup(idToken: turing.string("idToken")).firstUser
+                #expect(record?["screenName"] == "turingcomplete" && record?["displayName"] == "Alan Turing")
+
+                // The emulator's takeover of a verified address takes the provider's profile.
+                let signedIn = try await client.signInWithLink("foo@example.com", server: server)
+                _ = try await client.admin("/v1/accounts:update", ["localId": signedIn["localId"] ?? .null, "displayName": "Foo"])
+                let takeover = try await client.signInWithFakeClaims("google.com", [
+                    "sub": "foo", "email": "foo@example.com", "email_verified": true, "picture": "http://localhost/foo.png",
+                ])
+                #expect(takeover.string("localId") == signedIn.string("localId"))
+                let foo = try await client.lookup(idToken: takeover.string("idToken")).firstUser
+                #expect(foo?["displayName"] == nil && foo?["photoUrl"] == "http://localhost/foo.png")
+            }
+        }
+    }
+
+    /// `oob.spec.ts`, continued: who a verification code is for.
+    @Suite struct OobRecipients {
+        @Test func verificationRequestsNameTheirUser() async throws {
+            try await withServer { (server: TestServer, client: TestClient) async throws in
+                _ = try await client.signUp(email: "alice@example.com", password: "notasecret")
+                let path = "/v1/accounts:sendOobCode"
+                #expect(try await client.admin(path, ["requestType": "VERIFY_EMAIL", "returnOobLink": true]).errorCode == "MISSING_EMAIL")
+                #expect(try await client.post(path, ["requestType": "VERIFY_EMAIL", "email": "alice@example.com"]).errorCode == "INVALID_ID_TOKEN")
+                #expect(try await client.post(path, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "alice@example.com"]).errorCode
+                    == "MISSING_NEW_EMAIL")
+                #expect(try await client.admin(path, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "newEmail": "bob@example.com", "returnOobLink": true])
+                    .errorCode == "MISSING_EMAIL")
+                #expect(try await client.post(path, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "newEmail": "bob@example.com"]).errorCode
+                    == "MISSING_ID_TOKEN")
+                #expect(try await client.oobCodes(server).isEmpty)
+            }
+        }
+    }
+
+    /// `emailLink.spec.ts`.
+    @Suite struct EmailLink {
+        @Test func aLinkOntoAnAccountWithSecondFactorsAsksForOne() async throws {
+            try await withServer { (_: TestServer, client: TestClient) async throws in
+                let alice = try await client.post("/v1/accounts:signUp", [
+                    "email": "alice@example.com", "password": "notasecret", "mfaInfo": [EmulatorSpec.SignUp.factor],
+                ])
+                let oobCode = try await client.admin("/v1/accounts:sendOobCode", [
+                    "email": "alice@example.com", "requestType": "EMAIL_SIGNIN", "returnOobLink": true,
+                ])["oobCode"]
+                let reply = try await client.post("/v1/accounts:signInWithEmailLink", [
+                    "email": "alice@example.com", "oobCode": oobCode ?? .null, "idToken": alice["idToken"] ?? .null,
+                ])
+                #expect(reply["idToken"] == nil && reply["mfaPendingCredential"] != nil, "\(reply.body)")
+                #expect(reply["mfaInfo"]?.arrayValue?.count == 1)
+            }
+        }
+    }
+}
