@@ -604,3 +604,46 @@ extension EmulatorSpec {
         }
     }
 }
+
+extension EmulatorSpec.Idp {
+    /// A production Google ID token (its signature zeroed, as tests paste them) parses: only the payload is read.
+    @Test func productionShapedTokensParse() async throws {
+        try await withServer { (_: TestServer, client: TestClient) async throws in
+            func segment(_ json: String) -> String { Base64URL.encode(Array(json.utf8)) }
+            let token = segment(#"{"alg":"RS256","kid":"6a8ba5652a7044121d4fedac8f14d14c54e4895b","typ":"JWT"}"#) + "."
+                + segment(#"{"iss":"https://accounts.google.com","sub":"115113236566683398301","email":"someone@gmail.com","email_verified":true}"#)
+                + "." + String(repeating: "0", count: 342)
+            let reply = try await client.post("/v1/accounts:signInWithIdp", [
+                "postBody": .string(FormURLEncoding.encode([("providerId", "google.com"), ("id_token", token)])),
+                "requestUri": "http://localhost", "returnIdpCredential": true, "returnSecureToken": true,
+            ])
+            #expect(reply.status == 200, "\(reply.body)")
+            #expect(reply["federatedId"] == "https://accounts.google.com/115113236566683398301")
+            #expect(reply["email"] == "someone@gmail.com" && reply["emailVerified"] == true)
+        }
+    }
+
+    /// SAML responses in emulator mode: the assertion's subject is required; a `saml.*` provider's name id
+    /// is the email, vouched for, and its attribute statements are the raw user info.
+    @Test func samlResponses() async throws {
+        try await withServer { (_: TestServer, client: TestClient) async throws in
+            func saml(_ response: String, provider: String = "saml.saml") async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:signInWithIdp", [
+                    "postBody": .string(FormURLEncoding.encode([
+                        ("providerId", provider), ("id_token", #"{"sub":"s-1","email":"example@gmail.com"}"#), ("SAMLResponse", response),
+                    ])),
+                    "requestUri": "http://localhost", "returnIdpCredential": true, "returnSecureToken": true,
+                ])
+            }
+            for broken in ["{}", #"{"assertion":{}}"#, #"{"assertion":{"subject":{}}}"#] {
+                let reply = try await saml(broken)
+                #expect(reply.status == 400 && reply.errorCode == "INVALID_IDP_RESPONSE", "\(reply.body)")
+            }
+            let attributes = #"{"name":"Jane Doe","mail":"other@gmail.com"}"#
+            let reply = try await saml(#"{"assertion":{"subject":{"nameId":"nameid@gmail.com"},"attributeStatements":\#(attributes)}}"#)
+            #expect(reply["email"] == "nameid@gmail.com" && reply["emailVerified"] == true, "\(reply.body)")
+            let raw = try JSONDecoder().decode(JSONValue.self, from: Data((reply.string("rawUserInfo") ?? "").utf8))
+            #expect(raw == (try JSONDecoder().decode(JSONValue.self, from: Data(attributes.utf8))))
+        }
+    }
+}

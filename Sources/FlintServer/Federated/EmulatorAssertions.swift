@@ -32,12 +32,39 @@ enum EmulatorAssertions {
                                         email: claims["email"]?.stringValue?.lowercased(),
                                         emailVerified: IdentityTokenVerifier.flag(claims["email_verified"]) == true)
         identity.readProfile(fromClaims: claims)
+        // A SAML provider vouches for the address it names.
+        if identity.providerID.hasPrefix("saml.") { identity.emailVerified = true }
+        if let saml = assertion.samlResponse { try readSAML(saml, into: &identity) }
         return identity
     }
 
-    /// A JSON object string, or the payload of anything shaped like a JWT.
+    /// A SAML response, as the official emulator takes it: JSON with `assertion.subject.nameId`. For a
+    /// SAML provider (`saml.*`) the name id is the email when it is one, and the attribute statements are
+    /// the raw user info.
+    private static func readSAML(_ text: String, into identity: inout ProviderIdentity) throws {
+        guard case .object(let response)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+            throw FlintError(.invalidIDPResponse, "SAMLResponse is not a JSON object.")
+        }
+        guard case .object(let samlAssertion)? = response["assertion"] else {
+            throw FlintError(.invalidIDPResponse, "SAMLResponse has no assertion.")
+        }
+        guard case .object(let subject)? = samlAssertion["subject"] else {
+            throw FlintError(.invalidIDPResponse, "SAMLResponse has no assertion.subject.")
+        }
+        guard let nameID = subject["nameId"]?.stringValue, !nameID.isEmpty else {
+            throw FlintError(.invalidIDPResponse, "SAMLResponse has no assertion.subject.nameId.")
+        }
+        guard identity.providerID.hasPrefix("saml.") else { return }
+        if let email = try? Validation.email(nameID) { identity.email = email }
+        if case .object(let attributes)? = samlAssertion["attributeStatements"] { identity.rawUserInfo = attributes }
+    }
+
+    /// A JSON object string, or the payload of anything shaped like a JWT. Only the payload is read: a
+    /// production token pasted into a test (its signature zeroed, say) parses as the emulator's does.
     private static func claims(_ token: String) -> [String: JSONValue]? {
-        let data = token.hasPrefix("{") ? Data(token.utf8) : CompactJWT(token)?.payload
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        let data = token.hasPrefix("{") ? Data(token.utf8)
+            : parts.count == 3 && !parts[0].isEmpty ? Base64URL.decode(parts[1]) : nil
         guard let data, case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
         return object
     }

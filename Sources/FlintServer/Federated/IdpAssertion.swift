@@ -13,6 +13,8 @@ struct IdpAssertion: Sendable, Equatable {
     var rawNonce: String?
     /// Apple's `user` JSON: the name (and email) the app received on the first authorization.
     var appleUser: String?
+    /// A SAML provider's response (emulator mode reads it as JSON: `{assertion: {subject: {nameId}, …}}`).
+    var samlResponse: String?
 
     /// Fields longer than this are refused before any parsing (ID tokens are a few kilobytes).
     static let maximumFieldLength = IdentityTokenVerifier.maximumLength
@@ -37,7 +39,7 @@ struct IdpAssertion: Sendable, Equatable {
         func field(_ name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
         let assertion = IdpAssertion(
             providerID: providerID, idToken: field("id_token"), accessToken: field("access_token"),
-            rawNonce: field("nonce"), appleUser: field("user"))
+            rawNonce: field("nonce"), appleUser: field("user"), samlResponse: field("SAMLResponse"))
         guard assertion.idToken != nil || assertion.accessToken != nil else {
             throw FlintError(.invalidIDPResponse, "The credential carries neither an id_token nor an access_token.")
         }
