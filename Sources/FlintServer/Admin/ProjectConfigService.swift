@@ -167,12 +167,13 @@ struct ProjectConfigService: Sendable {
             settings.triggers = triggers
         }
         let forwarded = config?.forwardInboundCredentials
-        if mask.covers("blockingFunctions.forwardInboundCredentials.idToken") { settings.forwardsIDToken = forwarded?.idToken ?? false }
-        if mask.covers("blockingFunctions.forwardInboundCredentials.accessToken") {
-            settings.forwardsAccessToken = forwarded?.accessToken ?? false
-        }
-        if mask.covers("blockingFunctions.forwardInboundCredentials.refreshToken") {
-            settings.forwardsRefreshToken = forwarded?.refreshToken ?? false
+        let credentials: [(field: String, stored: WritableKeyPath<ProjectSettings.BlockingFunctions, Bool>, value: Bool?)] = [
+            ("idToken", \.forwardsIDToken, forwarded?.idToken),
+            ("accessToken", \.forwardsAccessToken, forwarded?.accessToken),
+            ("refreshToken", \.forwardsRefreshToken, forwarded?.refreshToken),
+        ]
+        for (field, stored, value) in credentials where mask.covers("blockingFunctions.forwardInboundCredentials.\(field)") {
+            settings[keyPath: stored] = value ?? false
         }
     }
 
