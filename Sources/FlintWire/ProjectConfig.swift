@@ -205,6 +205,34 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public init(sendEmail: SendEmail? = nil) { self.sendEmail = sendEmail }
     }
 
+    /// `blockingFunctions`: the Cloud Functions to call before an account is created or signed in, and
+    /// which of the provider's credentials to pass them. Flint stores and shows these but calls no function.
+    public struct BlockingFunctions: Codable, Sendable, Equatable {
+        public struct Trigger: Codable, Sendable, Equatable {
+            public var functionUri: String?
+            public init(functionUri: String? = nil) { self.functionUri = functionUri }
+        }
+
+        public struct ForwardInboundCredentials: Codable, Sendable, Equatable {
+            public var idToken: Bool?
+            public var accessToken: Bool?
+            public var refreshToken: Bool?
+            public init(idToken: Bool? = nil, accessToken: Bool? = nil, refreshToken: Bool? = nil) {
+                self.idToken = idToken
+                self.accessToken = accessToken
+                self.refreshToken = refreshToken
+            }
+        }
+
+        /// Triggers by event: `beforeCreate`, `beforeSignIn`.
+        public var triggers: [String: Trigger]?
+        public var forwardInboundCredentials: ForwardInboundCredentials?
+        public init(triggers: [String: Trigger]? = nil, forwardInboundCredentials: ForwardInboundCredentials? = nil) {
+            self.triggers = triggers
+            self.forwardInboundCredentials = forwardInboundCredentials
+        }
+    }
+
     public var name: String?
     public var signIn: SignIn?
     public var mfa: MultiFactorConfig?
@@ -214,12 +242,14 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var smsRegionConfig: SmsRegionConfig?
     public var appVerification: AppVerification?
     public var apps: Apps?
+    public var blockingFunctions: BlockingFunctions?
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
-                mfa: MultiFactorConfig? = nil) {
+                mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil) {
         self.apps = apps
+        self.blockingFunctions = blockingFunctions
         self.notification = notification
         self.mfa = mfa
         self.name = name
@@ -228,5 +258,49 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         self.emailPrivacyConfig = emailPrivacyConfig
         self.smsRegionConfig = smsRegionConfig
         self.appVerification = appVerification
+    }
+}
+
+extension ProjectConfig {
+    /// The path of every leaf field present in this configuration (`signIn.anonymous.enabled`, `apps`, …):
+    /// the update mask that changes exactly what a PATCH body sets.
+    public var presentFieldPaths: [String] {
+        var paths: [String] = []
+        if let signIn {
+            if signIn.allowDuplicateEmails != nil { paths.append("signIn.allowDuplicateEmails") }
+            if signIn.email?.enabled != nil { paths.append("signIn.email.enabled") }
+            if signIn.email?.passwordRequired != nil { paths.append("signIn.email.passwordRequired") }
+            if signIn.anonymous?.enabled != nil { paths.append("signIn.anonymous.enabled") }
+            if signIn.phoneNumber?.enabled != nil { paths.append("signIn.phoneNumber.enabled") }
+            if signIn.phoneNumber?.testPhoneNumbers != nil { paths.append("signIn.phoneNumber.testPhoneNumbers") }
+        }
+        if authorizedDomains != nil { paths.append("authorizedDomains") }
+        if emailPrivacyConfig?.enableImprovedEmailPrivacy != nil { paths.append("emailPrivacyConfig.enableImprovedEmailPrivacy") }
+        if smsRegionConfig != nil { paths.append("smsRegionConfig") }
+        if let appVerification {
+            if appVerification.apnsEnabled != nil { paths.append("appVerification.apnsEnabled") }
+            if appVerification.required != nil { paths.append("appVerification.required") }
+            if appVerification.captcha != nil { paths.append("appVerification.captcha") }
+            if appVerification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
+        }
+        if apps != nil { paths.append("apps") }
+        if let sendEmail = notification?.sendEmail {
+            if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
+            if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }
+            if sendEmail.changeEmailTemplate != nil { paths.append("notification.sendEmail.changeEmailTemplate") }
+        }
+        if let mfa {
+            if mfa.state != nil { paths.append("mfa.state") }
+            if mfa.enabledProviders != nil { paths.append("mfa.enabledProviders") }
+            if mfa.providerConfigs != nil { paths.append("mfa.providerConfigs") }
+        }
+        if let blockingFunctions {
+            if blockingFunctions.triggers != nil { paths.append("blockingFunctions.triggers") }
+            let forwarded = blockingFunctions.forwardInboundCredentials
+            if forwarded?.idToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.idToken") }
+            if forwarded?.accessToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.accessToken") }
+            if forwarded?.refreshToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.refreshToken") }
+        }
+        return paths
     }
 }

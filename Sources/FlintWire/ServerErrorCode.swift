@@ -22,6 +22,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case missingRawID = "MISSING_RAW_ID"
     case tooManyAttempts = "TOO_MANY_ATTEMPTS_TRY_LATER"
 
+    // Project configuration (`v2/projects/{p}/config`)
+    case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+
     // ID tokens
     case missingIDToken = "MISSING_ID_TOKEN"
     case invalidIDToken = "INVALID_ID_TOKEN"

@@ -26,8 +26,11 @@ extension Projects {
             let updated = try await options.withBackend { backend in
                 let current = try await backend.config(of: id)
                 let change = try Setting.change(applying: settings, to: try JSONValue(encoding: current))
-                // Without a mask the server changes exactly the fields present in `change`.
-                return try await backend.updateConfig(of: id, change, updateMask: nil)
+                // The mask names exactly the fields present in `change`. Sent explicitly, as a server in emulator
+                // mode treats a PATCH without one as a reset of its emulator settings.
+                let mask = change.presentFieldPaths
+                guard !mask.isEmpty else { return current }
+                return try await backend.updateConfig(of: id, change, updateMask: mask.joined(separator: ","))
             }
             try Output.json(updated)
         }

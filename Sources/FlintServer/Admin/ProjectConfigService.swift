@@ -4,11 +4,17 @@ import Hummingbird
 
 /// The Identity Toolkit v2 project configuration (`GET/PATCH /v2/projects/{p}/config`), as the Admin
 /// APIs read and change it. A PATCH applies the fields its `updateMask` names (comma-separated paths;
-/// a path also covers every field below it); without a mask, every field present in the body.
+/// a path also covers every field below it); without a mask, every field present in the body (see `mask(_:for:)`).
 struct ProjectConfigService: Sendable {
     let projects: ProjectDirectory
     let store: Store
     let limits: PhoneLimits
+    let policy: ModePolicy
+
+    /// The settings the official emulator's configuration consists of: what a PATCH without a mask replaces
+    /// under `ModePolicy.configPatchWithoutMaskReplacesEmulatorSettings`.
+    private static let emulatorSettingPaths = ["signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy",
+                                               "blockingFunctions"]
 
     func endpoints(callers: CallerResolver) -> [Endpoint] {
         let paths = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/config")
@@ -17,11 +23,22 @@ struct ProjectConfigService: Sendable {
             Endpoint(method: .patch, paths: paths) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let change = try await JSONBody.decode(ProjectConfig.self, from: request)
-                let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
-                let updated = try await update(caller.project, with: change, mask: mask ?? UpdateMask(present: change))
+                let updated = try await update(
+                    caller.project, with: change, mask: mask(request.uri.queryParameters.get("updateMask"), for: change))
                 return try JSONBody.response(Self.config(of: updated))
             },
         ]
+    }
+
+    /// The fields a PATCH of `change` changes: those the `updateMask` query names; without one, or with an
+    /// empty one, those present in `change` and, where the policy says so, the emulator's own settings, which
+    /// then fall back to their defaults unless `change` sets them. Only those: `apply` writes a default for a
+    /// covered field the body lacks, which for every field would switch sign-in methods off.
+    func mask(_ updateMask: String?, for change: ProjectConfig) -> UpdateMask {
+        let named = UpdateMask(updateMask ?? "")
+        guard named.paths.isEmpty else { return named }
+        let emulatorPaths = policy.configPatchWithoutMaskReplacesEmulatorSettings ? Self.emulatorSettingPaths : []
+        return UpdateMask(paths: change.presentFieldPaths + emulatorPaths)
     }
 
     /// Applies the masked fields of `change` to the settings as stored now (see `ProjectDirectory.updateSettings`:
@@ -74,6 +91,7 @@ struct ProjectConfigService: Sendable {
             settings.apps = try Self.apps(change.apps)
         }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
+        try Self.applyBlockingFunctions(change.blockingFunctions, mask: mask, to: &settings.blockingFunctions)
         for (field, type, template) in Self.emailTemplates(change.notification?.sendEmail)
         where mask.covers("notification.sendEmail.\(field)") {
             settings.emailTemplates[type.rawValue] = try Self.emailTemplate(template)
@@ -127,6 +145,35 @@ struct ProjectConfigService: Sendable {
                 throw FlintError(.invalidArgument, "totpProviderConfig.adjacentIntervals must be 0…10")
             }
             settings.totpAdjacentIntervals = intervals
+        }
+    }
+
+    /// `blockingFunctions`: triggers are checked as the official emulator checks them (a known event, an
+    /// absolute function URI) and stored; nothing calls them.
+    private static func applyBlockingFunctions(_ config: ProjectConfig.BlockingFunctions?, mask: UpdateMask,
+                                               to settings: inout ProjectSettings.BlockingFunctions) throws {
+        if mask.covers("blockingFunctions.triggers") {
+            var triggers: [String: String] = [:]
+            for (event, trigger) in config?.triggers ?? [:] {
+                guard event == "beforeCreate" || event == "beforeSignIn" else {
+                    throw FlintError(.invalidBlockingFunction, "((Event type is invalid.))")
+                }
+                guard let uri = trigger.functionUri, let url = URLComponents(string: uri),
+                      url.scheme?.isEmpty == false, url.host?.isEmpty == false else {
+                    throw FlintError(.invalidBlockingFunction, "((Expected an absolute URI with valid scheme and host.))")
+                }
+                triggers[event] = uri
+            }
+            settings.triggers = triggers
+        }
+        let forwarded = config?.forwardInboundCredentials
+        let credentials: [(field: String, stored: WritableKeyPath<ProjectSettings.BlockingFunctions, Bool>, value: Bool?)] = [
+            ("idToken", \.forwardsIDToken, forwarded?.idToken),
+            ("accessToken", \.forwardsAccessToken, forwarded?.accessToken),
+            ("refreshToken", \.forwardsRefreshToken, forwarded?.refreshToken),
+        ]
+        for (field, stored, value) in credentials where mask.covers("blockingFunctions.forwardInboundCredentials.\(field)") {
+            settings[keyPath: stored] = value ?? false
         }
     }
 
@@ -222,7 +269,19 @@ struct ProjectConfigService: Sendable {
                 state: settings.multiFactor.enabled ? "ENABLED" : "DISABLED",
                 enabledProviders: settings.multiFactor.phone ? ["PHONE_SMS"] : [],
                 providerConfigs: [.init(state: settings.multiFactor.totp ? "ENABLED" : "DISABLED",
-                                        totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]))
+                                        totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]),
+            blockingFunctions: shownBlockingFunctions(settings.blockingFunctions))
+    }
+
+    /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields
+    /// (`{}` when none are configured).
+    private static func shownBlockingFunctions(_ settings: ProjectSettings.BlockingFunctions) -> ProjectConfig.BlockingFunctions {
+        func shown(_ flag: Bool) -> Bool? { flag ? true : nil }
+        let forwarded = ProjectConfig.BlockingFunctions.ForwardInboundCredentials(
+            idToken: shown(settings.forwardsIDToken), accessToken: shown(settings.forwardsAccessToken),
+            refreshToken: shown(settings.forwardsRefreshToken))
+        return .init(triggers: settings.triggers.isEmpty ? nil : settings.triggers.mapValues { .init(functionUri: $0) },
+                     forwardInboundCredentials: forwarded == .init() ? nil : forwarded)
     }
 
     /// A stored wording as the v2 config shows it (`customized: false` for the built-in one).
@@ -241,39 +300,10 @@ struct UpdateMask: Sendable {
         paths = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// Every leaf field present in `config` (a PATCH without a mask).
-    init(present config: ProjectConfig) {
-        var paths: [String] = []
-        if let signIn = config.signIn {
-            if signIn.allowDuplicateEmails != nil { paths.append("signIn.allowDuplicateEmails") }
-            if signIn.email?.enabled != nil { paths.append("signIn.email.enabled") }
-            if signIn.email?.passwordRequired != nil { paths.append("signIn.email.passwordRequired") }
-            if signIn.anonymous?.enabled != nil { paths.append("signIn.anonymous.enabled") }
-            if signIn.phoneNumber?.enabled != nil { paths.append("signIn.phoneNumber.enabled") }
-            if signIn.phoneNumber?.testPhoneNumbers != nil { paths.append("signIn.phoneNumber.testPhoneNumbers") }
-        }
-        if config.authorizedDomains != nil { paths.append("authorizedDomains") }
-        if config.emailPrivacyConfig?.enableImprovedEmailPrivacy != nil { paths.append("emailPrivacyConfig.enableImprovedEmailPrivacy") }
-        if config.smsRegionConfig != nil { paths.append("smsRegionConfig") }
-        if let verification = config.appVerification {
-            if verification.apnsEnabled != nil { paths.append("appVerification.apnsEnabled") }
-            if verification.required != nil { paths.append("appVerification.required") }
-            if verification.captcha != nil { paths.append("appVerification.captcha") }
-            if verification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
-        }
-        if config.apps != nil { paths.append("apps") }
-        if let sendEmail = config.notification?.sendEmail {
-            if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
-            if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }
-            if sendEmail.changeEmailTemplate != nil { paths.append("notification.sendEmail.changeEmailTemplate") }
-        }
-        if let mfa = config.mfa {
-            if mfa.state != nil { paths.append("mfa.state") }
-            if mfa.enabledProviders != nil { paths.append("mfa.enabledProviders") }
-            if mfa.providerConfigs != nil { paths.append("mfa.providerConfigs") }
-        }
-        self.paths = paths
-    }
+    init(paths: [String]) { self.paths = paths }
+
+    /// Every leaf field present in `config`.
+    init(present config: ProjectConfig) { paths = config.presentFieldPaths }
 
     /// True if `field` or one of its parents is in the mask.
     func covers(_ field: String) -> Bool {

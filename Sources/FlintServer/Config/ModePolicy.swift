@@ -87,6 +87,15 @@ public struct ModePolicy: Sendable, Equatable {
     /// SMS multi-factor enabled in a new project's settings.
     public let newProjectsEnableMultiFactor: Bool
 
+    // MARK: Project configuration
+
+    /// A v2 config PATCH (`PATCH /v2/projects/{p}/config`) without an `updateMask`, or with an empty one,
+    /// replaces the settings the official emulator has: `signIn.allowDuplicateEmails`,
+    /// `emailPrivacyConfig.enableImprovedEmailPrivacy` and `blockingFunctions` fall back to their defaults
+    /// unless the body sets them (test harnesses reset a project with `PATCH {}`). Every other field is
+    /// changed only if present, as in production, where a PATCH without a mask changes exactly the fields present.
+    public let configPatchWithoutMaskReplacesEmulatorSettings: Bool
+
     /// Firebase Authentication as deployed.
     public static let production = ModePolicy(
         mode: .production, acceptsAnyAPIKey: false, ownerTokenIsAdmin: false, createsProjectsOnDemand: false,
@@ -95,7 +104,8 @@ public struct ModePolicy: Sendable, Equatable {
         verifiesProviderTokens: true, linksVouchedEmailsWithoutConfirmation: false,
         signUpTakesSecondFactors: false, signUpLinkReplacesPassword: false, updateIssuesTokensUnasked: false,
         usersMayRevokeOwnSessions: false, usersMayLinkProviderUserInfo: false, adminFactorUpdatesNeedEnrollmentIDs: false,
-        newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false)
+        newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false,
+        configPatchWithoutMaskReplacesEmulatorSettings: false)
 
     /// The official Firebase Auth emulator's behaviour.
     public static let emulator = ModePolicy(
@@ -105,7 +115,8 @@ public struct ModePolicy: Sendable, Equatable {
         verifiesProviderTokens: false, linksVouchedEmailsWithoutConfirmation: true,
         signUpTakesSecondFactors: true, signUpLinkReplacesPassword: true, updateIssuesTokensUnasked: true,
         usersMayRevokeOwnSessions: true, usersMayLinkProviderUserInfo: true, adminFactorUpdatesNeedEnrollmentIDs: true,
-        newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true)
+        newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true,
+        configPatchWithoutMaskReplacesEmulatorSettings: true)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }

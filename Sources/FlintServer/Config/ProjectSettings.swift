@@ -155,6 +155,19 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         }
     }
 
+    /// Blocking functions (the v2 config's `blockingFunctions`), as configured. Stored and shown only:
+    /// Flint does not call them.
+    public struct BlockingFunctions: Codable, Sendable, Equatable {
+        /// Function URIs by event (`beforeCreate`, `beforeSignIn`).
+        public var triggers: [String: String] = [:]
+        /// Which of the provider's credentials the functions would receive.
+        public var forwardsIDToken = false
+        public var forwardsAccessToken = false
+        public var forwardsRefreshToken = false
+
+        public init() {}
+    }
+
     public var authorizedDomains: [String]
     public var signIn = SignIn()
     public var multiFactor = MultiFactor()
@@ -168,6 +181,7 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var emailTemplates: [String: EmailTemplate] = [:]
     /// Built-in identity providers by id (`apple.com`, `facebook.com`).
     public var identityProviders: [String: IdentityProvider] = [:]
+    public var blockingFunctions = BlockingFunctions()
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -186,5 +200,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         emailTemplates = try container.decodeIfPresent([String: EmailTemplate].self, forKey: .emailTemplates) ?? [:]
         identityProviders = try container.decodeIfPresent([String: IdentityProvider].self, forKey: .identityProviders) ?? [:]
         multiFactor = try container.decodeIfPresent(MultiFactor.self, forKey: .multiFactor) ?? MultiFactor()
+        blockingFunctions = try container.decodeIfPresent(BlockingFunctions.self, forKey: .blockingFunctions) ?? BlockingFunctions()
     }
 }

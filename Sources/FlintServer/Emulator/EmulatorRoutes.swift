@@ -5,8 +5,9 @@ import Hummingbird
 struct EmulatorRoutes: Sendable {
     let store: Store
     let projects: ProjectDirectory
+    let projectConfig: ProjectConfigService
 
-    /// `GET/PATCH /emulator/v1/projects/{p}/config`.
+    /// `GET/PATCH /emulator/v1/projects/{p}/config`: the official emulator's two settings.
     struct EmulatorConfig: Codable, Sendable {
         struct SignIn: Codable, Sendable { var allowDuplicateEmails: Bool? }
         struct EmailPrivacy: Codable, Sendable { var enableImprovedEmailPrivacy: Bool? }
@@ -48,12 +49,15 @@ struct EmulatorRoutes: Sendable {
                 try JSONBody.response(Self.config(try await projects.ensureProject(try Self.projectID(context)).settings))
             },
             Endpoint(method: .patch, paths: ["/emulator/v1/projects/:projectId/config"]) { request, context in
-                let change = try await JSONBody.decode(EmulatorConfig.self, from: request)
-                let project = try await projects.updateSettings(try Self.projectID(context)) { settings in
-                    if let value = change.signIn?.allowDuplicateEmails { settings.signIn.allowDuplicateEmails = value }
-                    if let value = change.emailPrivacyConfig?.enableImprovedEmailPrivacy { settings.improvedEmailPrivacy = value }
-                }
-                return try JSONBody.response(Self.config(project.settings))
+                let body = try await JSONBody.decode(EmulatorConfig.self, from: request)
+                let change = ProjectConfig(
+                    signIn: .init(allowDuplicateEmails: body.signIn?.allowDuplicateEmails),
+                    emailPrivacyConfig: .init(enableImprovedEmailPrivacy: body.emailPrivacyConfig?.enableImprovedEmailPrivacy))
+                // As in the official emulator, the mask names the settings the body sets, so a body that sets
+                // neither is an empty mask: the full update a v2 PATCH without a mask is.
+                let project = try await projects.ensureProject(try Self.projectID(context))
+                let mask = projectConfig.mask(change.presentFieldPaths.joined(separator: ","), for: change)
+                return try JSONBody.response(Self.config(try await projectConfig.update(project, with: change, mask: mask).settings))
             },
         ]
     }

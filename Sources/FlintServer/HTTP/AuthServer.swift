@@ -36,6 +36,7 @@ public final class AuthServer: Sendable {
     public let serviceAccounts: ServiceAccounts
     public let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
+    let projectConfig: ProjectConfigService
     public let delivery: DeliveryServices
     /// Per-day counts of sign-ins, SMS and emails, for the console.
     public let usage: UsageCounters
@@ -122,6 +123,7 @@ public final class AuthServer: Sendable {
                 purpose: "totp-enrollment", lifetimeSeconds: 1800),
             clock: environment.clock, random: environment.random)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
+        projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy)
         let publicURLForKeys = boundPublicURL
         serviceAccounts = ServiceAccounts(
             store: store, secrets: secrets, clock: environment.clock, random: environment.random,
@@ -173,11 +175,13 @@ public final class AuthServer: Sendable {
     }
 
     /// Applies a v2 project-config change (the fields `updateMask` names, or all present ones), as an
-    /// admin `PATCH /v2/projects/{p}/config` would; for the CLI and tests.
+    /// admin `PATCH /v2/projects/{p}/config` would; for the CLI and tests. Without a mask it changes the
+    /// present fields in every mode: unlike such a PATCH in emulator mode
+    /// (`ModePolicy.configPatchWithoutMaskReplacesEmulatorSettings`), it resets nothing a caller did not name.
     public func updateProjectConfig(_ projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
-        let service = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
         let project = try await projects.ensureProject(projectID)
-        let updated = try await service.update(project, with: change, mask: updateMask.map(UpdateMask.init(_:)) ?? UpdateMask(present: change))
+        let updated = try await projectConfig.update(
+            project, with: change, mask: updateMask.map(UpdateMask.init(_:)) ?? UpdateMask(present: change))
         return ProjectConfigService.config(of: updated)
     }
 
@@ -238,7 +242,6 @@ public final class AuthServer: Sendable {
         endpoints += serviceAccounts.endpoints
         endpoints += customTokens.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
-        let projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits)
         endpoints += projectConfig.endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += HostedRoutes(proofOfWork: proofOfWork, callers: callers).endpoints
@@ -248,7 +251,7 @@ public final class AuthServer: Sendable {
             identityProviders: identityProviderConfigs, usage: usage, maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
         endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
         if configuration.policy.servesEmulatorEndpoints {
-            endpoints += EmulatorRoutes(store: store, projects: projects).endpoints
+            endpoints += EmulatorRoutes(store: store, projects: projects, projectConfig: projectConfig).endpoints
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
         for endpoint in endpoints {
