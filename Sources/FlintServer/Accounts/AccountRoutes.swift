@@ -27,7 +27,7 @@ extension AccountService {
             .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie"), access: .admin, callers: callers) {
                 (body: CreateSessionCookieRequest, caller) in
                 guard let duration = Int64(body.validDuration?.value ?? "1209600") else {
-                    throw FlintError(.invalidSessionCookieDuration)
+                    throw FlintError(.invalidDuration)
                 }
                 return CreateSessionCookieResponse(sessionCookie: try await tokens.createSessionCookie(
                     idToken: body.idToken, validDuration: duration, projectID: caller.projectID))
