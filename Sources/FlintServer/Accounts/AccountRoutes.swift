@@ -47,6 +47,12 @@ extension AccountService {
                     maxResults: request.uri.queryParameters.get("maxResults").flatMap { Int($0) },
                     pageToken: request.uri.queryParameters.get("nextPageToken"), caller: caller)
             },
+            .targetingProject(legacy: "uploadAccount", callers: callers) { (body: BatchCreateRequest, caller) in
+                try await batchCreate(body, caller: caller)
+            },
+            .targetingProject(legacy: "downloadAccount", callers: callers) { (body: DownloadAccountRequest, caller) in
+                try await list(maxResults: body.maxResults.flatMap { Int($0.value) }, pageToken: body.nextPageToken, caller: caller)
+            },
             .get(Endpoint.identityToolkitPaths("projects", legacy: "getProjectConfig"), callers: callers) { _, caller in
                 ProjectConfigResponse(projectId: caller.projectID, authorizedDomains: caller.project.settings.authorizedDomains)
             },

@@ -14,8 +14,9 @@ public struct AccountService: Sendable {
     let userDeleted: UserDeletedWebhook?
     let clock: any FlintClock
     let random: any RandomSource
+    let policy: ModePolicy
 
-    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock) }
+    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock, applies: policy.throttlesPasswordSignIn) }
 
     // MARK: Sign-up
 

@@ -101,7 +101,7 @@ public final class AuthServer: Sendable {
         accounts = AccountService(
             store: store, tokens: tokens, hasher: PasswordHasher(),
             importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), pipeline: pipeline,
-            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random)
+            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random, policy: policy)
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(
             store: store, clock: environment.clock, random: environment.random, delivery: delivery,
