@@ -130,8 +130,10 @@ extension AccountService {
             guard user.emailVerified else { throw Self.importFailure("Second factor account requires email to be verified.") }
             do {
                 user.mfaFactors = try secondFactors(factors)
-            } catch let error as FlintError where error.is(.invalidPhoneNumber) || error.is(.invalidArgument) {
-                throw Self.importFailure(error.is(.invalidPhoneNumber) ? "Phone number format is invalid" : "Second factor not supported.")
+            } catch let error as FlintError where error.is(.invalidPhoneNumber) {
+                throw Self.importFailure("Phone number format is invalid")
+            } catch let error as FlintError where error.is(.invalidArgument) {
+                throw Self.importFailure("Second factor not supported.")
             }
         }
         return user
@@ -143,7 +145,8 @@ extension AccountService {
         try infos.filter { ![ProviderID.password, ProviderID.phone].contains($0.providerId) }.map { info in
             guard !info.providerId.isEmpty, let rawID = info.rawId ?? info.federatedId else {
                 if info.federatedId != nil, policy.explainsUnparsedFederatedIDs {
-                    throw Self.importFailure("((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
+                    throw Self.importFailure(
+                        "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
                 }
                 throw Self.importFailure("federatedId or (providerId & rawId) is required")
             }

@@ -51,7 +51,8 @@ extension AccountService {
                 try await batchCreate(body, caller: caller)
             },
             .targetingProject(legacy: "downloadAccount", callers: callers) { (body: DownloadAccountRequest, caller) in
-                try await list(maxResults: body.maxResults.flatMap { Int($0.value) }, pageToken: body.nextPageToken, caller: caller)
+                try await list(
+                    maxResults: body.maxResults.flatMap { Int($0.value) }, pageToken: body.nextPageToken, caller: caller)
             },
             .get(Endpoint.identityToolkitPaths("projects", legacy: "getProjectConfig"), callers: callers) { _, caller in
                 ProjectConfigResponse(projectId: caller.projectID, authorizedDomains: caller.project.settings.authorizedDomains)

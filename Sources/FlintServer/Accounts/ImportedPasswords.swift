@@ -93,9 +93,12 @@ struct ImportedPasswords: Sendable {
             passwordFirst: request.passwordHashOrder == "PASSWORD_AND_SALT")
     }
 
+    /// How the official emulator's fake hashes begin.
+    private static let emulatorFakePrefix = "fakeHash:"
+
     /// An imported emulator fake hash, stored as given; nil if `hash` is not one.
     static func emulatorFakePassword(_ hash: String, salt: String?, updatedAt: Int64) -> StoredPassword? {
-        guard hash.hasPrefix("fakeHash:") else { return nil }
+        guard hash.hasPrefix(emulatorFakePrefix) else { return nil }
         return StoredPassword(hash: hash, salt: salt ?? "", updatedAt: updatedAt,
                               imported: ImportedPasswordHash(algorithm: .emulatorFake, passwordFirst: false))
     }
@@ -104,7 +107,7 @@ struct ImportedPasswords: Sendable {
     func verify(password: String, hash: String, salt: String?, parameters: ImportedPasswordHash, projectID: String)
         async throws -> Bool {
         if parameters.algorithm == .emulatorFake {
-            let expected = "fakeHash:salt=\(salt ?? ""):password=\(password)"
+            let expected = "\(Self.emulatorFakePrefix)salt=\(salt ?? ""):password=\(password)"
             return constantTimeEquals(Data(expected.utf8), Data(hash.utf8))
         }
         guard let expected = Self.bytes(hash) else { return false }

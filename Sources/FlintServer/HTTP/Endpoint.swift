@@ -47,7 +47,9 @@ extension Endpoint {
 
     /// A legacy v3 admin operation that names its project in the body (`targetProjectId`). As in Firebase, a
     /// body without one is refused before the credentials are looked at.
-    static func targetingProject<Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Encodable & SendableMetatype>(
+    static func targetingProject<
+        Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Encodable & SendableMetatype
+    >(
         legacy name: String, callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
         Endpoint(method: .post, paths: legacyPaths(name)) { request, context in

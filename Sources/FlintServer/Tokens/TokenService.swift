@@ -100,7 +100,8 @@ public final class TokenService: Sendable {
               record.projectID == projectID
         else {
             let parts = refreshToken.split(separator: ".")
-            if policy.reportsDeletedUsersOnRefresh, parts.count == 2, try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
+            if policy.reportsDeletedUsersOnRefresh, parts.count == 2,
+               try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
