@@ -240,7 +240,7 @@ import Testing
 }
 
 @Suite struct SignInThrottleTests {
-    /// Production only: the emulator has no lockout (see `EmulatorSpec.BatchImport`… `Rest.emulatorHasNoLimits`).
+    /// Production only: the emulator has no lockout (`EmulatorSpec.Rest.theEmulatorHasNoSendLimitsOrLockout`).
     @Test(arguments: TestDatabase.allCases)
     func tooManyWrongPasswordsLockTheAccountForAWhile(database: TestDatabase) async throws {
         try await withServer(emulator: false, database: database) { server, client in
