@@ -131,6 +131,19 @@ public struct ProviderUserInfo: Codable, Sendable, Equatable {
         self.photoUrl = photoUrl
         self.phoneNumber = phoneNumber
     }
+
+    /// An import entry may lack `providerId` (the server then says what is missing): read as "".
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        providerId = try container.decodeIfPresent(String.self, forKey: .providerId) ?? ""
+        rawId = try container.decodeIfPresent(String.self, forKey: .rawId)
+        federatedId = try container.decodeIfPresent(String.self, forKey: .federatedId)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        screenName = try container.decodeIfPresent(String.self, forKey: .screenName)
+    }
 }
 
 /// A user as `accounts:lookup` and `accounts:batchGet` return it.
@@ -158,8 +171,35 @@ public struct UserRecord: Codable, Sendable, Equatable {
     /// The enrolled second factors.
     public var mfaInfo: [MFAEnrollment]?
     public var tenantId: String?
+    /// Import only (`accounts:batchCreate`): a password to hash, for users without a `passwordHash`.
+    public var rawPassword: String?
 
     public init(localId: String) { self.localId = localId }
+
+    /// An import entry may lack `localId` (the server then refuses that entry alone): read as "".
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        localId = try container.decodeIfPresent(String.self, forKey: .localId) ?? ""
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        passwordHash = try container.decodeIfPresent(String.self, forKey: .passwordHash)
+        salt = try container.decodeIfPresent(String.self, forKey: .salt)
+        passwordUpdatedAt = try container.decodeIfPresent(Double.self, forKey: .passwordUpdatedAt)
+        providerUserInfo = try container.decodeIfPresent([ProviderUserInfo].self, forKey: .providerUserInfo)
+        validSince = try container.decodeIfPresent(String.self, forKey: .validSince)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
+        lastLoginAt = try container.decodeIfPresent(String.self, forKey: .lastLoginAt)
+        createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
+        lastRefreshAt = try container.decodeIfPresent(String.self, forKey: .lastRefreshAt)
+        customAttributes = try container.decodeIfPresent(String.self, forKey: .customAttributes)
+        emailLinkSignin = try container.decodeIfPresent(Bool.self, forKey: .emailLinkSignin)
+        mfaInfo = try container.decodeIfPresent([MFAEnrollment].self, forKey: .mfaInfo)
+        tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
+        rawPassword = try container.decodeIfPresent(String.self, forKey: .rawPassword)
+    }
 }
 
 /// `accounts:update` (v3 `setAccountInfo`).

@@ -25,12 +25,21 @@ public struct BatchCreateRequest: Codable, Sendable {
     public var passwordHashOrder: String?
     public var allowOverwrite: Bool?
     public var sanityCheck: Bool?
+    /// The legacy v3 `uploadAccount` names the project here.
+    public var targetProjectId: String?
     public var tenantId: String?
 
     public init(users: [UserRecord], hashAlgorithm: String? = nil) {
         self.users = users
         self.hashAlgorithm = hashAlgorithm
     }
+}
+
+/// The legacy v3 `downloadAccount`: a page of users (as `accounts:batchGet` gives it) of `targetProjectId`.
+public struct DownloadAccountRequest: Codable, Sendable {
+    public var targetProjectId: String?
+    public var maxResults: LenientString?
+    public var nextPageToken: String?
 }
 
 /// Per-user failures of an import; users not listed were imported.

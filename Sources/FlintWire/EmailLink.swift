@@ -10,6 +10,27 @@ public enum OobRequestType: String, Codable, Sendable, CaseIterable {
     case recoverEmail = "RECOVER_EMAIL"
 }
 
+extension OobRequestType {
+    /// Google's JSON mapping of protobuf also allows an enum's number: these are Identity Toolkit's. Index 0
+    /// (unspecified) and the types Firebase no longer serves (2, 3, 8) are refused like an unknown name.
+    static let protobufNumbers: [Int: OobRequestType] = [
+        1: .passwordReset, 4: .verifyEmail, 5: .recoverEmail, 6: .emailSignIn, 7: .verifyAndChangeEmail,
+    ]
+
+    /// The name (`"EMAIL_SIGNIN"`) or its protobuf number (`6`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let type: OobRequestType?
+        if let number = try? container.decode(Int.self) {
+            type = Self.protobufNumbers[number]
+        } else {
+            type = Self(rawValue: try container.decode(String.self))
+        }
+        guard let type else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown requestType") }
+        self = type
+    }
+}
+
 /// `accounts:sendOobCode` (v3 `getOobConfirmationCode`) with the ActionCodeSettings fields the SDKs send.
 public struct SendOobCodeRequest: Codable, Sendable {
     public var requestType: OobRequestType?

@@ -117,7 +117,10 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
     case missingCustomToken = "MISSING_CUSTOM_TOKEN"
     case credentialMismatch = "CREDENTIAL_MISMATCH"
-    case invalidSessionCookieDuration = "INVALID_SESSION_COOKIE_DURATION"
+
+    // Session cookies
+    /// A `validDuration` outside 5 minutes to 14 days (the Admin SDKs report it as `invalid-session-cookie-duration`).
+    case invalidDuration = "INVALID_DURATION"
 
     // Secure Token
     case missingGrantType = "MISSING_GRANT_TYPE"

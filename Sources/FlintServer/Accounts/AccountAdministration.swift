@@ -10,8 +10,8 @@ extension AccountService {
     // MARK: Import
 
     /// Imports users as given (ids, profile, timestamps, claims, linked providers, phone second factors,
-    /// password hashes with the request's algorithm). Each user fails or succeeds on its own; failures
-    /// come back by index.
+    /// password hashes with the request's algorithm, or raw passwords to hash). Each user fails or succeeds
+    /// on its own; failures come back by index, in Firebase's sentences.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
         let users = request.users ?? []
@@ -20,22 +20,44 @@ extension AccountService {
             throw FlintError(.invalidArgument, "At most \(Self.maximumBatch) users can be imported at once.")
         }
         try Self.checkBatch(users, allowOverwrite: request.allowOverwrite == true, sanityCheck: request.sanityCheck == true)
-        let needsHash = users.contains { $0.passwordHash != nil }
+        // Without a hashAlgorithm the emulator takes its own fake hashes (checked user by user); otherwise
+        // the request's hash parameters must be valid for any hash to be imported.
+        let takesFakeHashes = request.hashAlgorithm == nil && policy.acceptsEmulatorFakePasswordHashes
+        let needsHash = !takesFakeHashes && users.contains { $0.passwordHash != nil }
         let hashParameters = needsHash ? try importedPasswords.parameters(of: request, projectID: caller.projectID) : nil
         var failures: [BatchCreateResponse.Failure] = []
         for (index, record) in users.enumerated() {
             do {
-                let user = try importedUser(record, hashParameters: hashParameters, caller: caller)
+                let user = try await importedUser(record, hashParameters: hashParameters, caller: caller)
                 if request.allowOverwrite == true, try await store.user(projectID: caller.projectID, localID: user.localID) != nil {
                     try await pipeline.replace(user)
                 } else {
                     try await pipeline.create(user)
                 }
             } catch let error as FlintError {
-                failures.append(.init(index: index, message: error.message))
+                failures.append(.init(index: index, message: Self.importMessage(error)))
             }
         }
         return BatchCreateResponse(error: failures.isEmpty ? nil : failures)
+    }
+
+    /// A per-user import failure in Firebase's words: the entry's `message` is the bare sentence.
+    private static func importFailure(_ sentence: String) -> FlintError {
+        FlintError(sentence: sentence, status: .badRequest, reason: "invalid")
+    }
+
+    /// The message of a user's failure: the store's refusals (another account holds the email or the
+    /// provider account, or the local id without `allowOverwrite`) in Firebase's import sentences.
+    private static func importMessage(_ error: FlintError) -> String {
+        if error.is(.emailExists) { return "email exists in other account in database" }
+        if error.is(.federatedUserIDAlreadyLinked) { return "raw id exists in other account in database" }
+        if error.is(.duplicateLocalID) { return "localId belongs to an existing account - can not overwrite." }
+        return error.message
+    }
+
+    /// Runs `check`, reporting any refusal as the import sentence `sentence`.
+    private static func importing<T>(_ sentence: String, _ check: () throws -> T) throws -> T {
+        do { return try check() } catch is FlintError { throw importFailure(sentence) }
     }
 
     /// Firebase's checks of an import as a whole: no local id twice (unless overwriting), and with
@@ -56,20 +78,26 @@ extension AccountService {
         }
     }
 
-    private func importedUser(_ record: UserRecord, hashParameters: ImportedPasswordHash?, caller: Caller) throws -> UserAccount {
-        guard !record.localId.isEmpty, record.localId.count <= 128 else { throw FlintError(.invalidArgument, "localId") }
+    /// One import entry as an account, checked in the order Firebase checks (so an entry with several faults
+    /// is refused for the same one).
+    private func importedUser(_ record: UserRecord, hashParameters: ImportedPasswordHash?, caller: Caller) async throws
+        -> UserAccount {
+        guard !record.localId.isEmpty else { throw Self.importFailure("localId is missing") }
+        guard record.localId.count <= 128 else { throw FlintError(.invalidArgument, "localId") }
         let now = clock.milliseconds
         var user = UserAccount(projectID: caller.projectID, localID: record.localId,
                                createdAt: record.createdAt.flatMap { Int64($0) } ?? now)
-        user.email = try record.email.map { try Validation.email($0) }
-        user.emailVerified = record.emailVerified ?? false
         user.displayName = record.displayName
         user.photoURL = record.photoUrl
-        user.phoneNumber = try record.phoneNumber.map { try Validation.phoneNumber($0) }
         user.disabled = record.disabled ?? false
         user.lastLoginAt = record.lastLoginAt.flatMap { Int64($0) }
-        user.customAttributes = try record.customAttributes.flatMap { try Validation.customClaims($0) }
-        if let hash = record.passwordHash {
+        if let hash = record.passwordHash, hashParameters == nil {
+            // Only reached where the policy takes the emulator's fake hashes (see `batchCreate`).
+            guard let password = ImportedPasswords.emulatorFakePassword(hash, salt: record.salt, updatedAt: now) else {
+                throw FlintError(.invalidArgument, "Unsupported hashAlgorithm (none)")
+            }
+            user.password = password
+        } else if let hash = record.passwordHash {
             guard let hashBytes = ImportedPasswords.bytes(hash) else { throw FlintError(.invalidArgument, "passwordHash is not base64") }
             let saltBytes = try record.salt.map { salt -> Data in
                 guard let bytes = ImportedPasswords.bytes(salt) else { throw FlintError(.invalidArgument, "salt is not base64") }
@@ -79,16 +107,52 @@ extension AccountService {
             user.passwordSalt = saltBytes.base64EncodedString()
             user.passwordUpdatedAt = now
             user.importedPasswordHash = hashParameters
+        } else if let rawPassword = record.rawPassword {
+            user.password = try await newPassword(rawPassword, project: caller.project)
         }
-        // Password and phone identities follow from the fields above; the others are linked accounts.
-        user.identities = (record.providerUserInfo ?? []).compactMap { info in
-            guard ![ProviderID.password, ProviderID.phone].contains(info.providerId), let rawID = info.rawId ?? info.federatedId
-            else { return nil }
+        user.customAttributes = try record.customAttributes.flatMap { claims in
+            do {
+                return try Validation.customClaims(claims)
+            } catch let error as FlintError {
+                if error.is(.claimsTooLarge) { throw Self.importFailure("Custom claims provided are too large.") }
+                if error.is(.forbiddenClaim) { throw Self.importFailure("Custom claims provided include a reserved claim.") }
+                throw Self.importFailure("Invalid custom claims provided.")
+            }
+        }
+        user.identities = try importedIdentities(record.providerUserInfo ?? [])
+        user.phoneNumber = try record.phoneNumber.map { number in
+            try Self.importing("phone number format is invalid") { try Validation.phoneNumber(number) }
+        }
+        user.email = try record.email.map { email in try Self.importing("email is invalid") { try Validation.email(email) } }
+        user.emailVerified = record.emailVerified ?? false
+        if let factors = record.mfaInfo, !factors.isEmpty {
+            guard user.email != nil else { throw Self.importFailure("Second factor account requires email to be presented.") }
+            guard user.emailVerified else { throw Self.importFailure("Second factor account requires email to be verified.") }
+            do {
+                user.mfaFactors = try secondFactors(factors, from: .imported)
+            } catch let error as FlintError where error.is(.invalidMFAPhoneNumber) {
+                throw Self.importFailure("Phone number format is invalid")
+            } catch let error as FlintError where error.is(.invalidArgument) {
+                throw Self.importFailure("Second factor not supported.")
+            }
+        }
+        return user
+    }
+
+    /// An entry's linked accounts. Password and phone identities follow from the entry's own fields; the others
+    /// need a provider and its account id (`rawId`, or a `federatedId` standing for it).
+    private func importedIdentities(_ infos: [ProviderUserInfo]) throws -> [FederatedIdentity] {
+        try infos.filter { ![ProviderID.password, ProviderID.phone].contains($0.providerId) }.map { info in
+            guard !info.providerId.isEmpty, let rawID = info.rawId ?? info.federatedId else {
+                if info.federatedId != nil, policy.explainsUnparsedFederatedIDs {
+                    throw Self.importFailure(
+                        "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
+                }
+                throw Self.importFailure("federatedId or (providerId & rawId) is required")
+            }
             return FederatedIdentity(providerID: info.providerId, rawID: rawID, email: info.email,
                                      displayName: info.displayName, photoURL: info.photoUrl, screenName: info.screenName)
         }
-        user.mfaFactors = try secondFactors(record.mfaInfo ?? [], from: .imported)
-        return user
     }
 
     // MARK: Second factors and linked accounts

@@ -31,7 +31,7 @@ extension AccountService {
             .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie"), access: .admin, callers: callers) {
                 (body: CreateSessionCookieRequest, caller) in
                 guard let duration = Int64(body.validDuration?.value ?? "1209600") else {
-                    throw FlintError(.invalidSessionCookieDuration)
+                    throw FlintError(.invalidDuration)
                 }
                 return CreateSessionCookieResponse(sessionCookie: try await tokens.createSessionCookie(
                     idToken: body.idToken, validDuration: duration, projectID: caller.projectID))
@@ -50,6 +50,13 @@ extension AccountService {
                 try await list(
                     maxResults: request.uri.queryParameters.get("maxResults").flatMap { Int($0) },
                     pageToken: request.uri.queryParameters.get("nextPageToken"), caller: caller)
+            },
+            .targetingProject(legacy: "uploadAccount", callers: callers) { (body: BatchCreateRequest, caller) in
+                try await batchCreate(body, caller: caller)
+            },
+            .targetingProject(legacy: "downloadAccount", callers: callers) { (body: DownloadAccountRequest, caller) in
+                try await list(
+                    maxResults: body.maxResults.flatMap { Int($0.value) }, pageToken: body.nextPageToken, caller: caller)
             },
             .get(Endpoint.identityToolkitPaths("projects", legacy: "getProjectConfig"), callers: callers) { _, caller in
                 ProjectConfigResponse(projectId: caller.projectID, authorizedDomains: caller.project.settings.authorizedDomains)

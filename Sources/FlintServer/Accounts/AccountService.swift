@@ -16,7 +16,7 @@ public struct AccountService: Sendable {
     let random: any RandomSource
     let policy: ModePolicy
 
-    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock) }
+    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock, applies: policy.throttlesPasswordSignIn) }
 
     // MARK: Sign-up
 

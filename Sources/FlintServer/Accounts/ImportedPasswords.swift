@@ -21,6 +21,10 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
         /// The hash is the whole modular-crypt string (`$2b$10$…`, also `$2a$`/`$2y$`) as bytes; it carries its
         /// own salt and cost.
         case bcrypt = "BCRYPT"
+        /// The official emulator's stand-in, `fakeHash:salt=<salt>:password=<password>`, kept verbatim (not
+        /// base64) with its salt as given; taken without a `hashAlgorithm` where the policy allows
+        /// (`acceptsEmulatorFakePasswordHashes`), never named by a request.
+        case emulatorFake = "EMULATOR_FAKE"
     }
 
     public var algorithm: Algorithm
@@ -48,7 +52,9 @@ struct ImportedPasswords: Sendable {
 
     /// The parameters of an import request, checked; `INVALID_HASH_*` errors name what is wrong.
     func parameters(of request: BatchCreateRequest, projectID: String) throws -> ImportedPasswordHash {
-        guard let name = request.hashAlgorithm, let algorithm = ImportedPasswordHash.Algorithm(rawValue: name) else {
+        guard let name = request.hashAlgorithm, let algorithm = ImportedPasswordHash.Algorithm(rawValue: name),
+              algorithm != .emulatorFake
+        else {
             throw FlintError(.invalidArgument, "Unsupported hashAlgorithm \(request.hashAlgorithm ?? "(none)")")
         }
         var key: Data?
@@ -68,7 +74,7 @@ struct ImportedPasswords: Sendable {
             else { throw FlintError(.invalidArgument, "STANDARD_SCRYPT needs cpuMemCost (a power of 2), blockSize, parallelization, dkLen") }
         case .hmacSHA256, .hmacSHA512:
             guard key?.isEmpty == false else { throw FlintError(.invalidArgument, "\(name) needs signerKey (the HMAC key)") }
-        case .bcrypt:
+        case .bcrypt, .emulatorFake:
             break
         case .pbkdf2SHA256, .sha256, .sha512:
             guard let rounds = request.rounds, (0...Self.maximumRounds).contains(rounds) else {
@@ -87,9 +93,23 @@ struct ImportedPasswords: Sendable {
             passwordFirst: request.passwordHashOrder == "PASSWORD_AND_SALT")
     }
 
+    /// How the official emulator's fake hashes begin.
+    private static let emulatorFakePrefix = "fakeHash:"
+
+    /// An imported emulator fake hash, stored as given; nil if `hash` is not one.
+    static func emulatorFakePassword(_ hash: String, salt: String?, updatedAt: Int64) -> StoredPassword? {
+        guard hash.hasPrefix(emulatorFakePrefix) else { return nil }
+        return StoredPassword(hash: hash, salt: salt ?? "", updatedAt: updatedAt,
+                              imported: ImportedPasswordHash(algorithm: .emulatorFake, passwordFirst: false))
+    }
+
     /// Whether `password` matches an imported hash (constant-time comparison).
     func verify(password: String, hash: String, salt: String?, parameters: ImportedPasswordHash, projectID: String)
         async throws -> Bool {
+        if parameters.algorithm == .emulatorFake {
+            let expected = "\(Self.emulatorFakePrefix)salt=\(salt ?? ""):password=\(password)"
+            return constantTimeEquals(Data(expected.utf8), Data(hash.utf8))
+        }
         guard let expected = Self.bytes(hash) else { return false }
         if parameters.algorithm == .bcrypt {
             return try await threadPool.runIfActive { Self.bcryptMatches(password, hash: expected) }
@@ -129,8 +149,9 @@ struct ImportedPasswords: Sendable {
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA256.hash(data: $0)) }
         case .sha512:
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA512.hash(data: $0)) }
-        case .bcrypt:
-            // Checked by `bcryptMatches` (the hash carries its own salt and cost); never derived here.
+        case .bcrypt, .emulatorFake:
+            // Checked by `bcryptMatches` (the hash carries its own salt and cost) or compared as text in
+            // `verify`; never derived here.
             throw FlintError.internalError
         }
     }

@@ -2,6 +2,7 @@ import FlintWire
 
 /// Locks an account's password sign-in for the rest of a window after too many wrong passwords,
 /// as Firebase does (`TOO_MANY_ATTEMPTS_TRY_LATER`). Counts live in the store, shared by all nodes.
+/// Where the policy has no lockout (`throttlesPasswordSignIn`), every call does nothing.
 struct SignInThrottle: Sendable {
     /// Wrong passwords allowed per account and window.
     static let maximumFailures: Int64 = 10
@@ -10,6 +11,7 @@ struct SignInThrottle: Sendable {
 
     let store: Store
     let clock: any FlintClock
+    let applies: Bool
 
     private func bucket(projectID: String, email: String) -> String { "password-failures:\(projectID):\(email)" }
     private var windowStart: Int64 { clock.seconds / Self.window * Self.window }
@@ -17,6 +19,7 @@ struct SignInThrottle: Sendable {
     /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` while the account is locked; checked before the password,
     /// so a locked account answers the same whether the guess is right or wrong.
     func checkAllowed(projectID: String, email: String) async throws {
+        guard applies else { return }
         if try await store.counter(bucket(projectID: projectID, email: email), windowStart: windowStart) >= Self.maximumFailures {
             throw FlintError(
                 .tooManyAttempts,
@@ -25,10 +28,12 @@ struct SignInThrottle: Sendable {
     }
 
     func recordFailure(projectID: String, email: String) async throws {
+        guard applies else { return }
         try await store.incrementCounter(bucket(projectID: projectID, email: email), windowStart: windowStart)
     }
 
     func recordSuccess(projectID: String, email: String) async throws {
+        guard applies else { return }
         try await store.resetCounter(bucket(projectID: projectID, email: email))
     }
 }

@@ -96,6 +96,28 @@ public struct ModePolicy: Sendable, Equatable {
     /// changed only if present, as in production, where a PATCH without a mask changes exactly the fields present.
     public let configPatchWithoutMaskReplacesEmulatorSettings: Bool
 
+    // MARK: Batch and REST
+
+    /// Action emails are limited per address and per client IP (`TOO_MANY_ATTEMPTS_TRY_LATER` beyond).
+    public let limitsEmailSends: Bool
+    /// Too many wrong passwords lock an account's password sign-in for a while.
+    public let throttlesPasswordSignIn: Bool
+    /// An imported `passwordHash` of the form `fakeHash:salt=<salt>:password=<password>` (what the official
+    /// emulator stores and exports) is kept verbatim and checked as such, without a `hashAlgorithm`.
+    public let acceptsEmulatorFakePasswordHashes: Bool
+    /// An import entry naming its provider account by `federatedId` alone is refused with the official
+    /// emulator's own sentence (it does not parse federated ids); production says the fields are required.
+    public let explainsUnparsedFederatedIDs: Bool
+    /// An `Authorization` header of another scheme than `Bearer` is ignored (the request then needs an API
+    /// key), as the official emulator does; production refuses it as invalid credentials.
+    public let ignoresNonBearerAuthorization: Bool
+    /// Secure Token's refresh answer names the project by the official emulator's placeholder project
+    /// number (`"12345"`, as Firebase answers with the project's number); production gives the project id.
+    public let reportsPlaceholderProjectNumber: Bool
+    /// Refreshing a token of a deleted user is `USER_NOT_FOUND` (which makes SDKs sign out), as Firebase
+    /// answers; the official emulator says `INVALID_REFRESH_TOKEN`, since the session went with the user.
+    public let reportsDeletedUsersOnRefresh: Bool
+
     /// Firebase Authentication as deployed.
     public static let production = ModePolicy(
         mode: .production, acceptsAnyAPIKey: false, ownerTokenIsAdmin: false, createsProjectsOnDemand: false,
@@ -105,7 +127,10 @@ public struct ModePolicy: Sendable, Equatable {
         signUpTakesSecondFactors: false, signUpLinkReplacesPassword: false, updateIssuesTokensUnasked: false,
         usersMayRevokeOwnSessions: false, usersMayLinkProviderUserInfo: false, adminFactorUpdatesNeedEnrollmentIDs: false,
         newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false,
-        configPatchWithoutMaskReplacesEmulatorSettings: false)
+        configPatchWithoutMaskReplacesEmulatorSettings: false,
+        limitsEmailSends: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
+        explainsUnparsedFederatedIDs: false, ignoresNonBearerAuthorization: false, reportsPlaceholderProjectNumber: false,
+        reportsDeletedUsersOnRefresh: true)
 
     /// The official Firebase Auth emulator's behaviour.
     public static let emulator = ModePolicy(
@@ -116,7 +141,10 @@ public struct ModePolicy: Sendable, Equatable {
         signUpTakesSecondFactors: true, signUpLinkReplacesPassword: true, updateIssuesTokensUnasked: true,
         usersMayRevokeOwnSessions: true, usersMayLinkProviderUserInfo: true, adminFactorUpdatesNeedEnrollmentIDs: true,
         newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true,
-        configPatchWithoutMaskReplacesEmulatorSettings: true)
+        configPatchWithoutMaskReplacesEmulatorSettings: true,
+        limitsEmailSends: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
+        explainsUnparsedFederatedIDs: true, ignoresNonBearerAuthorization: true, reportsPlaceholderProjectNumber: true,
+        reportsDeletedUsersOnRefresh: false)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }

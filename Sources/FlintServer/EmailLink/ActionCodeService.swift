@@ -74,7 +74,7 @@ public struct ActionCodeService: Sendable {
 
         // The mail goes to the address being proved: the new one for a change.
         let recipient = type == .verifyAndChangeEmail ? (target.newEmail ?? target.email) : target.email
-        if !returnLink { try await admit(address: recipient, caller: caller) }
+        if !returnLink, policy.limitsEmailSends { try await admit(address: recipient, caller: caller) }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
         if type == .passwordReset, target.user == nil {
             if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }

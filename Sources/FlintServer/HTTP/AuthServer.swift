@@ -82,7 +82,7 @@ public final class AuthServer: Sendable {
         let policy = configuration.policy
         tokens = TokenService(
             keyring: keyring, store: store, clock: environment.clock, random: environment.random, usage: usage,
-            issuerPrefix: {
+            policy: policy, issuerPrefix: {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
                 policy.usesGoogleIssuers ? "https://securetoken.google.com/"
                     : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"

@@ -3,10 +3,12 @@ import Hummingbird
 
 /// CORS for browser clients, as the Firebase endpoints answer it: the request's origin and headers are
 /// reflected (API keys are public and tokens travel in bodies, so no cookie-based authority is granted).
+/// Every `OPTIONS` request is a preflight, even without `Access-Control-Request-Method` (as the emulator's
+/// `cors` middleware treats them); no route answers `OPTIONS` itself.
 struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let origin = request.headers[.origin]
-        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+        if request.method == .options {
             var headers: HTTPFields = [
                 .accessControlAllowOrigin: origin ?? "*",
                 .accessControlAllowMethods: "GET, POST, PUT, PATCH, DELETE, OPTIONS",

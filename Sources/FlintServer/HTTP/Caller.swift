@@ -33,22 +33,25 @@ struct CallerResolver: Sendable {
     let serviceAccounts: ServiceAccounts
     var trustForwardedFor = false
 
-    func resolve(_ request: Request, context: FlintRequestContext, access: Access) async throws -> Caller {
-        let pathProjectID = context.parameters.get("projectId")
+    /// - Parameter projectID: the project the request names other than in its path (the legacy v3 admin calls'
+    ///   `targetProjectId`); like a path's, for admin callers only.
+    func resolve(_ request: Request, context: FlintRequestContext, access: Access, projectID bodyProjectID: String? = nil)
+        async throws -> Caller {
+        let requestedProjectID = bodyProjectID ?? context.parameters.get("projectId")
         let adminScope = try await adminCredentials(in: request)
         // A service account administers its own project only.
-        if case .project(let own)? = adminScope, let pathProjectID, pathProjectID != own {
+        if case .project(let own)? = adminScope, let requestedProjectID, requestedProjectID != own {
             throw FlintError(sentence: "The caller does not have permission", status: .forbidden, reason: "forbidden")
         }
         let isAdmin = adminScope != nil
         let key = request.uri.queryParameters.get("key") ?? request.headers[Self.apiKeyHeader]
-        // Naming a project in the path is for admin callers only.
-        if access == .admin || pathProjectID != nil, !isAdmin { throw FlintError.adminRequired }
+        // Naming a project (in the path or the body) is for admin callers only.
+        if access == .admin || requestedProjectID != nil, !isAdmin { throw FlintError.adminRequired }
         if !isAdmin, key?.isEmpty ?? true { throw FlintError.missingAPIKey }
 
         let projectID: String
-        if let pathProjectID {
-            projectID = pathProjectID
+        if let requestedProjectID {
+            projectID = requestedProjectID
         } else if case .project(let own)? = adminScope {
             projectID = own
         } else if policy.acceptsAnyAPIKey || isAdmin {
@@ -89,11 +92,15 @@ struct CallerResolver: Sendable {
 
     /// The admin credentials the request carries, if any. Emulator mode accepts `Bearer owner` (and Google
     /// OAuth tokens, `ya29.…`) as the official emulator does; production accepts a service account's
-    /// self-signed JWT or an access token from `/token`. Any other bearer token is refused.
+    /// self-signed JWT or an access token from `/token`. Any other bearer token is refused; another scheme
+    /// (`Basic …`) is refused too, or ignored where the policy says so (`ignoresNonBearerAuthorization`).
     private func adminCredentials(in request: Request) async throws -> AdminScope? {
         guard let authorization = request.headers[.authorization] else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Self.unauthenticated }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            if policy.ignoresNonBearerAuthorization { return nil }
+            throw Self.unauthenticated
+        }
         let token = String(parts[1])
         if policy.ownerTokenIsAdmin, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .anyProject }
         if let project = try await serviceAccounts.administeredProject(bearer: token) { return .project(project) }

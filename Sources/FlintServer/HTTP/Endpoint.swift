@@ -1,3 +1,4 @@
+import FlintWire
 import Hummingbird
 
 /// One operation of the server under every address clients use for it.
@@ -13,11 +14,12 @@ extension Endpoint {
     /// The addresses of an Identity Toolkit call: host-prefixed (emulator style, what the JS and Admin SDKs
     /// send), bare (for clients given a base URL), and the legacy v3 `relyingparty` name the iOS SDK sends.
     static func identityToolkitPaths(version: String = "v1", _ name: String, legacy: String? = nil) -> [String] {
-        var paths = ["/identitytoolkit.googleapis.com/\(version)/\(name)", "/\(version)/\(name)"]
-        if let legacy {
-            paths += ["/www.googleapis.com/identitytoolkit/v3/relyingparty/\(legacy)", "/identitytoolkit/v3/relyingparty/\(legacy)"]
-        }
-        return paths
+        ["/identitytoolkit.googleapis.com/\(version)/\(name)", "/\(version)/\(name)"] + (legacy.map(legacyPaths) ?? [])
+    }
+
+    /// The addresses of a legacy v3 `relyingparty` call, host-prefixed and bare.
+    static func legacyPaths(_ name: String) -> [String] {
+        ["/www.googleapis.com/identitytoolkit/v3/relyingparty/\(name)", "/identitytoolkit/v3/relyingparty/\(name)"]
     }
 
     /// An `accounts:<name>` operation: the user-facing addresses (with the v3 `legacy` name) and the admin
@@ -26,8 +28,9 @@ extension Endpoint {
         identityToolkitPaths("accounts:\(name)", legacy: legacy) + identityToolkitPaths("projects/:projectId/accounts:\(name)")
     }
 
-    /// A JSON operation: decode the body, resolve the caller, run `operation`, encode its result.
-    /// Paths may contain `:projectId`, which then names the project (admin calls).
+    /// A JSON operation: resolve the caller, decode the body, run `operation`, encode its result.
+    /// Paths may contain `:projectId`, which then names the project (admin calls). A body's
+    /// `targetProjectId` is for admin callers only, as in Firebase.
     static func json<Body: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
         method: HTTPRequest.Method = .post, _ paths: [String], access: Access = .apiKey, callers: CallerResolver,
         _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
@@ -35,6 +38,24 @@ extension Endpoint {
         Endpoint(method: method, paths: paths) { request, context in
             let caller = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
+            if !caller.isAdmin, let scoped = body as? TargetProjectScopedRequest, !(scoped.targetProjectId ?? "").isEmpty {
+                throw FlintError(.insufficientPermission, "Only authenticated requests can specify target_project_id.")
+            }
+            return try JSONBody.response(try await operation(body, caller))
+        }
+    }
+
+    /// A legacy v3 admin operation that names its project in the body (`targetProjectId`). As in Firebase, a
+    /// body without one is refused before the credentials are looked at.
+    static func targetingProject<
+        Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Encodable & SendableMetatype
+    >(
+        legacy name: String, callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
+    ) -> Endpoint {
+        Endpoint(method: .post, paths: legacyPaths(name)) { request, context in
+            let body = try await JSONBody.decode(Body.self, from: request)
+            guard let projectID = body.targetProjectId, !projectID.isEmpty else { throw FlintError(.insufficientPermission) }
+            let caller = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
             return try JSONBody.response(try await operation(body, caller))
         }
     }

@@ -47,13 +47,15 @@ struct SecondFactorGate: Sendable {
 
 extension SecondFactor {
     /// The `mfaInfo` entry. First-factor answers mask the number (`+*******0111`): whoever has only the
-    /// password must not learn the phone number.
+    /// password must not learn the phone number. Unmasked entries (user records) also carry the number as
+    /// `unobfuscatedPhoneInfo`, as Firebase's do.
     func wire(maskingPhone: Bool) -> MFAEnrollment {
         MFAEnrollment(
             mfaEnrollmentId: enrollmentID, displayName: displayName,
             phoneInfo: phoneNumber.map { maskingPhone ? Self.masked($0) : $0 },
             totpInfo: kind == .totp ? TOTPInfo() : nil,
-            enrolledAt: UserRecord.iso8601(milliseconds: enrolledAt))
+            enrolledAt: UserRecord.iso8601(milliseconds: enrolledAt),
+            unobfuscatedPhoneInfo: maskingPhone ? nil : phoneNumber)
     }
 
     /// `+` and the last four digits shown, every other digit a `*`.

@@ -57,8 +57,12 @@ struct TokenRoutes: Sendable {
         let (idToken, user) = try await tokens.refresh(refreshToken, projectID: caller.projectID)
         return try JSONBody.response(SecureTokenResponse(
             idToken: idToken, refreshToken: refreshToken, expiresIn: String(TokenService.idTokenLifetime),
-            userId: user.localID, projectId: caller.projectID))
+            userId: user.localID,
+            projectId: callers.policy.reportsPlaceholderProjectNumber ? Self.placeholderProjectNumber : caller.projectID))
     }
+
+    /// The official emulator's stand-in for a project number, which Firebase's refresh answer carries.
+    static let placeholderProjectNumber = "12345"
 
     /// Both spellings clients use, decoded as a struct (cheaper than a generic JSON tree on this hot path).
     private struct TokenRequestBody: Decodable {

@@ -20,6 +20,7 @@ public final class TokenService: Sendable {
     private let clock: any FlintClock
     private let random: any RandomSource
     private let usage: UsageCounters
+    private let policy: ModePolicy
     private let issuerPrefix: @Sendable () -> String
     private let sessionIssuerPrefix: @Sendable () -> String
     /// Claims of ID tokens whose signature, issuer and audience were already checked, so a client
@@ -35,8 +36,10 @@ public final class TokenService: Sendable {
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
     /// - Parameter sessionIssuerPrefix: the same for session cookies.
     public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
-                issuerPrefix: @escaping @Sendable () -> String, sessionIssuerPrefix: @escaping @Sendable () -> String) {
+                policy: ModePolicy, issuerPrefix: @escaping @Sendable () -> String,
+                sessionIssuerPrefix: @escaping @Sendable () -> String) {
         self.sessionIssuerPrefix = sessionIssuerPrefix
+        self.policy = policy
         self.keyring = keyring
         self.store = store
         self.clock = clock
@@ -89,14 +92,16 @@ public final class TokenService: Sendable {
     }
 
     /// Exchanges a refresh token for a new ID token (Secure Token's `grant_type=refresh_token`).
-    /// The refresh token stays the same, as Firebase's does.
+    /// The refresh token stays the same, as Firebase's does. A deleted user's token is `USER_NOT_FOUND`
+    /// where the policy says so (`reportsDeletedUsersOnRefresh`), else `INVALID_REFRESH_TOKEN`.
     public func refresh(_ refreshToken: String, projectID: String) async throws -> (idToken: String, user: UserAccount) {
         guard refreshToken.utf8.count <= 512,
               let (record, user) = try await store.refreshSession(hash: Self.hash(refreshToken)),
               record.projectID == projectID
         else {
             let parts = refreshToken.split(separator: ".")
-            if parts.count == 2, try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
+            if policy.reportsDeletedUsersOnRefresh, parts.count == 2,
+               try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
@@ -146,7 +151,7 @@ public final class TokenService: Sendable {
     /// issuer and the requested lifetime, verifiable with the same published keys.
     public func createSessionCookie(idToken: String?, validDuration: Int64, projectID: String) async throws -> String {
         guard Self.sessionCookieDurations.contains(validDuration) else {
-            throw FlintError(.invalidSessionCookieDuration)
+            throw FlintError(.invalidDuration)
         }
         _ = try await verifyIDToken(idToken, projectID: projectID)
         guard let idToken, let jwt = CompactJWT(idToken),
@@ -205,14 +210,16 @@ public final class TokenService: Sendable {
                                     signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID,
                                     sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch))
         var payload = try JSONBody.encoder.encode(claims)
-        // Standard claims win over the user's custom claims, which win over a session's developer claims.
-        for custom in [user.customAttributes, sessionClaims].compactMap({ $0 }) where !custom.isEmpty {
+        // Standard claims win over a custom token's developer claims, which win over the user's custom
+        // claims (as in Firebase: a later `setCustomUserClaims` does not override the token's own values).
+        // Each merge keeps the payload built so far, so the first merged wins.
+        for custom in [sessionClaims, user.customAttributes].compactMap({ $0 }) where !custom.isEmpty {
             payload = try Self.merging(customClaims: custom, into: payload)
         }
         return try await keyring.sign(payload: payload)
     }
 
-    /// Adds custom claims beside the standard ones; standard claims win any name clash.
+    /// Adds custom claims beside the claims already in `payload`, which win any name clash.
     private static func merging(customClaims: String, into payload: Data) throws -> Data {
         guard case .object(var merged)? = try? JSONBody.decoder.decode(JSONValue.self, from: Data(customClaims.utf8)),
               case .object(let standard) = try JSONBody.decoder.decode(JSONValue.self, from: payload)
