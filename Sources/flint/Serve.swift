@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
               FLINT_SMS_PER_NUMBER_PER_HOUR     codes per number per hour (10)
               FLINT_SMS_RESEND_INTERVAL         seconds between two codes to one number (30)
               FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
-              FLINT_TRUST_FORWARDED_FOR         1: the client IP is X-Forwarded-For's first hop
+              FLINT_TRUSTED_PROXIES             proxies whose X-Forwarded-For names the client (CIDRs)
 
             Sign in with Apple and Facebook Login (for proxies; the issuers stay the real ones unless set):
 
@@ -63,9 +63,16 @@ struct Serve: AsyncParsableCommand {
 
               FLINT_EMAIL_PER_IP_PER_HOUR       action emails per client IP per hour (100)
               FLINT_EMAIL_PER_ADDRESS_PER_HOUR  action emails per address per hour (10)
+
+            Sign-up limits:
+
+              FLINT_SIGNUPS_PER_IP_PER_HOUR     new accounts per client IP (IPv6: per /64) per hour (100)
             """)
 
     @OptionGroup var options: ServerOptions
+    @Option(name: .customLong("trusted-proxies"),
+            help: "Proxies whose X-Forwarded-For names the client: IPs or CIDRs, comma-separated (FLINT_TRUSTED_PROXIES).")
+    var trustedProxies: String?
 
     /// The shared options plus the delivery services, which only `serve` needs.
     private func configuration() throws -> ServerConfiguration {
@@ -75,10 +82,13 @@ struct Serve: AsyncParsableCommand {
             configuration.delivery = try DeliveryConfiguration(environment: environment)
             configuration.phoneLimits = try PhoneLimits(environment: environment)
             configuration.emailLimits = try EmailLimits(environment: environment)
+            configuration.signUpLimits = try SignUpLimits(environment: environment)
             configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
-            configuration.trustForwardedFor = ["1", "true", "yes"].contains(environment["FLINT_TRUST_FORWARDED_FOR"]?.lowercased() ?? "")
+            configuration.trustedProxies = try TrustedProxies(trustedProxies ?? environment["FLINT_TRUSTED_PROXIES"] ?? "")
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)
+        } catch let error as TrustedProxies.InvalidEntry {
+            throw ValidationError("--trusted-proxies: \(error)")
         }
         return configuration
     }

@@ -15,6 +15,7 @@ public struct AccountService: Sendable {
     let clock: any FlintClock
     let random: any RandomSource
     let policy: ModePolicy
+    let signUpLimits: SignUpLimits
 
     private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock, applies: policy.throttlesPasswordSignIn) }
 
@@ -30,6 +31,7 @@ public struct AccountService: Sendable {
         }
 
         let settings = caller.project.settings.signIn
+        try await admitSignUp(caller)
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
         let provider: String
         if request.email == nil, request.password == nil {
@@ -49,6 +51,16 @@ public struct AccountService: Sendable {
             kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email ?? "",
             displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
             expiresIn: issued.expiresIn)
+    }
+
+    /// Counts a client's new account against its hourly budget, shared by every node.
+    private func admitSignUp(_ caller: Caller) async throws {
+        guard policy.limitsSignUps, let client = caller.clientLimitKey else { return }
+        let now = clock.seconds
+        let hour = now - now % 3600
+        if try await store.incrementCounter("signup:ip-hour:\(caller.projectID):\(client)", windowStart: hour) > signUpLimits.perIPPerHour {
+            throw FlintError(.tooManyAttempts, "Too many accounts created from this address; try again later.")
+        }
     }
 
     /// Admin `createUser`: any profile fields, no tokens.
@@ -104,7 +116,7 @@ public struct AccountService: Sendable {
         let email = try Validation.email(request.email)
         guard let password = request.password, !password.isEmpty else { throw FlintError(.missingPassword) }
         let hidesAccounts = project.settings.improvedEmailPrivacy
-        try await throttle.checkAllowed(projectID: caller.projectID, email: email)
+        try await throttle.takeAttempt(projectID: caller.projectID, email: email)
 
         let found = try await store.user(projectID: caller.projectID, email: email)
         guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
@@ -116,7 +128,6 @@ public struct AccountService: Sendable {
         guard password.utf8.count <= PasswordHasher.maximumLength,
               try await matches(password, hash: hash, salt: salt, of: user, project: project)
         else {
-            try await throttle.recordFailure(projectID: caller.projectID, email: email)
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email)

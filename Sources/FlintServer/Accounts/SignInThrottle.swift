@@ -1,6 +1,6 @@
 import FlintWire
 
-/// Locks an account's password sign-in for the rest of a window after too many wrong passwords,
+/// Locks an address's password sign-in for the rest of a window after too many wrong passwords,
 /// as Firebase does (`TOO_MANY_ATTEMPTS_TRY_LATER`). Counts live in the store, shared by all nodes.
 /// Where the policy has no lockout (`throttlesPasswordSignIn`), every call does nothing.
 struct SignInThrottle: Sendable {
@@ -16,22 +16,23 @@ struct SignInThrottle: Sendable {
     private func bucket(projectID: String, email: String) -> String { "password-failures:\(projectID):\(email)" }
     private var windowStart: Int64 { clock.seconds / Self.window * Self.window }
 
-    /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` while the account is locked; checked before the password,
-    /// so a locked account answers the same whether the guess is right or wrong.
-    func checkAllowed(projectID: String, email: String) async throws {
+    /// Takes one of the address's password tries in this window, before the password is checked and
+    /// whether an account has the address or not, in one atomic increment: parallel guesses get no more
+    /// checks than sequential ones, and known and unknown addresses lock out alike. Throws
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` when none is left, so a locked account answers the same whether the
+    /// guess is right or wrong.
+    func takeAttempt(projectID: String, email: String) async throws {
         guard applies else { return }
-        if try await store.counter(bucket(projectID: projectID, email: email), windowStart: windowStart) >= Self.maximumFailures {
+        guard try await store.incrementCounter(bucket(projectID: projectID, email: email), windowStart: windowStart)
+            <= Self.maximumFailures
+        else {
             throw FlintError(
                 .tooManyAttempts,
                 "Access to this account has been temporarily disabled due to many failed login attempts.")
         }
     }
 
-    func recordFailure(projectID: String, email: String) async throws {
-        guard applies else { return }
-        try await store.incrementCounter(bucket(projectID: projectID, email: email), windowStart: windowStart)
-    }
-
+    /// The right password gives the address its tries back.
     func recordSuccess(projectID: String, email: String) async throws {
         guard applies else { return }
         try await store.resetCounter(bucket(projectID: projectID, email: email))

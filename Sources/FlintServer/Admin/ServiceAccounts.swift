@@ -88,7 +88,8 @@ public struct ServiceAccounts: Sendable {
                                          for: Data(jwt.signingInput.utf8), padding: .insecurePKCS1v1_5)
         else { return nil }
         let now = clock.seconds
-        guard assertion.iat <= now + 60, assertion.exp > now, assertion.exp - assertion.iat <= Self.maximumLifetime else {
+        let (lifetime, overflowed) = assertion.exp.subtractingReportingOverflow(assertion.iat)
+        guard assertion.iat <= now + 60, assertion.exp > now, !overflowed, lifetime <= Self.maximumLifetime else {
             return nil
         }
         return (record, assertion)

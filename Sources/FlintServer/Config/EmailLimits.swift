@@ -12,13 +12,22 @@ extension EmailLimits {
     /// empty keeps the default).
     public init(environment variables: [String: String]) throws {
         self.init()
-        for (name, keyPath) in [("FLINT_EMAIL_PER_IP_PER_HOUR", \EmailLimits.perIPPerHour),
-                                ("FLINT_EMAIL_PER_ADDRESS_PER_HOUR", \EmailLimits.perAddressPerHour)] {
-            guard let text = variables[name], !text.isEmpty else { continue }
-            guard let number = Int64(text), number >= 0 else {
-                throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(text)\" is not a whole number ≥ 0")
-            }
-            self[keyPath: keyPath] = number
-        }
+        let reader = EnvironmentReader(variables)
+        perIPPerHour = try reader.wholeNumber("FLINT_EMAIL_PER_IP_PER_HOUR") ?? perIPPerHour
+        perAddressPerHour = try reader.wholeNumber("FLINT_EMAIL_PER_ADDRESS_PER_HOUR") ?? perAddressPerHour
+    }
+}
+
+/// The limit on new accounts a client may make (Firebase's: 100 per IP address per hour). Beyond it:
+/// `TOO_MANY_ATTEMPTS_TRY_LATER`. Admin-created and imported accounts do not count.
+public struct SignUpLimits: Sendable, Equatable {
+    public var perIPPerHour: Int64 = 100
+
+    public init() {}
+
+    /// Reads an override from `FLINT_SIGNUPS_PER_IP_PER_HOUR` (unset or empty keeps the default).
+    public init(environment variables: [String: String]) throws {
+        self.init()
+        perIPPerHour = try EnvironmentReader(variables).wholeNumber("FLINT_SIGNUPS_PER_IP_PER_HOUR") ?? perIPPerHour
     }
 }

@@ -26,6 +26,15 @@ struct EnvironmentReader {
         return value
     }
 
+    /// A whole number ≥ 0; nil when unset.
+    func wholeNumber(_ name: String) throws -> Int64? {
+        guard let text = self[name] else { return nil }
+        guard let number = Int64(text), number >= 0 else {
+            throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(text)\" is not a whole number ≥ 0")
+        }
+        return number
+    }
+
     func file(_ name: String, _ path: String) throws -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw DeliveryConfigurationError.unreadableFile(variable: name, path: path)

@@ -100,6 +100,8 @@ public struct ModePolicy: Sendable, Equatable {
 
     /// Action emails are limited per address and per client IP (`TOO_MANY_ATTEMPTS_TRY_LATER` beyond).
     public let limitsEmailSends: Bool
+    /// Clients may make only so many accounts an hour (`SignUpLimits`).
+    public let limitsSignUps: Bool
     /// Too many wrong passwords lock an account's password sign-in for a while.
     public let throttlesPasswordSignIn: Bool
     /// An imported `passwordHash` of the form `fakeHash:salt=<salt>:password=<password>` (what the official
@@ -128,7 +130,7 @@ public struct ModePolicy: Sendable, Equatable {
         usersMayRevokeOwnSessions: false, usersMayLinkProviderUserInfo: false, adminFactorUpdatesNeedEnrollmentIDs: false,
         newProjectsProtectEmails: true, newProjectsEnableMultiFactor: false,
         configPatchWithoutMaskReplacesEmulatorSettings: false,
-        limitsEmailSends: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
+        limitsEmailSends: true, limitsSignUps: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
         explainsUnparsedFederatedIDs: false, ignoresNonBearerAuthorization: false, reportsPlaceholderProjectNumber: false,
         reportsDeletedUsersOnRefresh: true)
 
@@ -142,7 +144,7 @@ public struct ModePolicy: Sendable, Equatable {
         usersMayRevokeOwnSessions: true, usersMayLinkProviderUserInfo: true, adminFactorUpdatesNeedEnrollmentIDs: true,
         newProjectsProtectEmails: false, newProjectsEnableMultiFactor: true,
         configPatchWithoutMaskReplacesEmulatorSettings: true,
-        limitsEmailSends: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
+        limitsEmailSends: false, limitsSignUps: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
         explainsUnparsedFederatedIDs: true, ignoresNonBearerAuthorization: true, reportsPlaceholderProjectNumber: true,
         reportsDeletedUsersOnRefresh: false)
 

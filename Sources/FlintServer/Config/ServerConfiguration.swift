@@ -20,10 +20,12 @@ public struct ServerConfiguration: Sendable {
     public var phoneLimits = PhoneLimits()
     /// Action-email limits.
     public var emailLimits = EmailLimits()
+    /// Sign-up limits.
+    public var signUpLimits = SignUpLimits()
     /// Sign in with Apple and Facebook addresses and issuers.
     public var identityProviderEndpoints = IdentityProviderEndpoints()
-    /// Trust the first `X-Forwarded-For` address as the client IP (only behind a proxy that sets it).
-    public var trustForwardedFor = false
+    /// Proxies whose `X-Forwarded-For` names the client (none by default: the peer is the client).
+    public var trustedProxies = TrustedProxies.none
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",

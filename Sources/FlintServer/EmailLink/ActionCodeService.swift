@@ -167,8 +167,8 @@ public struct ActionCodeService: Sendable {
     private func admit(address: String, caller: Caller) async throws {
         let now = clock.seconds
         let hour = now - now % 3600
-        if let ip = caller.clientIP,
-           try await store.incrementCounter("email:ip-hour:\(caller.projectID):\(ip)", windowStart: hour) > limits.perIPPerHour {
+        if let client = caller.clientLimitKey,
+           try await store.incrementCounter("email:ip-hour:\(caller.projectID):\(client)", windowStart: hour) > limits.perIPPerHour {
             throw FlintError(.tooManyAttempts, "Too many emails requested from this address.")
         }
         if try await store.incrementCounter("email:address-hour:\(caller.projectID):\(address)", windowStart: hour)

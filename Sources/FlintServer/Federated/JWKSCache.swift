@@ -161,8 +161,9 @@ public final class JWKSCache: Sendable {
     static func maxAge(_ cacheControl: String?) -> TimeInterval? {
         guard let cacheControl else { return nil }
         for directive in cacheControl.lowercased().split(separator: ",") {
+            // `split` drops empty pieces: a directive of just `=` has none.
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            switch parts[0] {
+            switch parts.first ?? "" {
             case "no-store", "no-cache": return 0
             case "max-age" where parts.count == 2:
                 if let seconds = UInt32(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {

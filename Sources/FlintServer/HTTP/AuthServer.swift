@@ -81,7 +81,7 @@ public final class AuthServer: Sendable {
         let boundPublicURL = self.boundPublicURL
         let policy = configuration.policy
         tokens = TokenService(
-            keyring: keyring, store: store, clock: environment.clock, random: environment.random, usage: usage,
+            keyring: keyring, secrets: secrets, store: store, clock: environment.clock, random: environment.random, usage: usage,
             policy: policy, issuerPrefix: {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
                 policy.usesGoogleIssuers ? "https://securetoken.google.com/"
@@ -102,7 +102,8 @@ public final class AuthServer: Sendable {
         accounts = AccountService(
             store: store, tokens: tokens, hasher: PasswordHasher(),
             importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), pipeline: pipeline,
-            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random, policy: policy)
+            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random, policy: policy,
+            signUpLimits: configuration.signUpLimits)
         proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         appVerifier = AppVerifier(
             store: store, clock: environment.clock, random: environment.random, delivery: delivery,
@@ -233,7 +234,7 @@ public final class AuthServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         let callers = CallerResolver(
             projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
-            serviceAccounts: serviceAccounts, trustForwardedFor: configuration.trustForwardedFor)
+            serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers)

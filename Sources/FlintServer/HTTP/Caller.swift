@@ -7,8 +7,10 @@ public struct Caller: Sendable {
     public let project: Project
     /// True for Admin SDK calls (in emulator mode: `Authorization: Bearer owner`).
     public let isAdmin: Bool
-    /// The client's IP address (the peer, or the first `X-Forwarded-For` hop when the server trusts it).
+    /// The client's IP address: the peer, or behind trusted proxies the right-most untrusted `X-Forwarded-For` hop.
     public var clientIP: String? = nil
+    /// The client as per-client limits count it (an IPv6 client by its /64).
+    public var clientLimitKey: String? { clientIP.map(ClientAddress.limitKey) }
     /// The client's language (`X-Firebase-Locale`, the SDKs' `languageCode`).
     public var locale: String? = nil
     /// The API key the request carried, if any (emailed links name it, as Firebase's do).
@@ -31,7 +33,7 @@ struct CallerResolver: Sendable {
     let policy: ModePolicy
     let defaultProjectID: String
     let serviceAccounts: ServiceAccounts
-    var trustForwardedFor = false
+    var trustedProxies = TrustedProxies.none
 
     /// - Parameter projectID: the project the request names other than in its path (the legacy v3 admin calls'
     ///   `targetProjectId`); like a path's, for admin callers only.
@@ -75,11 +77,7 @@ struct CallerResolver: Sendable {
     }
 
     private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {
-        if trustForwardedFor, let forwarded = request.headers[Self.forwardedForHeader],
-           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
-            return first
-        }
-        return context.remoteAddress?.ipAddress
+        trustedProxies.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[Self.forwardedForHeader])
     }
 
     /// What admin credentials allow.

@@ -231,23 +231,22 @@ public struct MultiFactorService: Sendable {
 
     // MARK: TOTP codes
 
-    /// The step `code` belongs to, within the project's window. Wrong codes are counted under
-    /// `failureKey` (the factor, or the enrollment session): after five in five minutes every code is
-    /// refused until the window passes, so six digits cannot be guessed.
+    /// The step `code` belongs to, within the project's window. Tries are counted under `failureKey` (the
+    /// factor, or the enrollment session), each taken before the comparison in one atomic increment, so
+    /// parallel guesses get no more comparisons than sequential ones: five in five minutes, then every code
+    /// is refused until the window passes, so six digits cannot be guessed. A right code gives them back.
     private func checkTOTP(_ code: String?, secret: Data, failureKey: String, caller: Caller) async throws -> Int64 {
         guard let code, !code.isEmpty else { throw FlintError(.missingTOTPCode) }
         let now = clock.seconds
-        let failures = "totp-failures:\(failureKey)"
+        let tries = "totp-failures:\(failureKey)"
         let window = now - now % Self.totpFailureWindow
-        if try await store.counter(failures, windowStart: window) >= Self.maximumTOTPFailures {
+        guard try await store.incrementCounter(tries, windowStart: window) <= Self.maximumTOTPFailures else {
             throw FlintError(.tooManyAttempts)
         }
         guard let step = TOTP.matchingStep(
             of: code, secret: secret, now: now, window: caller.project.settings.multiFactor.totpAdjacentIntervals)
-        else {
-            _ = try await store.incrementCounter(failures, windowStart: window)
-            throw FlintError(.invalidCode)
-        }
+        else { throw FlintError(.invalidCode) }
+        try await store.resetCounter(tries)
         return step
     }
 

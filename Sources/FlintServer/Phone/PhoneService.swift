@@ -34,18 +34,19 @@ public struct PhoneService: Sendable {
     }
 
     /// Everything sending a code takes, for sign-in and second factors alike. Fictional numbers get their
-    /// fixed code with no SMS, app check or limits; real ones need the app credential in `appCheck`, an
-    /// allowed region, and room under the limits.
+    /// fixed code with no SMS or app check, within the client's budget; real ones need the app credential
+    /// in `appCheck`, an allowed region, and room under every limit.
     func deliverCode(to phoneNumber: String, appCheck: SendVerificationCodeRequest, caller: Caller, purpose: String)
         async throws -> String {
         let settings = caller.project.settings
         if let fixedCode = settings.phone.testNumbers[phoneNumber] {
+            if policy.limitsSMSSends { try await limits.admit(client: caller.clientLimitKey, projectID: caller.projectID) }
             return try await codes.issue(code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
         }
         try await appVerifier.check(appCheck, caller: caller)
         try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
         if policy.limitsSMSSends {
-            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, clientIP: caller.clientIP,
+            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, client: caller.clientLimitKey,
                                    purpose: purpose)
         }
         return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)

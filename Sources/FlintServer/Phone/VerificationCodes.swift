@@ -45,17 +45,18 @@ struct VerificationCodes: Sendable {
         else { throw FlintError(.invalidSessionInfo) }
         // An expired code stays until the janitor's sweep, so every late try is told it expired.
         if record.expiresAt <= clock.milliseconds { throw FlintError(.sessionExpired) }
+        // Every try takes one of the code's attempts before the comparison, atomically: parallel guesses get
+        // no more comparisons than sequential ones.
         let maxAttempts = Int64(limits.maxAttemptsPerCode)
-        if record.attempts >= maxAttempts { throw FlintError(.tooManyAttempts) }
+        guard let attempt = try await store.takeCodeAttempt(id: id, maxAttempts: maxAttempts) else {
+            throw FlintError(try await store.verificationCode(id: id) == nil ? .invalidSessionInfo : .tooManyAttempts)
+        }
         let expected = Data(record.codeHash.utf8)
         guard constantTimeEquals(Data(Self.hash(code: code, sessionInfo: sessionInfo).utf8), expected) else {
-            let attempts = try await store.recordWrongCode(id: id) ?? maxAttempts
-            throw FlintError(attempts >= maxAttempts ? .tooManyAttempts : .invalidCode)
+            throw FlintError(attempt >= maxAttempts ? .tooManyAttempts : .invalidCode)
         }
         // Two requests with the right code may race; the DELETE lets exactly one through.
-        guard try await store.consumeVerificationCode(id: id, maxAttempts: maxAttempts) else {
-            throw FlintError(.invalidSessionInfo)
-        }
+        guard try await store.consumeVerificationCode(id: id) else { throw FlintError(.invalidSessionInfo) }
         return record.phoneNumber
     }
 

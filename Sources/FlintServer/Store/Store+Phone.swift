@@ -31,18 +31,19 @@ extension Store {
         try await database.query("SELECT * FROM verification_codes WHERE id = ?", .text(id)).first.map(Self.code(from:))
     }
 
-    /// Counts one more wrong try and returns the new count (nil if the code is gone).
-    public func recordWrongCode(id: String) async throws -> Int64? {
+    /// Takes one of the code's tries, in one atomic increment-and-compare: returns the try's number, or nil
+    /// when all `maxAttempts` are taken (or the code is gone). However many requests race, at most
+    /// `maxAttempts` of them get a number, on one node or many.
+    public func takeCodeAttempt(id: String, maxAttempts: Int64) async throws -> Int64? {
         try await database.query(
-            "UPDATE verification_codes SET attempts = attempts + 1 WHERE id = ? RETURNING attempts", .text(id)
+            "UPDATE verification_codes SET attempts = attempts + 1 WHERE id = ? AND attempts < ? RETURNING attempts",
+            .text(id), .int(maxAttempts)
         ).first?.int("attempts")
     }
 
-    /// Removes the code if it still has tries left; true for exactly one caller, which has used it.
-    public func consumeVerificationCode(id: String, maxAttempts: Int64) async throws -> Bool {
-        try await !database.query(
-            "DELETE FROM verification_codes WHERE id = ? AND attempts < ? RETURNING id", .text(id), .int(maxAttempts)
-        ).isEmpty
+    /// Removes the code; true for exactly one caller, which has used it.
+    public func consumeVerificationCode(id: String) async throws -> Bool {
+        try await !database.query("DELETE FROM verification_codes WHERE id = ? RETURNING id", .text(id)).isEmpty
     }
 
     public func deleteVerificationCode(id: String) async throws {

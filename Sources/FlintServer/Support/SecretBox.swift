@@ -23,6 +23,12 @@ public struct SecretBox: Sendable {
         }
     }
 
+    /// An HMAC-SHA256 of `message` under the master key and `context`: proof, checkable by every node
+    /// sharing the key, that Flint made the message.
+    public func tag(_ message: String, context: String) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data((context + "\u{0}" + message).utf8), using: key))
+    }
+
     /// `value` as JSON, sealed under `context`, in base64url: an opaque token only nodes sharing the master
     /// key can read, and that cannot be altered or moved to another context.
     public func sealToken(_ value: some Encodable, context: String) throws -> String {

@@ -16,6 +16,7 @@ public final class TokenService: Sendable {
     static let allowedClockSkew: Int64 = 300
 
     private let keyring: SigningKeyring
+    private let secrets: SecretBox
     private let store: Store
     private let clock: any FlintClock
     private let random: any RandomSource
@@ -35,12 +36,13 @@ public final class TokenService: Sendable {
     /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
     /// - Parameter sessionIssuerPrefix: the same for session cookies.
-    public init(keyring: SigningKeyring, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
+    public init(keyring: SigningKeyring, secrets: SecretBox, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
                 policy: ModePolicy, issuerPrefix: @escaping @Sendable () -> String,
                 sessionIssuerPrefix: @escaping @Sendable () -> String) {
         self.sessionIssuerPrefix = sessionIssuerPrefix
         self.policy = policy
         self.keyring = keyring
+        self.secrets = secrets
         self.store = store
         self.clock = clock
         self.random = random
@@ -69,9 +71,10 @@ public final class TokenService: Sendable {
     func startSession(projectID: String, localID: String, signInProvider: String, authTime: Int64? = nil,
                       secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) -> SessionStart {
         let now = clock.seconds
-        // The user id travels in the token so a deleted user's token can be answered USER_NOT_FOUND
-        // (which makes SDKs sign out) once its row is gone; the secret part is what authenticates.
-        let refreshToken = localID + "." + random.token(byteCount: 32)
+        // The user id travels in the token, with Flint's tag on it, so a deleted user's token can be
+        // answered USER_NOT_FOUND (which makes SDKs sign out) once its row is gone; the random part is what
+        // authenticates a session.
+        let refreshToken = signedUserID(localID) + "." + random.token(byteCount: 32)
         return SessionStart(refreshToken: refreshToken, session: NewSession(
             tokenHash: Self.hash(refreshToken),
             record: RefreshTokenRecord(
@@ -99,9 +102,10 @@ public final class TokenService: Sendable {
               let (record, user) = try await store.refreshSession(hash: Self.hash(refreshToken)),
               record.projectID == projectID
         else {
-            let parts = refreshToken.split(separator: ".")
-            if policy.reportsDeletedUsersOnRefresh, parts.count == 2,
-               try await store.user(projectID: projectID, localID: String(parts[0])) == nil {
+            // Only a token Flint made for a user id that is gone says so; any other unknown token, a known
+            // user id with a made-up tag or secret included, gets the same answer as random text.
+            if policy.reportsDeletedUsersOnRefresh, let localID = userID(inRefreshToken: refreshToken),
+               try await store.user(projectID: projectID, localID: localID) == nil {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
@@ -227,6 +231,23 @@ public final class TokenService: Sendable {
         merged.merge(standard) { _, standardValue in standardValue }
         return try JSONBody.encoder.encode(JSONValue.object(merged))
     }
+
+    /// `<localID>.<tag>`: the user id, and Flint's proof that it made it for a refresh token.
+    private func signedUserID(_ localID: String) -> String {
+        localID + "." + Base64URL.encode(secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16))
+    }
+
+    /// The user id of a refresh token Flint made (`<localID>.<tag>.<secret>`), whether or not its session
+    /// still exists; nil for anything else.
+    private func userID(inRefreshToken token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let tag = Base64URL.decode(parts[1]) else { return nil }
+        let localID = String(parts[0])
+        let expected = secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16)
+        return constantTimeEquals(tag, Data(expected)) ? localID : nil
+    }
+
+    private static let refreshTokenTagContext = "refresh-token-user"
 
     static func hash(_ refreshToken: String) -> String {
         Base64URL.encode(Data(SHA256.hash(data: Data(refreshToken.utf8))))
