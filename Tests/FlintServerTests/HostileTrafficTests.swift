@@ -239,4 +239,44 @@ import Testing
         #expect(JWKSCache.maxAge("public, max-age=\"600\"") == 600)
         #expect(JWKSCache.maxAge("no-store") == 0)
     }
+
+    /// A stranger's guesses lock the stranger out, not the owner signing in from elsewhere.
+    @Test func lockoutIsPerAddressAndClient() async throws {
+        let loopbackProxy = try TrustedProxies("127.0.0.1")
+        try await Self.withProductionServer({ $0.trustedProxies = loopbackProxy }) { _, client in
+            _ = try await client.signUp(email: "owner@example.com", password: "secret123")
+            let guesser = ["X-Forwarded-For": "198.51.100.1"]
+            for index in 0..<Int(SignInThrottle.maximumFailures) {
+                _ = try await client.post("/v1/accounts:signInWithPassword", [
+                    "email": "owner@example.com", "password": .string("wrong-\(index)"),
+                ], headers: guesser)
+            }
+            #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "owner@example.com", "password": "secret123"],
+                                          headers: guesser).errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "owner@example.com", "password": "secret123"],
+                                          headers: ["X-Forwarded-For": "203.0.113.8"]).status == 200)
+        }
+    }
+
+    // MARK: Secrets at rest
+
+    /// The master key file is made once (mode 0600) and then only read; one that cannot be read stops the
+    /// server instead of being replaced, which would lock every sealed secret away.
+    @Test func theMasterKeyFileIsNeverReplaced() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try SecretBox.loadMasterKey(environment: [:], dataDirectory: directory, random: SystemRandomSource())
+        let again = try SecretBox.loadMasterKey(environment: [:], dataDirectory: directory, random: SystemRandomSource())
+        #expect(first.withUnsafeBytes { Data($0) } == again.withUnsafeBytes { Data($0) })
+        let file = directory.appendingPathComponent("master.key")
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
+        #expect(throws: SecretBoxError.self) {
+            try SecretBox.loadMasterKey(environment: [:], dataDirectory: directory, random: SystemRandomSource())
+        }
+        #expect(FileManager.default.fileExists(atPath: file.path))
+    }
 }

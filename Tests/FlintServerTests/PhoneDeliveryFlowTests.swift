@@ -51,6 +51,8 @@ import Testing
             _, client in
             let reply = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string(Self.number)])
             #expect(reply.status == 503)
+            // The gateway's answer goes to the log, not to the client.
+            #expect(reply.errorMessage == "Sending the verification code is unavailable; please try again later.")
             #expect(twilio.messages.all.count == 1)
         }
     }

@@ -116,7 +116,7 @@ public struct AccountService: Sendable {
         let email = try Validation.email(request.email)
         guard let password = request.password, !password.isEmpty else { throw FlintError(.missingPassword) }
         let hidesAccounts = project.settings.improvedEmailPrivacy
-        try await throttle.takeAttempt(projectID: caller.projectID, email: email)
+        try await throttle.takeAttempt(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
 
         let found = try await store.user(projectID: caller.projectID, email: email)
         guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
@@ -130,7 +130,7 @@ public struct AccountService: Sendable {
         else {
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
-        try await throttle.recordSuccess(projectID: caller.projectID, email: email)
+        try await throttle.recordSuccess(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
         // An imported hash: now that the password is known, keep it the project's own way.
         let rehashed = user.importedPasswordHash == nil ? nil : try await newPassword(password, project: project)
         let verifiedHash = hash

@@ -4,7 +4,7 @@ import FlintWire
 /// as Firebase does (`TOO_MANY_ATTEMPTS_TRY_LATER`). Counts live in the store, shared by all nodes.
 /// Where the policy has no lockout (`throttlesPasswordSignIn`), every call does nothing.
 struct SignInThrottle: Sendable {
-    /// Wrong passwords allowed per account and window.
+    /// Tries allowed per address, client and window.
     static let maximumFailures: Int64 = 10
     /// Window length in seconds.
     static let window: Int64 = 15 * 60
@@ -13,7 +13,11 @@ struct SignInThrottle: Sendable {
     let clock: any FlintClock
     let applies: Bool
 
-    private func bucket(projectID: String, email: String) -> String { "password-failures:\(projectID):\(email)" }
+    /// Tries are counted per address and client: a guesser is stopped, while the owner signing in from
+    /// elsewhere is not locked out by a stranger's guesses.
+    private func bucket(projectID: String, email: String, client: String?) -> String {
+        "password-failures:\(projectID):\(email):\(client ?? "")"
+    }
     private var windowStart: Int64 { clock.seconds / Self.window * Self.window }
 
     /// Takes one of the address's password tries in this window, before the password is checked and
@@ -21,9 +25,9 @@ struct SignInThrottle: Sendable {
     /// checks than sequential ones, and known and unknown addresses lock out alike. Throws
     /// `TOO_MANY_ATTEMPTS_TRY_LATER` when none is left, so a locked account answers the same whether the
     /// guess is right or wrong.
-    func takeAttempt(projectID: String, email: String) async throws {
+    func takeAttempt(projectID: String, email: String, client: String?) async throws {
         guard applies else { return }
-        guard try await store.incrementCounter(bucket(projectID: projectID, email: email), windowStart: windowStart)
+        guard try await store.incrementCounter(bucket(projectID: projectID, email: email, client: client), windowStart: windowStart)
             <= Self.maximumFailures
         else {
             throw FlintError(
@@ -33,8 +37,8 @@ struct SignInThrottle: Sendable {
     }
 
     /// The right password gives the address its tries back.
-    func recordSuccess(projectID: String, email: String) async throws {
+    func recordSuccess(projectID: String, email: String, client: String?) async throws {
         guard applies else { return }
-        try await store.resetCounter(bucket(projectID: projectID, email: email))
+        try await store.resetCounter(bucket(projectID: projectID, email: email, client: client))
     }
 }

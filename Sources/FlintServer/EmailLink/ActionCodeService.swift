@@ -1,6 +1,5 @@
 import FlintWire
 import Foundation
-import Logging
 
 /// Email action codes: sign-in links, password resets, address verification, change and recovery.
 /// `sendOobCode` makes a code and mails a link; `signInWithEmailLink`, `resetPassword` and
@@ -21,7 +20,6 @@ public struct ActionCodeService: Sendable {
     let limits: EmailLimits
     let policy: ModePolicy
     let publicURL: @Sendable () -> String
-    let logger: Logger
 
     /// How long each kind of code lives, in seconds.
     static func lifetime(of type: OobRequestType) -> Int64 {
@@ -156,9 +154,7 @@ public struct ActionCodeService: Sendable {
                 projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
                 text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
         } catch {
-            logger.warning("action email could not be sent", metadata: ["error": "\(error)"])
-            throw FlintError(sentence: "The email could not be sent (\(error)).", status: .serviceUnavailable,
-                             reason: "backendError")
+            throw FlintError.unavailable("Sending the email", cause: error)
         }
         usage.record(.emailsSent, projectID: caller.projectID)
     }

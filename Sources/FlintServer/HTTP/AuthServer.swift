@@ -159,8 +159,7 @@ public final class AuthServer: Sendable {
             store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, usage: usage,
             pipeline: pipeline,
             clock: environment.clock, random: environment.random, limits: configuration.emailLimits, policy: policy,
-            publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) },
-            logger: logger)
+            publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
     }
 
     /// The external base URL (the configured one, or `http://host:boundPort` once bound).

@@ -8,6 +8,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as FlintError {
+            if let cause = error.cause {
+                context.logger.warning("\(error.message)", metadata: ["cause": "\(cause)", "path": "\(request.uri.path)"])
+            }
             return try JSONBody.response(error.envelope, status: error.status)
         } catch let error as HTTPError where error.status == .notFound {
             return try JSONBody.response(FlintError.notFound.envelope, status: .notFound)

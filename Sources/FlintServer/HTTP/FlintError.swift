@@ -11,6 +11,9 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `errors[0].reason`; some SDKs key on it (e.g. `keyInvalid` → invalid API key).
     public var reason: String
     public var statusName: String
+    /// What went wrong inside (an SMTP reply, a provider's answer): written to the server log by the error
+    /// middleware, never sent to the client.
+    public var cause: String?
 
     public init(_ code: ServerErrorCode, _ detail: String? = nil, status: HTTPResponse.Status = .badRequest) {
         self.status = status
@@ -53,6 +56,15 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension FlintError {
+    /// An outside service (SMS gateway, mail server, Apple, Facebook) failed: the client learns which kind
+    /// of service, the log learns why.
+    static func unavailable(_ service: String, cause: any Error) -> FlintError {
+        var error = FlintError(sentence: "\(service) is unavailable; please try again later.", status: .serviceUnavailable,
+                               reason: "backendError")
+        error.cause = "\(cause)"
+        return error
+    }
+
     static let missingAPIKey = FlintError(
         sentence: "The request is missing a valid API key.", status: .forbidden, reason: "forbidden")
     static let invalidAPIKey = FlintError(

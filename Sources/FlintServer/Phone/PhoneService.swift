@@ -62,8 +62,7 @@ public struct PhoneService: Sendable {
                 projectID: caller.projectID, phoneNumber: phoneNumber, code: code, text: text.text, locale: text.locale))
         } catch {
             try? await store.deleteVerificationCode(id: VerificationCodes.id(of: sessionInfo))
-            throw FlintError(sentence: "The verification code could not be sent (\(error)).",
-                             status: .serviceUnavailable, reason: "backendError")
+            throw FlintError.unavailable("Sending the verification code", cause: error)
         }
         usage.record(.smsSent, projectID: caller.projectID)
         return sessionInfo

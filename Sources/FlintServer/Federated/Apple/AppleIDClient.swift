@@ -86,7 +86,7 @@ struct AppleIDClient: Sendable {
                 DeliveryHTTP.post(baseURL + path, contentType: "application/x-www-form-urlencoded", body: body),
                 with: httpClient, service: "Apple")
         } catch {
-            throw FlintError(sentence: "Apple could not be reached (\(error)).", status: .serviceUnavailable, reason: "backendError")
+            throw FlintError.unavailable("Apple", cause: error)
         }
     }
 }

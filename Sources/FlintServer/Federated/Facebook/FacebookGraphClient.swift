@@ -45,7 +45,7 @@ struct FacebookGraphClient: Sendable {
         do {
             return try await DeliveryHTTP.send(request, with: httpClient, service: "Facebook")
         } catch {
-            throw FlintError(sentence: "Facebook could not be reached (\(error)).", status: .serviceUnavailable, reason: "backendError")
+            throw FlintError.unavailable("Facebook", cause: error)
         }
     }
 }
