@@ -279,4 +279,33 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
+
+    // MARK: Enumeration
+
+    /// With enumeration protection (new production projects), whether an account has an address changes
+    /// nothing in the answers of password sign-in, password reset and sign-in methods: byte for byte.
+    @Test func answersAreTheSameForKnownAndUnknownAddresses() async throws {
+        try await withServer(emulator: false) { (_: TestServer, client: TestClient) async throws in
+            _ = try await client.signUp(email: "known@example.com", password: "secret123")
+            func answers(_ email: String) async throws -> [String] {
+                let requests: [(String, [String: JSONValue])] = [
+                    ("/v1/accounts:signInWithPassword", ["email": .string(email), "password": "wrong-password"]),
+                    ("/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": .string(email)]),
+                    ("/v1/accounts:createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost", "sessionId": "s"]),
+                ]
+                var bodies: [String] = []
+                for (path, body) in requests {
+                    let reply = try await client.post(path, body)
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = .sortedKeys
+                    bodies.append("\(reply.status) " + String(decoding: try encoder.encode(reply.body), as: UTF8.self))
+                }
+                return bodies
+            }
+            let known = try await answers("known@example.com")
+            let unknown = try await answers("unknown@example.com")
+            #expect(known.map { $0.replacingOccurrences(of: "known@", with: "X@") }
+                == unknown.map { $0.replacingOccurrences(of: "unknown@", with: "X@") })
+        }
+    }
 }
