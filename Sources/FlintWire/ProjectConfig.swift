@@ -69,6 +69,19 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public init(enableImprovedEmailPrivacy: Bool? = nil) { self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
     }
 
+    /// Flint's extension against SMS pumping: at most `regionDailyCap` codes a day to the numbers of one
+    /// country calling code, and no code at all to numbers starting with a `deniedPrefixes` entry (E.164
+    /// prefixes such as `+88213`, ranges fraudsters rent).
+    public struct SmsDefenseConfig: Codable, Sendable, Equatable {
+        public var regionDailyCap: Int64?
+        public var deniedPrefixes: [String]?
+
+        public init(regionDailyCap: Int64? = nil, deniedPrefixes: [String]? = nil) {
+            self.regionDailyCap = regionDailyCap
+            self.deniedPrefixes = deniedPrefixes
+        }
+    }
+
     /// Which regions (ISO 3166 alpha-2 codes) SMS may be sent to: all but `disallowedRegions`, or only
     /// `allowedRegions`.
     public struct SmsRegionConfig: Codable, Sendable, Equatable {
@@ -240,6 +253,7 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var authorizedDomains: [String]?
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var smsRegionConfig: SmsRegionConfig?
+    public var smsDefenseConfig: SmsDefenseConfig?
     public var appVerification: AppVerification?
     public var apps: Apps?
     public var blockingFunctions: BlockingFunctions?
@@ -247,8 +261,10 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
-                mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil) {
+                mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil,
+                smsDefenseConfig: SmsDefenseConfig? = nil) {
         self.apps = apps
+        self.smsDefenseConfig = smsDefenseConfig
         self.blockingFunctions = blockingFunctions
         self.notification = notification
         self.mfa = mfa
@@ -277,6 +293,8 @@ extension ProjectConfig {
         if authorizedDomains != nil { paths.append("authorizedDomains") }
         if emailPrivacyConfig?.enableImprovedEmailPrivacy != nil { paths.append("emailPrivacyConfig.enableImprovedEmailPrivacy") }
         if smsRegionConfig != nil { paths.append("smsRegionConfig") }
+        if smsDefenseConfig?.regionDailyCap != nil { paths.append("smsDefenseConfig.regionDailyCap") }
+        if smsDefenseConfig?.deniedPrefixes != nil { paths.append("smsDefenseConfig.deniedPrefixes") }
         if let appVerification {
             if appVerification.apnsEnabled != nil { paths.append("appVerification.apnsEnabled") }
             if appVerification.required != nil { paths.append("appVerification.required") }

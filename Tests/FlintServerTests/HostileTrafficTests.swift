@@ -308,4 +308,35 @@ import Testing
                 == unknown.map { $0.replacingOccurrences(of: "unknown@", with: "X@") })
         }
     }
+
+    // MARK: SMS defences
+
+    /// A project can refuse number ranges fraudsters rent, and cap the codes a day to one country calling
+    /// code; both are part of the v2 config.
+    @Test func smsDefencesRefuseDeniedPrefixesAndCapRegions() async throws {
+        try await Self.withProductionServer({ _ in }) { server, client in
+            _ = try await server.server.updateProjectConfig(server.projectID, ProjectConfig(
+                appVerification: .init(required: false),
+                smsDefenseConfig: .init(regionDailyCap: 2, deniedPrefixes: ["+88213"])),
+                updateMask: "appVerification.required,smsDefenseConfig")
+            let shown = try await server.server.updateProjectConfig(server.projectID, ProjectConfig(), updateMask: "")
+            #expect(shown.smsDefenseConfig == .init(regionDailyCap: 2, deniedPrefixes: ["+88213"]))
+
+            let denied = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+882130000001"])
+            #expect(denied.errorCode == "OPERATION_NOT_ALLOWED")
+            _ = try await client.sendCode("+14155550101")
+            _ = try await client.sendCode("+14155550102")
+            let capped = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+14155550103"])
+            #expect(capped.errorCode == "QUOTA_EXCEEDED")
+            // Another calling code has its own cap.
+            _ = try await client.sendCode("+447700900123")
+            server.clock.advance(seconds: 86_400)
+            _ = try await client.sendCode("+14155550104")
+
+            let invalid = try await client.admin("/v1/projects/\(server.projectID)/config?updateMask=smsDefenseConfig.deniedPrefixes", [
+                "smsDefenseConfig": ["deniedPrefixes": ["88213"]],
+            ])
+            #expect(invalid.status != 200)
+        }
+    }
 }

@@ -69,6 +69,18 @@ struct ProjectConfigService: Sendable {
             settings.improvedEmailPrivacy = change.emailPrivacyConfig?.enableImprovedEmailPrivacy ?? false
         }
         if mask.covers("smsRegionConfig") { settings.phone.regionPolicy = try Self.regionPolicy(change.smsRegionConfig) }
+        if mask.covers("smsDefenseConfig.regionDailyCap") {
+            let cap = change.smsDefenseConfig?.regionDailyCap
+            if let cap, cap < 0 { throw FlintError(.invalidArgument, "smsDefenseConfig.regionDailyCap must be ≥ 0.") }
+            settings.phone.regionDailyCap = cap
+        }
+        if mask.covers("smsDefenseConfig.deniedPrefixes") {
+            let prefixes = change.smsDefenseConfig?.deniedPrefixes ?? []
+            if let bad = prefixes.first(where: { !$0.hasPrefix("+") || $0.count < 2 || !$0.dropFirst().allSatisfy { "0123456789".contains($0) } }) {
+                throw FlintError(.invalidArgument, "smsDefenseConfig.deniedPrefixes: \(bad) is not an E.164 prefix (+ and digits).")
+            }
+            settings.phone.deniedPrefixes = prefixes
+        }
         if mask.covers("appVerification.apnsEnabled") {
             settings.phone.apnsEnabled = change.appVerification?.apnsEnabled ?? true
         }
@@ -270,7 +282,8 @@ struct ProjectConfigService: Sendable {
                 enabledProviders: settings.multiFactor.phone ? ["PHONE_SMS"] : [],
                 providerConfigs: [.init(state: settings.multiFactor.totp ? "ENABLED" : "DISABLED",
                                         totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]),
-            blockingFunctions: shownBlockingFunctions(settings.blockingFunctions))
+            blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
+            smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes))
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

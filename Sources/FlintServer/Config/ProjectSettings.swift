@@ -49,6 +49,10 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         /// Fictional numbers (E.164) and their fixed codes: no SMS, no limits.
         public var testNumbers: [String: String] = [:]
         public var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
+        /// Codes a day to one country calling code's numbers (nil: no cap).
+        public var regionDailyCap: Int64?
+        /// E.164 prefixes no code is sent to.
+        public var deniedPrefixes: [String] = []
         /// Whether a real number needs an app credential at all (production mode). Turning this off
         /// leaves only the send limits between the SMS budget and abuse.
         public var appVerificationRequired = true
@@ -64,6 +68,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
             let defaults = Phone()
             testNumbers = try container.decodeIfPresent([String: String].self, forKey: .testNumbers) ?? defaults.testNumbers
             regionPolicy = try container.decodeIfPresent(RegionPolicy.self, forKey: .regionPolicy) ?? defaults.regionPolicy
+            regionDailyCap = try container.decodeIfPresent(Int64.self, forKey: .regionDailyCap)
+            deniedPrefixes = try container.decodeIfPresent([String].self, forKey: .deniedPrefixes) ?? defaults.deniedPrefixes
             appVerificationRequired = try container.decodeIfPresent(Bool.self, forKey: .appVerificationRequired)
                 ?? defaults.appVerificationRequired
             apnsEnabled = try container.decodeIfPresent(Bool.self, forKey: .apnsEnabled) ?? defaults.apnsEnabled

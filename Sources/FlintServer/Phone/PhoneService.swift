@@ -45,9 +45,12 @@ public struct PhoneService: Sendable {
         }
         try await appVerifier.check(appCheck, caller: caller)
         try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
+        if settings.phone.deniedPrefixes.contains(where: { phoneNumber.hasPrefix($0) }) {
+            throw FlintError(.operationNotAllowed, "SMS to this number is not allowed by the project's SMS defences.")
+        }
         if policy.limitsSMSSends {
             try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, client: caller.clientLimitKey,
-                                   purpose: purpose)
+                                   purpose: purpose, regionDailyCap: settings.phone.regionDailyCap)
         }
         return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)
     }

@@ -11,7 +11,7 @@ struct SendLimits: Sendable {
     /// Counts one send and throws if any budget is spent; nothing may be sent after a throw. The client's
     /// and the number's budgets are asked first: a pumping script they refuse takes none of the project's
     /// quota, which its real users need.
-    func admit(phoneNumber: String, projectID: String, client: String?, purpose: String) async throws {
+    func admit(phoneNumber: String, projectID: String, client: String?, purpose: String, regionDailyCap: Int64? = nil) async throws {
         let now = clock.seconds
         let minute = now - now % 60
         let hour = now - now % 3600
@@ -23,6 +23,13 @@ struct SendLimits: Sendable {
         try await admit(client: client, projectID: projectID)
         if try await store.incrementCounter("sms:number:\(projectID):\(phoneNumber)", windowStart: hour) > limits.perNumberPerHour {
             throw FlintError(.tooManyAttempts, "Too many codes sent to this number.")
+        }
+        if let regionDailyCap {
+            // Numbers are counted by the regions their calling code serves (+1: all of NANP at once).
+            let region = PhoneRegions.regions(ofE164: phoneNumber).sorted().joined(separator: ",")
+            if try await store.incrementCounter("sms:region-day:\(projectID):\(region)", windowStart: now - now % 86_400) > regionDailyCap {
+                throw FlintError(.quotaExceeded, "The project's daily SMS cap for this region is used up.")
+            }
         }
         if try await store.incrementCounter("sms:project:\(projectID)", windowStart: minute) > limits.perProjectPerMinute {
             throw FlintError(.quotaExceeded, "The project's SMS quota is used up; try again in a minute.")

@@ -205,14 +205,16 @@ import Testing
             #expect(try await console.post("/console/settings/privacy", [("csrf", token), ("enumeration-protection", "on")]).status == 303)
             let badRegion = try await console.post("/console/settings/sms-regions", [("csrf", token), ("mode", "allowlist-only"), ("regions", "US, XX")])
             #expect(badRegion.status == 400 && badRegion.text(of: "error")?.contains("XX") == true)
-            #expect(try await console.post("/console/settings/sms-regions", [("csrf", token), ("mode", "allowlist-only"), ("regions", "us ca")])
-                .status == 303)
+            #expect(try await console.post("/console/settings/sms-regions", [
+                ("csrf", token), ("mode", "allowlist-only"), ("regions", "us ca"), ("daily-cap", "500"), ("denied-prefixes", "+88213, +99"),
+            ]).status == 303)
             #expect(try await console.post("/console/settings/mfa", [("csrf", token), ("mfa-enabled", "on"), ("mfa-totp", "on"),
                                                                      ("totp-intervals", "3")]).status == 303)
             let config = try #require(try await server.server.projectConfig(server.projectID))
             #expect(config.authorizedDomains == ["localhost", "app.example.com"])
             #expect(config.emailPrivacyConfig?.enableImprovedEmailPrivacy == true)
             #expect(config.smsRegionConfig?.allowlistOnly?.allowedRegions == ["US", "CA"])
+            #expect(config.smsDefenseConfig == .init(regionDailyCap: 500, deniedPrefixes: ["+88213", "+99"]))
             #expect(config.mfa?.state == "ENABLED" && config.mfa?.enabledProviders == []
                     && config.mfa?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 3)
             let settingsPage = try await console.get("/console/settings")

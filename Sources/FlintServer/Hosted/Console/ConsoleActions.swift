@@ -120,7 +120,10 @@ extension ConsoleRoutes {
         case "allow-by-default": change.smsRegionConfig = .init(allowByDefault: .init(disallowedRegions: regions))
         default: throw FlintError(.invalidArgument, "Choose how regions are allowed.")
         }
-        try await updateConfig(context, change, mask: "smsRegionConfig")
+        let cap = form["daily-cap"].flatMap { $0.isEmpty ? nil : $0 }
+        guard cap == nil || Int64(cap ?? "") != nil else { throw FlintError(.invalidArgument, "The daily cap must be a whole number.") }
+        change.smsDefenseConfig = .init(regionDailyCap: cap.flatMap { Int64($0) }, deniedPrefixes: Self.list(form["denied-prefixes"]))
+        try await updateConfig(context, change, mask: "smsRegionConfig,smsDefenseConfig")
         return Outcome(notice: .saved, location: "/console/settings")
     }
 

@@ -233,11 +233,15 @@ extension ConsoleRoutes {
                 <button type="submit" id="save-privacy">Save</button>
                 """))
             \(card("/console/settings/sms-regions", id: "sms-regions-form", """
-                <h2>SMS region policy</h2>
+                <h2>SMS regions and defences</h2>
                 <label class="check"><input type="radio" name="mode" id="regions-allow" value="allow-by-default"\(regionMode == "allow-by-default" ? " checked" : "")> Allow every region except those listed</label>
                 <label class="check"><input type="radio" name="mode" id="regions-allowlist" value="allowlist-only"\(regionMode == "allowlist-only" ? " checked" : "")> Allow only the regions listed</label>
                 \(ConsoleHTML.textField("regions", label: "Region codes (ISO 3166, comma-separated)", value: regions.joined(separator: ", "), placeholder: "US, CA"))
-                <button type="submit" id="save-sms-regions">Save regions</button>
+                \(ConsoleHTML.textField("daily-cap", label: "Codes a day per country calling code (empty: no cap)",
+                                        value: settings.phone.regionDailyCap.map(String.init), type: "number", extra: " min=\"0\""))
+                \(ConsoleHTML.textField("denied-prefixes", label: "Never send to numbers starting with (E.164, comma-separated)",
+                                        value: settings.phone.deniedPrefixes.joined(separator: ", "), placeholder: "+88213"))
+                <button type="submit" id="save-sms-regions">Save</button>
                 """))
             \(card("/console/settings/mfa", id: "mfa-form", """
                 <h2>Multi-factor authentication</h2>
