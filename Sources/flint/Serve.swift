@@ -67,6 +67,10 @@ struct Serve: AsyncParsableCommand {
             Sign-up limits:
 
               FLINT_SIGNUPS_PER_IP_PER_HOUR     new accounts per client IP (IPv6: per /64) per hour (100)
+
+            Sessions:
+
+              FLINT_REFRESH_TOKEN_IDLE_DAYS     refresh tokens unused this many days stop working (unset: never)
             """)
 
     @OptionGroup var options: ServerOptions
@@ -83,6 +87,7 @@ struct Serve: AsyncParsableCommand {
             configuration.phoneLimits = try PhoneLimits(environment: environment)
             configuration.emailLimits = try EmailLimits(environment: environment)
             configuration.signUpLimits = try SignUpLimits(environment: environment)
+            configuration.refreshTokenIdleSeconds = try ServerConfiguration.refreshTokenIdleSeconds(environment: environment)
             configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
             configuration.trustedProxies = try TrustedProxies(trustedProxies ?? environment["FLINT_TRUSTED_PROXIES"] ?? "")
         } catch let error as DeliveryConfigurationError {

@@ -339,4 +339,46 @@ import Testing
             #expect(invalid.status != 200)
         }
     }
+
+    // MARK: Sessions
+
+    /// Refresh tokens unused longer than the configured idle time stop working; used ones go on.
+    @Test func idleRefreshTokensExpire() async throws {
+        try await Self.withProductionServer({ $0.refreshTokenIdleSeconds = 2 * 86_400 }) { server, client in
+            let used = try await client.signUp(email: "used@example.com", password: "secret123")
+            let idle = try await client.signUp(email: "idle@example.com", password: "secret123")
+            server.clock.advance(seconds: 86_400)
+            #expect(try await client.refresh(used.string("refreshToken")).status == 200)
+            server.clock.advance(seconds: 2 * 86_400)
+            #expect(try await client.refresh(used.string("refreshToken")).status == 200)
+            #expect(try await client.refresh(idle.string("refreshToken")).errorMessage == "TOKEN_EXPIRED")
+        }
+    }
+
+    /// The janitor deletes refresh tokens no one can use again: revoked ones, and idle ones when configured.
+    @Test(arguments: TestDatabase.allCases)
+    func deadRefreshTokensArePruned(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            let first = try await client.signUp(email: "ada@example.com", password: "secret123")
+            _ = try await client.post("/v1/accounts:signInWithPassword", ["email": "ada@example.com", "password": "secret123"])
+            let changed = try await client.post("/v1/accounts:update", [
+                "idToken": first["idToken"] ?? .null, "password": "secret456", "returnSecureToken": true,
+            ])
+            #expect(changed.status == 200)
+            let store = server.server.store
+            func sessions() async throws -> Int64 {
+                try await store.database.query("SELECT COUNT(*) AS n FROM refresh_tokens", []).first?.int("n") ?? -1
+            }
+            #expect(try await sessions() == 3)
+            try await server.server.janitor.sweep()
+            #expect(try await sessions() == 1)
+            #expect(try await client.refresh(changed.string("refreshToken")).status == 200)
+
+            server.clock.advance(seconds: 10 * 86_400)
+            var janitor = server.server.janitor
+            janitor.refreshTokenIdleSeconds = 86_400
+            try await janitor.sweep()
+            #expect(try await sessions() == 0)
+        }
+    }
 }

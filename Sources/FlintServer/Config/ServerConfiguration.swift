@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
     public var emailLimits = EmailLimits()
     /// Sign-up limits.
     public var signUpLimits = SignUpLimits()
+    /// Refresh tokens unused this long (seconds, give or take an hour) stop working and are deleted; nil
+    /// keeps them until revoked, as Firebase does.
+    public var refreshTokenIdleSeconds: Int64?
     /// Sign in with Apple and Facebook addresses and issuers.
     public var identityProviderEndpoints = IdentityProviderEndpoints()
     /// Proxies whose `X-Forwarded-For` names the client (none by default: the peer is the client).

@@ -69,7 +69,8 @@ public final class AuthServer: Sendable {
         self.logger = logger
         let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
-        janitor = Janitor(store: store, clock: environment.clock, logger: logger)
+        janitor = Janitor(store: store, clock: environment.clock, refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds,
+                          logger: logger)
         usage = UsageCounters(store: store, clock: environment.clock, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
@@ -81,7 +82,7 @@ public final class AuthServer: Sendable {
         let boundPublicURL = self.boundPublicURL
         let policy = configuration.policy
         tokens = TokenService(
-            keyring: keyring, secrets: secrets, store: store, clock: environment.clock, random: environment.random, usage: usage,
+            keyring: keyring, secrets: secrets, refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds, store: store, clock: environment.clock, random: environment.random, usage: usage,
             policy: policy, issuerPrefix: {
                 // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
                 policy.usesGoogleIssuers ? "https://securetoken.google.com/"

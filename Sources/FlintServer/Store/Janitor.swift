@@ -2,12 +2,14 @@ import Logging
 import ServiceLifecycle
 
 /// Removes what can no longer be used: verification codes and email action codes a day after they
-/// expired, expired app credentials, counters of windows long past, and usage counts older than
-/// `UsageCounters.retentionDays`.
+/// expired, expired app credentials, counters of windows long past, usage counts older than
+/// `UsageCounters.retentionDays`, and refresh tokens of revoked (or, if configured, idle) sessions.
 /// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
 struct Janitor: Service {
     let store: Store
     let clock: any FlintClock
+    /// Refresh tokens unused this long are deleted (nil: they live until revoked, as Firebase's do).
+    var refreshTokenIdleSeconds: Int64?
     let logger: Logger
     var interval: Duration = .seconds(600)
 
@@ -40,6 +42,10 @@ struct Janitor: Service {
         let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
         let usage = try await store.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
-        return codes + credentials + actionCodes + counters + usage
+        // A token last used a granule before the limit may still be within it: keep it one granule longer.
+        let sessions = try await store.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
+            now / 1000 - $0 - TokenService.lastUsedGranularity
+        })
+        return codes + credentials + actionCodes + counters + usage + sessions
     }
 }

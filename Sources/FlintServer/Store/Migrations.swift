@@ -194,6 +194,12 @@ enum Migrations {
             // Sign-in methods for an address also find accounts linked to a provider account of that address.
             "CREATE INDEX user_identities_email ON user_identities(project_id, email)",
         ]),
+        (10, [
+            // When a refresh token was last used (epoch seconds, kept to the hour), for idle expiry and pruning.
+            "ALTER TABLE refresh_tokens ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0",
+            "UPDATE refresh_tokens SET last_used_at = created_at",
+            "CREATE INDEX refresh_tokens_last_used ON refresh_tokens(last_used_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

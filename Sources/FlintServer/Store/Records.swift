@@ -124,6 +124,8 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var sessionClaims: String?
     /// The user's `sessionEpoch` when the session began; a later revocation ends it.
     public var sessionEpoch: Int64
+    /// Epoch seconds the token was last used (kept to `TokenService.lastUsedGranularity`).
+    public var lastUsedAt: Int64
 
     public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
                 secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil, sessionEpoch: Int64 = 0) {
@@ -135,6 +137,7 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         self.signInProvider = signInProvider
         self.authTime = authTime
         self.createdAt = createdAt
+        self.lastUsedAt = createdAt
     }
 }
 

@@ -32,17 +32,22 @@ public final class TokenService: Sendable {
     static let verifiedTokenCacheSize = 4096
     /// `lastRefreshAt` is written at most this often per user (ms), so refreshes under load do not all write.
     static let lastRefreshGranularity: Int64 = 60_000
+    /// A refresh token's `lastUsedAt` is written at most this often (seconds): idle limits are days long.
+    static let lastUsedGranularity: Int64 = 3600
+    /// Refresh tokens unused this long stop working (nil: never, as Firebase's).
+    private let refreshTokenIdleSeconds: Int64?
 
     /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
     ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
     /// - Parameter sessionIssuerPrefix: the same for session cookies.
-    public init(keyring: SigningKeyring, secrets: SecretBox, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
+    public init(keyring: SigningKeyring, secrets: SecretBox, refreshTokenIdleSeconds: Int64? = nil, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
                 policy: ModePolicy, issuerPrefix: @escaping @Sendable () -> String,
                 sessionIssuerPrefix: @escaping @Sendable () -> String) {
         self.sessionIssuerPrefix = sessionIssuerPrefix
         self.policy = policy
         self.keyring = keyring
         self.secrets = secrets
+        self.refreshTokenIdleSeconds = refreshTokenIdleSeconds
         self.store = store
         self.clock = clock
         self.random = random
@@ -113,6 +118,12 @@ public final class TokenService: Sendable {
         if user.disabled { throw FlintError(.userDisabled) }
         if record.sessionEpoch < user.sessionEpoch || record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
         let now = clock.seconds
+        if let idle = refreshTokenIdleSeconds, now - record.lastUsedAt > idle + Self.lastUsedGranularity {
+            throw FlintError(.tokenExpired)
+        }
+        if now - record.lastUsedAt >= Self.lastUsedGranularity {
+            try await store.touchRefreshToken(hash: Self.hash(refreshToken), at: now)
+        }
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
             sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: record.sessionEpoch, now: now)

@@ -18,6 +18,17 @@ extension EmailLimits {
     }
 }
 
+extension ServerConfiguration {
+    /// `FLINT_REFRESH_TOKEN_IDLE_DAYS` in seconds; nil when unset.
+    public static func refreshTokenIdleSeconds(environment variables: [String: String]) throws -> Int64? {
+        guard let days = try EnvironmentReader(variables).wholeNumber("FLINT_REFRESH_TOKEN_IDLE_DAYS") else { return nil }
+        guard days > 0, days <= 36_500 else {
+            throw DeliveryConfigurationError.invalid(setting: "FLINT_REFRESH_TOKEN_IDLE_DAYS", reason: "give 1 to 36500 days")
+        }
+        return days * 86_400
+    }
+}
+
 /// The limit on new accounts a client may make (Firebase's: 100 per IP address per hour). Beyond it:
 /// `TOO_MANY_ATTEMPTS_TRY_LATER`. Admin-created and imported accounts do not count.
 public struct SignUpLimits: Sendable, Equatable {
