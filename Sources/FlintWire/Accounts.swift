@@ -185,6 +185,7 @@ public struct UserRecord: Codable, Sendable, Equatable {
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
         photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
         phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        screenName = try container.decodeIfPresent(String.self, forKey: .screenName)
         passwordHash = try container.decodeIfPresent(String.self, forKey: .passwordHash)
         salt = try container.decodeIfPresent(String.self, forKey: .salt)
         passwordUpdatedAt = try container.decodeIfPresent(Double.self, forKey: .passwordUpdatedAt)

@@ -31,22 +31,7 @@ extension AccountIntegrityTests.Races {
 
     /// The same race with the requests spread over two nodes of one PostgreSQL.
     @Test func passwordChangesRaceAcrossTwoNodes() async throws {
-        try await Self.withTwoNodes { first, clients in try await Self.passwordRace(clients: clients, server: first) }
-    }
-
-    /// Runs `body` against two nodes (sharing one clock) on one fresh PostgreSQL database, and stops them.
-    static func withTwoNodes(_ body: (TestServer, [TestClient]) async throws -> Void) async throws {
-        let first = try await TestServer.start(database: .postgres)
-        let second = try await TestServer.start(sharing: first.database, clock: first.clock)
-        do {
-            try await body(first, [TestClient(first), TestClient(second)])
-            try await second.stop()
-            try await first.stop()
-        } catch {
-            try? await second.stop()
-            try? await first.stop()
-            throw error
-        }
+        try await withTwoNodes { first, clients in try await Self.passwordRace(clients: clients, server: first) }
     }
 
     /// Rounds of many password sign-ins while the password changes: afterwards the new password holds and
@@ -155,7 +140,7 @@ extension AccountIntegrityTests.Races {
 
     /// Several nodes on one PostgreSQL: a user itself does not sit in any node's memory.
     @Test func concurrentLinksAcrossTwoNodes() async throws {
-        try await Self.withTwoNodes { _, clients in try await Self.linkRace(clients: clients) }
+        try await withTwoNodes { _, clients in try await Self.linkRace(clients: clients) }
     }
 
     /// An anonymous user links three providers at once (spread over `clients`): all three stay linked.

@@ -47,15 +47,10 @@ import Testing
     }
 
     private func withProductionServer(bits: Int = 4, _ body: (TestServer, TestClient) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: false)
-        do {
+        try await withServer(emulator: false) { server, client in
             try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = bits }
-            try await body(server, TestClient(server))
-        } catch {
-            try? await server.stop()
-            throw error
+            try await body(server, client)
         }
-        try await server.stop()
     }
 
     @Test func pageCarriesAChallengeTheCallbackAndStrictHeaders() async throws {

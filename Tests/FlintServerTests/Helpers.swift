@@ -4,10 +4,11 @@ import FlintWire
 import Foundation
 import Testing
 
-/// Runs `body` against a fresh server and always stops it.
+/// Runs `body` against a fresh server (its configuration changed by `configure`) and always stops it.
 func withServer(emulator: Bool = true, database: TestDatabase = .sqlite,
+                configure: (inout ServerConfiguration) -> Void = { _ in },
                 _ body: (TestServer, TestClient) async throws -> Void) async throws {
-    let server = try await TestServer.start(emulator: emulator, database: database)
+    let server = try await TestServer.start(emulator: emulator, database: database, configure: configure)
     do {
         try await body(server, TestClient(server))
     } catch {
@@ -15,6 +16,21 @@ func withServer(emulator: Bool = true, database: TestDatabase = .sqlite,
         throw error
     }
     try await server.stop()
+}
+
+/// Runs `body` against two nodes (sharing one clock) on one fresh PostgreSQL database, and stops them.
+func withTwoNodes(emulator: Bool = true, _ body: (TestServer, [TestClient]) async throws -> Void) async throws {
+    let first = try await TestServer.start(emulator: emulator, database: .postgres)
+    let second = try await TestServer.start(emulator: emulator, sharing: first.database, clock: first.clock)
+    do {
+        try await body(first, [TestClient(first), TestClient(second)])
+        try await second.stop()
+        try await first.stop()
+    } catch {
+        try? await second.stop()
+        try? await first.stop()
+        throw error
+    }
 }
 
 extension TestClient {

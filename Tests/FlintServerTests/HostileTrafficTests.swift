@@ -11,7 +11,8 @@ import Testing
 
     /// Sends `count` wrong passwords for `email` at once and returns the error codes.
     static func parallelWrongPasswords(_ clients: [TestClient], email: String, count: Int = guesses) async throws -> [String] {
-        try await withThrowingTaskGroup(of: String.self) { group in
+        let clients = clients.map { $0.flooding(connections: count) }
+        return try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<count {
                 group.addTask {
                     try await clients[index % clients.count].post("/v1/accounts:signInWithPassword", [
@@ -62,19 +63,10 @@ import Testing
 
     /// Two nodes on one PostgreSQL share the tries.
     @Test func parallelGuessesAcrossTwoNodesShareTheLimit() async throws {
-        let first = try await TestServer.start(emulator: false, database: .postgres)
-        let second = try await TestServer.start(emulator: false, sharing: first.database, clock: first.clock)
-        do {
-            let clients = [TestClient(first), TestClient(second)]
+        try await withTwoNodes(emulator: false) { _, clients in
             _ = try await clients[0].signUp(email: "shared@example.com", password: "secret123")
             let answers = try await Self.parallelWrongPasswords(clients, email: "shared@example.com")
             #expect(answers.filter { $0 == "INVALID_LOGIN_CREDENTIALS" }.count == Int(SignInThrottle.maximumFailures))
-            try await second.stop()
-            try await first.stop()
-        } catch {
-            try? await second.stop()
-            try? await first.stop()
-            throw error
         }
     }
 
@@ -105,9 +97,10 @@ import Testing
             let sessionInfo = try await client.sendCode(number)
             let code = try #require(server.log.smsCodes(to: number).last)
             let wrong = code == "000000" ? "111111" : "000000"
+            let flooding = client.flooding(connections: Self.guesses)
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<Self.guesses {
-                    group.addTask { try await client.verify(sessionInfo, wrong).errorCode ?? "OK" }
+                    group.addTask { try await flooding.verify(sessionInfo, wrong).errorCode ?? "OK" }
                 }
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
@@ -119,21 +112,8 @@ import Testing
 
     // MARK: Budgets per client
 
-    /// A production server with `configure` applied, stopped afterwards.
-    static func withProductionServer(_ configure: (inout ServerConfiguration) -> Void,
-                                     _ body: (TestServer, TestClient) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: false, configure: configure)
-        do {
-            try await body(server, TestClient(server))
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
-    }
-
     @Test func signUpsPerClientAreLimited() async throws {
-        try await Self.withProductionServer({ $0.signUpLimits.perIPPerHour = 3 }) { server, client in
+        try await withServer(emulator: false, configure: { $0.signUpLimits.perIPPerHour = 3 }) { server, client in
             for index in 0..<3 { _ = try await client.signUp(email: "u\(index)@example.com", password: "secret123") }
             let refused = try await client.post("/v1/accounts:signUp", ["email": "u3@example.com", "password": "secret123"])
             #expect(refused.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
@@ -145,7 +125,7 @@ import Testing
 
     /// Fictional numbers send nothing, but their codes cannot be asked for without bound.
     @Test func fictionalNumbersAreHeldToTheClientsBudget() async throws {
-        try await Self.withProductionServer({ $0.phoneLimits.perIPPerMinute = 2 }) { server, client in
+        try await withServer(emulator: false, configure: { $0.phoneLimits.perIPPerMinute = 2 }) { server, client in
             _ = try await server.server.updateProjectConfig(server.projectID, ProjectConfig(
                 signIn: .init(phoneNumber: .init(testPhoneNumbers: ["+15555550144": "123456"]))), updateMask: "signIn.phoneNumber.testPhoneNumbers")
             for _ in 0..<2 { _ = try await client.sendCode("+15555550144") }
@@ -156,7 +136,7 @@ import Testing
 
     /// A send the client's budget refuses takes none of the project's quota.
     @Test func refusedSendsTakeNoProjectQuota() async throws {
-        try await Self.withProductionServer({ $0.phoneLimits.perIPPerMinute = 1 }) { server, client in
+        try await withServer(emulator: false, configure: { $0.phoneLimits.perIPPerMinute = 1 }) { server, client in
             _ = try await server.server.updateProjectConfig(
                 server.projectID, ProjectConfig(appVerification: .init(required: false)), updateMask: "appVerification.required")
             _ = try await client.sendCode("+14155550100")
@@ -194,14 +174,14 @@ import Testing
 
     /// Over HTTP: a spoofed `X-Forwarded-For` does not move a client out of its budget.
     @Test func spoofedForwardedForDoesNotEscapeTheBudget() async throws {
-        try await Self.withProductionServer({ $0.signUpLimits.perIPPerHour = 1 }) { _, client in
+        try await withServer(emulator: false, configure: { $0.signUpLimits.perIPPerHour = 1 }) { _, client in
             _ = try await client.signUp(email: "first@example.com", password: "secret123")
             let spoofed = try await client.post("/v1/accounts:signUp", ["email": "second@example.com", "password": "secret123"],
                                                 headers: ["X-Forwarded-For": "198.51.100.77"])
             #expect(spoofed.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
         }
         let loopbackProxy = try TrustedProxies("127.0.0.1")
-        try await Self.withProductionServer({
+        try await withServer(emulator: false, configure: {
             $0.signUpLimits.perIPPerHour = 1
             $0.trustedProxies = loopbackProxy
         }) { _, client in
@@ -243,7 +223,7 @@ import Testing
     /// A stranger's guesses lock the stranger out, not the owner signing in from elsewhere.
     @Test func lockoutIsPerAddressAndClient() async throws {
         let loopbackProxy = try TrustedProxies("127.0.0.1")
-        try await Self.withProductionServer({ $0.trustedProxies = loopbackProxy }) { _, client in
+        try await withServer(emulator: false, configure: { $0.trustedProxies = loopbackProxy }) { _, client in
             _ = try await client.signUp(email: "owner@example.com", password: "secret123")
             let guesser = ["X-Forwarded-For": "198.51.100.1"]
             for index in 0..<Int(SignInThrottle.maximumFailures) {
@@ -314,7 +294,7 @@ import Testing
     /// A project can refuse number ranges fraudsters rent, and cap the codes a day to one country calling
     /// code; both are part of the v2 config.
     @Test func smsDefencesRefuseDeniedPrefixesAndCapRegions() async throws {
-        try await Self.withProductionServer({ _ in }) { server, client in
+        try await withServer(emulator: false) { server, client in
             _ = try await server.server.updateProjectConfig(server.projectID, ProjectConfig(
                 appVerification: .init(required: false),
                 smsDefenseConfig: .init(regionDailyCap: 2, deniedPrefixes: ["+88213"])),
@@ -344,7 +324,7 @@ import Testing
 
     /// Refresh tokens unused longer than the configured idle time stop working; used ones go on.
     @Test func idleRefreshTokensExpire() async throws {
-        try await Self.withProductionServer({ $0.refreshTokenIdleSeconds = 2 * 86_400 }) { server, client in
+        try await withServer(emulator: false, configure: { $0.refreshTokenIdleSeconds = 2 * 86_400 }) { server, client in
             let used = try await client.signUp(email: "used@example.com", password: "secret123")
             let idle = try await client.signUp(email: "idle@example.com", password: "secret123")
             server.clock.advance(seconds: 86_400)

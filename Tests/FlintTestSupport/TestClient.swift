@@ -8,14 +8,25 @@ import FoundationNetworking
 public struct TestClient: Sendable {
     public let baseURL: URL
     public let apiKey: String?
+    /// The shared session, or one of its own for a test that floods its server (so the flood does not
+    /// queue other tests' requests behind it).
+    public let session: URLSession
 
-    public init(baseURL: URL, apiKey: String?) {
+    public init(baseURL: URL, apiKey: String?, session: URLSession = .shared) {
         self.baseURL = baseURL
         self.apiKey = apiKey
+        self.session = session
     }
 
     public init(_ server: TestServer) {
         self.init(baseURL: server.baseURL, apiKey: server.apiKey)
+    }
+
+    /// The same client on a session of its own that opens up to `connections` connections at once.
+    public func flooding(connections: Int) -> TestClient {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = connections
+        return TestClient(baseURL: baseURL, apiKey: apiKey, session: URLSession(configuration: configuration))
     }
 
     public struct Reply: Sendable {
@@ -48,7 +59,7 @@ public struct TestClient: Sendable {
         request.httpBody = body
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         let json = data.isEmpty ? JSONValue.null : (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .string(String(decoding: data, as: UTF8.self))
         var replyHeaders: [String: String] = [:]

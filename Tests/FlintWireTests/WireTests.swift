@@ -13,6 +13,38 @@ import Testing
         #expect(plain.serverCode == "EMAIL_EXISTS" && plain.detail == nil)
     }
 
+    /// The hand-written decoders of import records (lenient about `localId` and `providerId`) read every
+    /// field a server writes: a fully filled record survives a round trip.
+    @Test func userRecordsRoundTripWithEveryField() throws {
+        var provider = ProviderUserInfo(providerId: "google.com", rawId: "g-1", federatedId: "https://accounts.google.com/g-1",
+                                        email: "a@example.com", displayName: "A", photoUrl: "https://example.com/a.png")
+        provider.screenName = "ada"
+        var record = UserRecord(localId: "u-1")
+        record.email = "a@example.com"
+        record.emailVerified = true
+        record.displayName = "Ada"
+        record.photoUrl = "https://example.com/a.png"
+        record.phoneNumber = "+15555550100"
+        record.screenName = "ada"
+        record.passwordHash = "aGFzaA=="
+        record.salt = "c2FsdA=="
+        record.passwordUpdatedAt = 1_700_000_000_000
+        record.providerUserInfo = [provider]
+        record.validSince = "1700000000"
+        record.disabled = false
+        record.lastLoginAt = "1700000000000"
+        record.createdAt = "1690000000000"
+        record.lastRefreshAt = "2026-11-25T10:00:00.000Z"
+        record.customAttributes = #"{"role":"admin"}"#
+        record.emailLinkSignin = true
+        record.mfaInfo = [MFAEnrollment(mfaEnrollmentId: "m-1", displayName: "Phone", phoneInfo: "+15555550101",
+                                        enrolledAt: "2026-11-25T10:00:00.000Z", unobfuscatedPhoneInfo: "+15555550101")]
+        record.tenantId = "t-1"
+        record.rawPassword = "secret"
+        let decoded = try JSONDecoder().decode(UserRecord.self, from: try JSONEncoder().encode(record))
+        #expect(decoded == record)
+    }
+
     @Test func jsonValueRoundTripsAndKeepsIntegersIntegral() throws {
         let text = #"{"a":[1,2.5,true,null,"x"],"b":{"c":1795320029}}"#
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
