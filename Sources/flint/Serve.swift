@@ -102,6 +102,17 @@ struct Serve: AsyncParsableCommand {
         let configuration = try configuration()
         let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
         let apiKey = try await server.defaultAPIKey()
+        // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).
+        do {
+            try await serve(server, configuration: configuration, apiKey: apiKey)
+        } catch {
+            try? await server.close()
+            throw error
+        }
+        try await server.close()
+    }
+
+    private func serve(_ server: AuthServer, configuration: ServerConfiguration, apiKey: String) async throws {
         try await server.run { port in
             let mode = configuration.policy.mode.rawValue
             let storage = configuration.databaseURL == nil
@@ -116,6 +127,5 @@ struct Serve: AsyncParsableCommand {
 
                 """.utf8))
         }
-        try await server.close()
     }
 }

@@ -6,7 +6,8 @@ import Testing
 
 /// Limits that hold under parallel guessing: every try is taken in one atomic increment-and-compare
 /// before the secret is compared, so many requests at once get no more comparisons than the limit.
-@Suite struct HostileTrafficTests {
+/// One test at a time: each floods its server, and together they would starve the rest of the suite.
+@Suite(.serialized) struct HostileTrafficTests {
     static let guesses = 60
 
     /// Sends `count` wrong passwords for `email` at once and returns the error codes.

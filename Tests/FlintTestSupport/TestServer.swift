@@ -139,11 +139,13 @@ public final class TestServer: Sendable {
         self.ownsDatabase = ownsDatabase
     }
 
-    /// Stops serving and closes the store; drops the scratch database unless it was shared in.
+    /// Stops serving and closes the store; drops the scratch database unless it was shared in. Throws if
+    /// the run did not end cleanly: a graceful shutdown must let every service finish without an error.
     public func stop() async throws {
         await server.shutdown()
-        _ = await task.result
+        let run = await task.result
         try await server.close()
         if ownsDatabase { try await database.drop() }
+        try run.get()
     }
 }

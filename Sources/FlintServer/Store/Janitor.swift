@@ -19,15 +19,17 @@ struct Janitor: Service {
     /// late is told `SESSION_EXPIRED` / `EXPIRED_OOB_CODE`, as Firebase tells it, not that the code is invalid.
     static let expiredCodeRetentionMilliseconds: Int64 = 86_400_000
 
+    /// Sweeps every `interval` until the server shuts down; then returns normally (a throw here would make
+    /// the service group cancel the HTTP server instead of letting it finish its requests).
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     try await sweep()
                 } catch {
                     logger.warning("sweep failed", metadata: ["error": "\(error)"])
                 }
-                try await Task.sleep(for: interval)
+                try? await Task.sleep(for: interval)
             }
         }
     }
