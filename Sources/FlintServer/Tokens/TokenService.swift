@@ -103,8 +103,9 @@ public final class TokenService: Sendable {
     /// The refresh token stays the same, as Firebase's does. A deleted user's token is `USER_NOT_FOUND`
     /// where the policy says so (`reportsDeletedUsersOnRefresh`), else `INVALID_REFRESH_TOKEN`.
     public func refresh(_ refreshToken: String, projectID: String) async throws -> (idToken: String, user: UserAccount) {
-        guard refreshToken.utf8.count <= 512,
-              let (record, user) = try await store.refreshSession(hash: Self.hash(refreshToken)),
+        guard refreshToken.utf8.count <= 512 else { throw FlintError(.invalidRefreshToken) }
+        let tokenHash = Self.hash(refreshToken)
+        guard let (record, user) = try await store.refreshSession(hash: tokenHash),
               record.projectID == projectID
         else {
             // Only a token Flint made for a user id that is gone says so; any other unknown token, a known
@@ -122,7 +123,7 @@ public final class TokenService: Sendable {
             throw FlintError(.tokenExpired)
         }
         if now - record.lastUsedAt >= Self.lastUsedGranularity {
-            try await store.touchRefreshToken(hash: Self.hash(refreshToken), at: now)
+            try await store.touchRefreshToken(hash: tokenHash, at: now)
         }
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
@@ -245,7 +246,12 @@ public final class TokenService: Sendable {
 
     /// `<localID>.<tag>`: the user id, and Flint's proof that it made it for a refresh token.
     private func signedUserID(_ localID: String) -> String {
-        localID + "." + Base64URL.encode(secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16))
+        localID + "." + Base64URL.encode(userIDTag(localID))
+    }
+
+    /// Flint's tag on a user id in refresh tokens: 128 bits of an HMAC under the master key.
+    private func userIDTag(_ localID: String) -> Data {
+        secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16)
     }
 
     /// The user id of a refresh token Flint made (`<localID>.<tag>.<secret>`), whether or not its session
@@ -254,8 +260,7 @@ public final class TokenService: Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let tag = Base64URL.decode(parts[1]) else { return nil }
         let localID = String(parts[0])
-        let expected = secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16)
-        return constantTimeEquals(tag, Data(expected)) ? localID : nil
+        return constantTimeEquals(tag, userIDTag(localID)) ? localID : nil
     }
 
     private static let refreshTokenTagContext = "refresh-token-user"
