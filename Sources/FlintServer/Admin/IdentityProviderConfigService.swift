@@ -20,7 +20,7 @@ struct IdentityProviderConfigService: Sendable {
                 DefaultSupportedIdpConfigList(defaultSupportedIdpConfigs: caller.project.settings.identityProviders
                     .sorted { $0.key < $1.key }.map { Self.config($0.value, id: $0.key, projectID: caller.projectID) })
             },
-            Endpoint(method: .post, paths: collection) { request, context in
+            Endpoint(method: .post, paths: collection, contract: Self.contract(query: ["idpId"])) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let id = try Self.providerID(request.uri.queryParameters.get("idpId"))
                 let body = try await JSONBody.decode(DefaultSupportedIdpConfig.self, from: request)
@@ -29,7 +29,7 @@ struct IdentityProviderConfigService: Sendable {
                 }
                 return try JSONBody.response(try await save(id, body, mask: nil, caller: caller))
             },
-            Endpoint(method: .get, paths: item) { request, context in
+            Endpoint(method: .get, paths: item, contract: Self.contract(body: false)) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let id = try Self.providerID(context.parameters.get("idpId"))
                 guard let provider = caller.project.settings.identityProviders[id] else {
@@ -37,7 +37,7 @@ struct IdentityProviderConfigService: Sendable {
                 }
                 return try JSONBody.response(Self.config(provider, id: id, projectID: caller.projectID))
             },
-            Endpoint(method: .patch, paths: item) { request, context in
+            Endpoint(method: .patch, paths: item, contract: Self.contract(query: ["updateMask"])) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let id = try Self.providerID(context.parameters.get("idpId"))
                 let body = try await JSONBody.decode(DefaultSupportedIdpConfig.self, from: request)
@@ -47,7 +47,7 @@ struct IdentityProviderConfigService: Sendable {
                 let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
                 return try JSONBody.response(try await save(id, body, mask: mask, caller: caller))
             },
-            Endpoint(method: .delete, paths: item) { request, context in
+            Endpoint(method: .delete, paths: item, contract: EndpointContract(credentials: .admin, response: .anyJSONObject)) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let id = try Self.providerID(context.parameters.get("idpId"))
                 guard caller.project.settings.identityProviders[id] != nil else {
@@ -57,6 +57,12 @@ struct IdentityProviderConfigService: Sendable {
                 return JSONBody.response(data: Data("{}".utf8))
             },
         ]
+    }
+
+    /// An admin call that answers with a provider's configuration (and takes one, with `body`).
+    private static func contract(query: [String] = [], body: Bool = true) -> EndpointContract {
+        EndpointContract(credentials: .admin, query: query, request: body ? [.json(DefaultSupportedIdpConfig.self)] : [],
+                         response: .json(DefaultSupportedIdpConfig.self))
     }
 
     /// Creates or changes a provider: every field present in `body`, or those `mask` names.

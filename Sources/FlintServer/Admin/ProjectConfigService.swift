@@ -20,7 +20,9 @@ struct ProjectConfigService: Sendable {
         let paths = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/config")
         return [
             .get(paths, access: .admin, callers: callers) { _, caller in Self.config(of: caller.project) },
-            Endpoint(method: .patch, paths: paths) { request, context in
+            Endpoint(method: .patch, paths: paths, contract: EndpointContract(
+                credentials: .admin, query: ["updateMask"], request: [.json(ProjectConfig.self)], response: .json(ProjectConfig.self))
+            ) { request, context in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let change = try await JSONBody.decode(ProjectConfig.self, from: request)
                 let updated = try await update(

@@ -6,7 +6,9 @@ import Hummingbird
 extension ServiceAccounts {
     var endpoints: [Endpoint] {
         [
-            Endpoint(method: .post, paths: ["/token"]) { request, _ in
+            Endpoint(method: .post, paths: ["/token"], contract: EndpointContract(
+                credentials: .none, request: [.form(["grant_type", "assertion"])], response: .anyJSONObject)
+            ) { request, _ in
                 let body = String(buffer: try await JSONBody.collect(request))
                 var fields: [String: String] = [:]
                 for (name, value) in FormURLEncoding.decode(body) { fields[name] = value }

@@ -25,7 +25,8 @@ extension ActionCodeService {
     /// any link with a `continueUrl`) redirects there with the link's parameters, which is how a link
     /// reaches the app.
     func emulatorActionEndpoint(defaultProjectID: String) -> Endpoint {
-        Endpoint(method: .get, paths: ["/emulator/action"]) { request, _ in
+        Endpoint(method: .get, paths: ["/emulator/action"],
+                 contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang"])) { request, _ in
             let query = request.uri.queryParameters
             let project = try await projects.ensureProject(defaultProjectID)
             let caller = Caller(project: project, isAdmin: false, apiKey: query.get("apiKey"))

@@ -17,13 +17,15 @@ struct EmulatorRoutes: Sendable {
 
     var endpoints: [Endpoint] {
         [
-            Endpoint(method: .delete, paths: ["/emulator/v1/projects/:projectId/accounts"]) { _, context in
+            Endpoint(method: .delete, paths: ["/emulator/v1/projects/:projectId/accounts"],
+                     contract: .init(credentials: .none, response: .anyJSONObject)) { _, context in
                 let projectID = try Self.projectID(context)
                 try await projects.ensureProject(projectID)
                 try await store.deleteAllAccounts(projectID: projectID)
                 return JSONBody.response(data: Data("{}".utf8))
             },
-            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/verificationCodes"]) { _, context in
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/verificationCodes"],
+                     contract: .init(credentials: .none, response: .json(VerificationCodesResponse.self))) { _, context in
                 let projectID = try Self.projectID(context)
                 let codes = try await store.emulatorVerificationCodes(projectID: projectID).compactMap { record in
                     record.emulatorSessionInfo.flatMap { sessionInfo in
@@ -34,7 +36,8 @@ struct EmulatorRoutes: Sendable {
                 }
                 return try JSONBody.response(VerificationCodesResponse(verificationCodes: codes))
             },
-            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/oobCodes"]) { _, context in
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/oobCodes"],
+                     contract: .init(credentials: .none, response: .json(OobCodesResponse.self))) { _, context in
                 let codes = try await store.emulatorOobCodes(projectID: try Self.projectID(context)).compactMap { record in
                     record.emulatorCode.flatMap { code in
                         record.emulatorLink.map {
@@ -45,10 +48,12 @@ struct EmulatorRoutes: Sendable {
                 }
                 return try JSONBody.response(OobCodesResponse(oobCodes: codes))
             },
-            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/config"]) { _, context in
+            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/config"],
+                     contract: .init(credentials: .none, response: .json(EmulatorConfig.self))) { _, context in
                 try JSONBody.response(Self.config(try await projects.ensureProject(try Self.projectID(context)).settings))
             },
-            Endpoint(method: .patch, paths: ["/emulator/v1/projects/:projectId/config"]) { request, context in
+            Endpoint(method: .patch, paths: ["/emulator/v1/projects/:projectId/config"], contract: .init(
+                credentials: .none, request: [.json(EmulatorConfig.self)], response: .json(EmulatorConfig.self))) { request, context in
                 let body = try await JSONBody.decode(EmulatorConfig.self, from: request)
                 let change = ProjectConfig(
                     signIn: .init(allowDuplicateEmails: body.signIn?.allowDuplicateEmails),

@@ -227,6 +227,20 @@ public final class AuthServer: Sendable {
         try await store.close()
     }
 
+    /// Every route the router serves, as `METHOD /path/{parameter}`: what the OpenAPI document must list.
+    var routes: [String] { makeRouter().routes.map { "\($0.method) \($0.path)" } }
+
+    /// `GET /`: whether the server is up, in the emulator's shape in emulator mode (the emulator UI asks).
+    private var statusEndpoint: Endpoint {
+        let mode = configuration.policy.mode
+        return Endpoint(method: .get, paths: ["/"], contract: .init(credentials: .none, response: .anyJSONObject)) { _, _ in
+            let status: JSONValue = mode == .emulator
+                ? ["authEmulator": ["ready": true, "docs": "https://firebase.google.com/docs/emulator-suite", "apiSpec": "/emulator/openapi.json"]]
+                : ["flint": ["ready": true, "mode": "production"]]
+            return try JSONBody.response(status)
+        }
+    }
+
     /// One routing table: every feature's endpoints under all their aliases.
     private func makeRouter() -> Router<FlintRequestContext> {
         let router = Router(context: FlintRequestContext.self)
@@ -255,17 +269,11 @@ public final class AuthServer: Sendable {
             endpoints += EmulatorRoutes(store: store, projects: projects, projectConfig: projectConfig).endpoints
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
-        for endpoint in endpoints {
+        endpoints.append(statusEndpoint)
+        for endpoint in OpenAPIRoutes.adding(to: endpoints, policy: configuration.policy, publicURL: { self.publicURL }) {
             for path in endpoint.paths {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
             }
-        }
-        let mode = configuration.policy.mode
-        router.get("/") { _, _ -> Response in
-            let status: JSONValue = mode == .emulator
-                ? .object(["authEmulator": .object(["ready": .bool(true), "docs": .string("https://firebase.google.com/docs/emulator-suite"), "apiSpec": .string("/emulator/openapi.json")])])
-                : .object(["flint": .object(["ready": .bool(true), "mode": .string("production")])])
-            return try JSONBody.response(status)
         }
         return router
     }

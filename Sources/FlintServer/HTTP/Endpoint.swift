@@ -7,6 +7,8 @@ struct Endpoint: Sendable {
 
     let method: HTTPRequest.Method
     let paths: [String]
+    /// What it takes and answers, for the OpenAPI document.
+    let contract: EndpointContract
     let handle: Handler
 }
 
@@ -31,11 +33,13 @@ extension Endpoint {
     /// A JSON operation: resolve the caller, decode the body, run `operation`, encode its result.
     /// Paths may contain `:projectId`, which then names the project (admin calls). A body's
     /// `targetProjectId` is for admin callers only, as in Firebase.
-    static func json<Body: Decodable & SendableMetatype, Result: Encodable & SendableMetatype>(
-        method: HTTPRequest.Method = .post, _ paths: [String], access: Access = .apiKey, callers: CallerResolver,
-        _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
+    static func json<Body: Decodable & SendableMetatype, Result: Codable & SendableMetatype>(
+        method: HTTPRequest.Method = .post, _ paths: [String], access: Access = .apiKey, query: [String] = [],
+        callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
-        Endpoint(method: method, paths: paths) { request, context in
+        let contract = EndpointContract(
+            credentials: .init(access), query: query, request: [.json(Body.self)], response: .json(Result.self))
+        return Endpoint(method: method, paths: paths, contract: contract) { request, context in
             let caller = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
             if !caller.isAdmin, let scoped = body as? TargetProjectScopedRequest, !(scoped.targetProjectId ?? "").isEmpty {
@@ -48,11 +52,12 @@ extension Endpoint {
     /// A legacy v3 admin operation that names its project in the body (`targetProjectId`). As in Firebase, a
     /// body without one is refused before the credentials are looked at.
     static func targetingProject<
-        Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Encodable & SendableMetatype
+        Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Codable & SendableMetatype
     >(
         legacy name: String, callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
-        Endpoint(method: .post, paths: legacyPaths(name)) { request, context in
+        let contract = EndpointContract(credentials: .admin, request: [.json(Body.self)], response: .json(Result.self))
+        return Endpoint(method: .post, paths: legacyPaths(name), contract: contract) { request, context in
             let body = try await JSONBody.decode(Body.self, from: request)
             guard let projectID = body.targetProjectId, !projectID.isEmpty else { throw FlintError(.insufficientPermission) }
             let caller = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
@@ -60,12 +65,13 @@ extension Endpoint {
         }
     }
 
-    /// A GET operation that needs the caller but no body.
-    static func get<Result: Encodable & SendableMetatype>(
-        _ paths: [String], access: Access = .apiKey, callers: CallerResolver,
+    /// A GET operation that needs the caller but no body; `query` names the query parameters it reads.
+    static func get<Result: Codable & SendableMetatype>(
+        _ paths: [String], access: Access = .apiKey, query: [String] = [], callers: CallerResolver,
         _ operation: @escaping @Sendable (Request, Caller) async throws -> Result
     ) -> Endpoint {
-        Endpoint(method: .get, paths: paths) { request, context in
+        let contract = EndpointContract(credentials: .init(access), query: query, response: .json(Result.self))
+        return Endpoint(method: .get, paths: paths, contract: contract) { request, context in
             let caller = try await callers.resolve(request, context: context, access: access)
             return try JSONBody.response(try await operation(request, caller))
         }

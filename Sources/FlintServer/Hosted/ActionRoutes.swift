@@ -21,8 +21,9 @@ struct ActionRoutes: Sendable {
     var endpoints: [Endpoint] {
         let routes = self
         return [
-            Endpoint(method: .get, paths: [Self.actionPath]) { request, _ in try await routes.action(request) },
-            Endpoint(method: .get, paths: [Self.linksPath]) { request, _ in routes.links(request) },
+            Endpoint(method: .get, paths: [Self.actionPath],
+                     contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang"])) { request, _ in try await routes.action(request) },
+            Endpoint(method: .get, paths: [Self.linksPath], contract: .page(query: ["link"])) { request, _ in routes.links(request) },
         ]
     }
 

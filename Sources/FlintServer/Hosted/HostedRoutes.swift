@@ -28,7 +28,8 @@ struct HostedRoutes: Sendable {
     var endpoints: [Endpoint] {
         let routes = self
         return [
-            Endpoint(method: .get, paths: [Self.handlerPath]) { request, _ in try await routes.page(request) },
+            Endpoint(method: .get, paths: [Self.handlerPath],
+                     contract: .page(query: ["apiKey", "authType", "eventId", "clientId", "appId", "hl"])) { request, _ in try await routes.page(request) },
             .json([Self.verifyPath], callers: callers) { (body: VerifyRequest, caller) in
                 try await routes.verify(body, caller: caller)
             },
@@ -40,7 +41,7 @@ struct HostedRoutes: Sendable {
         var nonce: String?
     }
 
-    struct VerifyResponse: Encodable, Sendable {
+    struct VerifyResponse: Codable, Sendable {
         var token: String
     }
 

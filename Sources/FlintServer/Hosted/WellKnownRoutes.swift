@@ -19,13 +19,16 @@ struct WellKnownRoutes: Sendable {
     /// The paths the apps claim: every hosted auth page (`/__/auth/action`, `/__/auth/links`).
     static let claimedPaths = "/__/auth/*"
 
+    /// Public JSON files Apple's and Google's crawlers fetch.
+    private static let contract = EndpointContract(credentials: .none, response: .anyJSONObject)
+
     var endpoints: [Endpoint] {
         let routes = self
         return [
-            Endpoint(method: .get, paths: [Self.appleAppSiteAssociationPath]) { _, _ in
+            Endpoint(method: .get, paths: [Self.appleAppSiteAssociationPath], contract: Self.contract) { _, _ in
                 try Self.json(Self.appleAppSiteAssociation(try await routes.settings().apps))
             },
-            Endpoint(method: .get, paths: [Self.assetLinksPath]) { _, _ in
+            Endpoint(method: .get, paths: [Self.assetLinksPath], contract: Self.contract) { _, _ in
                 try Self.json(Self.assetLinks(try await routes.settings().apps))
             },
         ]

@@ -12,23 +12,30 @@ struct TokenRoutes: Sendable {
 
     var endpoints: [Endpoint] {
         [
-            Endpoint(method: .post, paths: ["/securetoken.googleapis.com/v1/token", "/v1/token"], handle: refresh),
+            Endpoint(
+                method: .post, paths: ["/securetoken.googleapis.com/v1/token", "/v1/token"],
+                contract: EndpointContract(
+                    credentials: .apiKey, request: [.form(["grant_type", "refresh_token"]), .json(SecureTokenRequest.self)],
+                    response: .json(SecureTokenResponse.self)),
+                handle: refresh),
             Endpoint(
                 method: .get,
                 paths: [
                     "/.well-known/jwks.json",
                     "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
                     "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
-                ]
+                ],
+                contract: Self.publicDocument
             ) { _, _ in Self.cacheable(try await keyring.documents.jwks) },
             Endpoint(
                 method: .get,
                 paths: [
                     "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
                     "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
-                ]
+                ],
+                contract: Self.publicDocument
             ) { _, _ in Self.cacheable(try await keyring.documents.x509) },
-            Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"]) { _, context in
+            Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"], contract: Self.publicDocument) { _, context in
                 let projectID = context.parameters.get("projectId") ?? ""
                 let base = publicURL()
                 let document: [String: JSONValue] = [
@@ -42,6 +49,9 @@ struct TokenRoutes: Sendable {
             },
         ]
     }
+
+    /// A JSON document anyone may read: keys and discovery.
+    private static let publicDocument = EndpointContract(credentials: .none, response: .anyJSONObject)
 
     /// `grant_type=refresh_token`, from a form or JSON body, in snake_case or camelCase.
     private func refresh(_ request: Request, _ context: FlintRequestContext) async throws -> Response {

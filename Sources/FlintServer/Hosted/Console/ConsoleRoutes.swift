@@ -56,10 +56,18 @@ struct ConsoleRoutes: Sendable {
     var endpoints: [Endpoint] {
         let routes = self
         var endpoints = [
-            Endpoint(method: .get, paths: ["/console"]) { _, _ in Self.redirect("/console/users") },
-            Endpoint(method: .get, paths: ["/console/login"]) { request, _ in try await routes.loginPage(request, error: nil) },
-            Endpoint(method: .post, paths: ["/console/login"]) { request, _ in try await routes.signIn(request) },
-            Endpoint(method: .post, paths: ["/console/logout"]) { request, _ in try await routes.signOut(request) },
+            Endpoint(method: .get, paths: ["/console"], contract: .init(credentials: .none, response: .redirect)) { _, _ in
+                Self.redirect("/console/users")
+            },
+            Endpoint(method: .get, paths: ["/console/login"], contract: .page()) { request, _ in
+                try await routes.loginPage(request, error: nil)
+            },
+            Endpoint(method: .post, paths: ["/console/login"], contract: .page(form: ["challenge", "assertion"])) { request, _ in
+                try await routes.signIn(request)
+            },
+            Endpoint(method: .post, paths: ["/console/logout"], contract: .page(credentials: .consoleSession, form: [])) {
+                request, _ in try await routes.signOut(request)
+            },
         ]
         let pages: [(String, Page)] = [
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
@@ -67,7 +75,7 @@ struct ConsoleRoutes: Sendable {
             ("/console/usage", .usage),
         ]
         for (path, page) in pages {
-            endpoints.append(Endpoint(method: .get, paths: [path]) { request, context in
+            endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "page"])) { request, context in
                 try await routes.show(page, request: request, userID: context.parameters.get("uid"))
             })
         }
@@ -174,7 +182,7 @@ struct ConsoleRoutes: Sendable {
     /// outcome, or shows `page` again with the error.
     private func action(_ path: String, page: Page,
                         _ perform: @escaping @Sendable (Form, ConsoleContext) async throws -> Outcome) -> Endpoint {
-        Endpoint(method: .post, paths: [path]) { request, requestContext in
+        Endpoint(method: .post, paths: [path], contract: .page(credentials: .consoleSession, form: [])) { request, requestContext in
             guard Self.isSameOrigin(request) else { return Self.forbidden() }
             let form = try await Self.form(of: request)
             var context: ConsoleContext
