@@ -36,7 +36,7 @@ public struct SendVerificationCodeResponse: Codable, Sendable {
 }
 
 /// What `accounts:signInWithPhoneNumber` is asked to do (`operation`).
-public enum PhoneOperation: String, Codable, Sendable {
+public enum PhoneOperation: String, Codable, Sendable, CaseIterable {
     case signUpOrIn = "SIGN_UP_OR_IN"
     case reauth = "REAUTH"
     case link = "LINK"

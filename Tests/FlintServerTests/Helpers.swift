@@ -75,10 +75,6 @@ extension JSONValue {
     /// A member of an object (nil for other values).
     subscript(key: String) -> JSONValue? { objectValue?[key] }
 
-    var arrayValue: [JSONValue]? {
-        if case .array(let value) = self { return value }
-        return nil
-    }
 }
 
 /// The claims of a JWT, decoded without verification (tests verify separately).
@@ -89,15 +85,4 @@ func claims(of token: String?) -> [String: JSONValue] {
           case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: data)
     else { return [:] }
     return claims
-}
-
-// Literal syntax for request bodies in tests.
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral {
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
-    }
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

@@ -230,6 +230,11 @@ public final class AuthServer: Sendable {
     /// Every route the router serves, as `METHOD /path/{parameter}`: what the OpenAPI document must list.
     var routes: [String] { makeRouter().routes.map { "\($0.method) \($0.path)" } }
 
+    /// The OpenAPI document of the server's endpoints.
+    var openAPIDocument: OpenAPIDocument {
+        OpenAPIDocument(endpoints: makeEndpoints(), mode: configuration.policy.mode, serverURL: publicURL)
+    }
+
     /// `GET /`: whether the server is up, in the emulator's shape in emulator mode (the emulator UI asks).
     private var statusEndpoint: Endpoint {
         let mode = configuration.policy.mode
@@ -246,6 +251,16 @@ public final class AuthServer: Sendable {
         let router = Router(context: FlintRequestContext.self)
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware())
+        for endpoint in makeEndpoints() {
+            for path in endpoint.paths {
+                router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
+            }
+        }
+        return router
+    }
+
+    /// Every feature's endpoints, the OpenAPI document's own included.
+    private func makeEndpoints() -> [Endpoint] {
         let callers = CallerResolver(
             projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
             serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
@@ -270,11 +285,6 @@ public final class AuthServer: Sendable {
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
         endpoints.append(statusEndpoint)
-        for endpoint in OpenAPIRoutes.adding(to: endpoints, policy: configuration.policy, publicURL: { self.publicURL }) {
-            for path in endpoint.paths {
-                router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
-            }
-        }
-        return router
+        return OpenAPIRoutes.adding(to: endpoints, policy: configuration.policy, publicURL: { self.publicURL })
     }
 }

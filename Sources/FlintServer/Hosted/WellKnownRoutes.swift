@@ -19,16 +19,18 @@ struct WellKnownRoutes: Sendable {
     /// The paths the apps claim: every hosted auth page (`/__/auth/action`, `/__/auth/links`).
     static let claimedPaths = "/__/auth/*"
 
-    /// Public JSON files Apple's and Google's crawlers fetch.
-    private static let contract = EndpointContract(credentials: .none, response: .anyJSONObject)
+    /// Public JSON files Apple's and Google's crawlers fetch: an object for Apple, a list of statements for Android.
+    private static let appleContract = EndpointContract(credentials: .none, response: .anyJSONObject)
+    private static let androidContract = EndpointContract(
+        credentials: .none, response: .json(SchemaSource { _ in ["type": "array", "items": ["type": "object"]] }))
 
     var endpoints: [Endpoint] {
         let routes = self
         return [
-            Endpoint(method: .get, paths: [Self.appleAppSiteAssociationPath], contract: Self.contract) { _, _ in
+            Endpoint(method: .get, paths: [Self.appleAppSiteAssociationPath], contract: Self.appleContract) { _, _ in
                 try Self.json(Self.appleAppSiteAssociation(try await routes.settings().apps))
             },
-            Endpoint(method: .get, paths: [Self.assetLinksPath], contract: Self.contract) { _, _ in
+            Endpoint(method: .get, paths: [Self.assetLinksPath], contract: Self.androidContract) { _, _ in
                 try Self.json(Self.assetLinks(try await routes.settings().apps))
             },
         ]

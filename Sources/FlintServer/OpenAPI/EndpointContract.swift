@@ -26,7 +26,7 @@ struct EndpointContract: Sendable {
     enum Content: Sendable {
         /// `application/json` of a wire type.
         case json(SchemaSource)
-        /// `application/x-www-form-urlencoded` with these string fields (and any others, which are ignored).
+        /// `application/x-www-form-urlencoded` with these string fields (others are ignored).
         case form([String])
         /// `text/html`: a page for a browser.
         case html

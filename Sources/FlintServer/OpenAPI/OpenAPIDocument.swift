@@ -57,9 +57,8 @@ struct OpenAPIDocument {
             "security": Self.security(contract.credentials),
             "responses": responses(contract.response, recorder: recorder),
         ]
-        let pathParameters = template.split(separator: "/").filter { $0.hasPrefix("{") && $0.hasSuffix("}") }
-            .map { Self.parameter(String($0.dropFirst().dropLast()), in: "path") }
-        let parameters = pathParameters + contract.query.map { Self.parameter($0, in: "query") }
+        let parameters = Self.pathParameters(template).map { Self.parameter($0, in: "path") }
+            + contract.query.map { Self.parameter($0, in: "query") }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
         if !contract.request.isEmpty {
             var content: [String: JSONValue] = [:]
@@ -67,15 +66,18 @@ struct OpenAPIDocument {
                 let (mediaType, schema) = Self.media(body, recorder: recorder)
                 content[mediaType] = ["schema": schema]
             }
-            operation["requestBody"] = ["required": true, "content": .object(content)]
+            // Not required: an empty body reads as `{}`, as in Google's APIs.
+            operation["requestBody"] = ["content": .object(content)]
         }
         return .object(operation)
     }
 
     private func responses(_ answer: EndpointContract.Content, recorder: SchemaRecorder) -> JSONValue {
-        let error: JSONValue = ["schema": recorder.schema(of: ErrorEnvelope.self)]
-        var failure: [String: JSONValue] = ["application/json": error]
-        if case .html = answer { failure["text/html"] = ["schema": ["type": "string"]] }
+        var failure: [String: JSONValue] = ["application/json": ["schema": recorder.schema(of: ErrorEnvelope.self)]]
+        if case .html = answer {
+            // A page explains a failure in HTML, or (the emulator's action page) in JSON of its own.
+            failure = ["text/html": ["schema": ["type": "string"]], "application/json": ["schema": ["type": "object"]]]
+        }
         let (mediaType, schema) = Self.media(answer, recorder: recorder)
         let success: (String, JSONValue) = if case .redirect = answer {
             ("3XX", ["description": "Redirect to the `Location` header."])
@@ -95,11 +97,15 @@ struct OpenAPIDocument {
             ("application/x-www-form-urlencoded", [
                 "type": "object",
                 "properties": .object(Dictionary(uniqueKeysWithValues: fields.map { ($0, ["type": "string"]) })),
-                "additionalProperties": ["type": "string"],
             ])
         case .html: ("text/html", ["type": "string"])
         case .redirect: ("text/plain", ["type": "string"])
         }
+    }
+
+    /// The `{name}`s of a template, also those inside a segment (`{projectId}:createSessionCookie`).
+    private static func pathParameters(_ template: String) -> [String] {
+        template.split(separator: "{").dropFirst().compactMap { $0.split(separator: "}", maxSplits: 1).first.map(String.init) }
     }
 
     private static func parameter(_ name: String, in location: String) -> JSONValue {
@@ -130,7 +136,8 @@ struct OpenAPIDocument {
         case .none: []
         case .apiKey: [["apiKeyQuery": []], ["apiKeyHeader": []], ["adminBearer": []]]
         case .admin: [["adminBearer": []]]
-        case .consoleSession: [["consoleSession": []]]
+        // Without a session the console answers with its sign-in page.
+        case .consoleSession: [["consoleSession": []], [:]]
         }
     }
 

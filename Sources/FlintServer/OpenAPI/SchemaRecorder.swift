@@ -91,14 +91,23 @@ final class SchemaRecorder {
 /// A nested container fills its node after the parent has noted it, so nodes are read only at the end.
 private final class SchemaNode {
     /// A property's or an array's element schema: known, or a nested container's node still being filled.
-    enum Part {
+    indirect enum Part {
         case schema(JSONValue)
         case node(SchemaNode)
+        /// Also `null`.
+        case nullable(Part)
 
         var schema: JSONValue {
             switch self {
-            case .schema(let schema): schema
-            case .node(let node): node.schema
+            case .schema(let schema): return schema
+            case .node(let node): return node.schema
+            case .nullable(let part):
+                let schema = part.schema
+                if case .object(var fields) = schema, let type = fields["type"] {
+                    fields["type"] = .array((type.arrayValue ?? [type]) + ["null"])
+                    return .object(fields)
+                }
+                return ["anyOf": [schema, ["type": "null"]]]
             }
         }
     }
@@ -117,7 +126,12 @@ private final class SchemaNode {
         return false
     }
 
+    /// Keys whose `null` the type looks at itself (`decodeNil(forKey:)`): not simply "absent" for them.
+    private var nullCheckedKeys: Set<String> = []
+
     func property(_ name: String, _ part: Part, required: Bool) {
+        // `decodeIfPresent` reads `null` as absent, as Google's JSON mapping of protobuf does: say so.
+        let part = required || nullCheckedKeys.contains(name) ? part : .nullable(part)
         guard case .object(var properties, var requiredNames, let additional) = shape else {
             shape = .object(properties: [name: part], required: required ? [name] : [], additional: nil)
             return
@@ -126,6 +140,8 @@ private final class SchemaNode {
         if required && !requiredNames.contains(name) { requiredNames.append(name) }
         shape = .object(properties: properties, required: requiredNames, additional: additional)
     }
+
+    func checksNull(_ name: String) { nullCheckedKeys.insert(name) }
 
     /// A dictionary's values (`Dictionary` decodes from a keyed container's `allKeys`).
     func additionalProperties(_ part: Part) {
@@ -190,7 +206,10 @@ private struct RecordingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerPr
     /// Empty for a synthesized `CodingKeys` (which has no `*` case), one wildcard key for a dictionary.
     var allKeys: [Key] { Key(stringValue: anyKey).map { [$0] } ?? [] }
     func contains(_ key: Key) -> Bool { true }
-    func decodeNil(forKey key: Key) throws -> Bool { false }
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.node.checksNull(key.stringValue)
+        return false
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.value(type) { record(key, $0, required: true) }
