@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL, Chromium and the SQLite
 # headers from Debian, the official Python clients from PyPI) when missing, starts a private PostgreSQL
-# on 127.0.0.1, runs `swift test`, and stops PostgreSQL again.
+# on 127.0.0.1, runs `swift test`, stops PostgreSQL again, and fuzzes a live server against its OpenAPI
+# document (scripts/fuzz.sh, bounded: about two minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt" 2>/dev/null \
+python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis" 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
 
 FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
@@ -24,3 +25,4 @@ trap 'scripts/postgres.sh stop' EXIT
 # Build everything first, the `flint` executable included: CLITests run the binary.
 swift build --build-tests
 swift test --skip-build "$@"
+[ $# -gt 0 ] || scripts/fuzz.sh
