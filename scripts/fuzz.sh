@@ -6,7 +6,7 @@
 # that stops answering or does not exit cleanly on SIGTERM afterwards.
 #
 #   scripts/fuzz.sh          # quick: fixed seed, 5 examples per operation and phase (CI runs this)
-#   scripts/fuzz.sh long     # minutes per mode: a new seed (or FUZZ_SEED), 200 examples per operation
+#   scripts/fuzz.sh long     # a new seed (or FUZZ_SEED), 200 examples per operation (or FUZZ_EXAMPLES)
 #
 # FLINT_BIN names the flint executable (default: the debug build). Only 127.0.0.1 is contacted.
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 FLINT_BIN="$(realpath "${FLINT_BIN:-.build/debug/flint}")"
 case "${1:-quick}" in
 quick) examples=5; seed=1 ;;
-long) examples=200; seed="${FUZZ_SEED:-$RANDOM}" ;;
+long) examples="${FUZZ_EXAMPLES:-200}"; seed="${FUZZ_SEED:-$RANDOM}" ;;
 *) echo "usage: scripts/fuzz.sh [quick|long]" >&2; exit 2 ;;
 esac
 # The checks: answers that match the document, and no server error. Left out, deliberately:

@@ -83,7 +83,13 @@ import Testing
                 codeHash: "hash", attempts: 0, createdAt: 0, expiresAt: Int64.max))
             let maxAttempts: Int64 = 5
             let taken = try await withThrowingTaskGroup(of: Int64?.self) { group in
-                for _ in 0..<Self.guesses { group.addTask { try await store.takeCodeAttempt(id: id, maxAttempts: maxAttempts) } }
+                for _ in 0..<Self.guesses {
+                    group.addTask {
+                        try await store.takeCodeAttempt(
+                            id: id, projectID: server.projectID, purpose: VerificationCodes.signIn, now: 0, maxAttempts: maxAttempts
+                        )?.attempts
+                    }
+                }
                 return try await group.reduce(into: [Int64]()) { if let number = $1 { $0.append(number) } }
             }
             #expect(taken.sorted() == Array(1...maxAttempts))

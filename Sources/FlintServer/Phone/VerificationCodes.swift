@@ -40,20 +40,21 @@ struct VerificationCodes: Sendable {
         guard let sessionInfo, !sessionInfo.isEmpty else { throw FlintError(.missingSessionInfo) }
         guard let code, !code.isEmpty else { throw FlintError(.missingCode) }
         let id = Self.id(of: sessionInfo)
-        guard let record = try await store.verificationCode(id: id),
-              record.projectID == projectID, record.purpose == purpose
-        else { throw FlintError(.invalidSessionInfo) }
-        // An expired code stays until the janitor's sweep, so every late try is told it expired.
-        if record.expiresAt <= clock.milliseconds { throw FlintError(.sessionExpired) }
+        let now = clock.milliseconds
         // Every try takes one of the code's attempts before the comparison, atomically: parallel guesses get
         // no more comparisons than sequential ones.
         let maxAttempts = Int64(limits.maxAttemptsPerCode)
-        guard let attempt = try await store.takeCodeAttempt(id: id, maxAttempts: maxAttempts) else {
-            throw FlintError(try await store.verificationCode(id: id) == nil ? .invalidSessionInfo : .tooManyAttempts)
+        guard let record = try await store.takeCodeAttempt(
+            id: id, projectID: projectID, purpose: purpose, now: now, maxAttempts: maxAttempts)
+        else {
+            // Why not: no such code (or another project's), expired (it stays until the janitor's sweep, so
+            // every late try is told so), or out of tries.
+            guard let record = try await store.verificationCode(id: id), record.projectID == projectID, record.purpose == purpose
+            else { throw FlintError(.invalidSessionInfo) }
+            throw FlintError(record.expiresAt <= now ? .sessionExpired : .tooManyAttempts)
         }
-        let expected = Data(record.codeHash.utf8)
-        guard constantTimeEquals(Data(Self.hash(code: code, sessionInfo: sessionInfo).utf8), expected) else {
-            throw FlintError(attempt >= maxAttempts ? .tooManyAttempts : .invalidCode)
+        guard constantTimeEquals(Data(Self.hash(code: code, sessionInfo: sessionInfo).utf8), Data(record.codeHash.utf8)) else {
+            throw FlintError(record.attempts >= maxAttempts ? .tooManyAttempts : .invalidCode)
         }
         // Two requests with the right code may race; the DELETE lets exactly one through.
         guard try await store.consumeVerificationCode(id: id) else { throw FlintError(.invalidSessionInfo) }

@@ -31,14 +31,19 @@ extension Store {
         try await database.query("SELECT * FROM verification_codes WHERE id = ?", .text(id)).first.map(Self.code(from:))
     }
 
-    /// Takes one of the code's tries, in one atomic increment-and-compare: returns the try's number, or nil
-    /// when all `maxAttempts` are taken (or the code is gone). However many requests race, at most
-    /// `maxAttempts` of them get a number, on one node or many.
-    public func takeCodeAttempt(id: String, maxAttempts: Int64) async throws -> Int64? {
+    /// Takes one of the tries of the code `id` of `projectID` and `purpose` that has not expired at `now`
+    /// (epoch milliseconds), in one atomic increment-and-compare, and returns the code with the try counted; nil
+    /// when there is no such code or all `maxAttempts` are taken. However many requests race, at most
+    /// `maxAttempts` of them get the code, on one node or many.
+    public func takeCodeAttempt(id: String, projectID: String, purpose: String, now: Int64, maxAttempts: Int64) async throws
+        -> VerificationCodeRecord? {
         try await database.query(
-            "UPDATE verification_codes SET attempts = attempts + 1 WHERE id = ? AND attempts < ? RETURNING attempts",
-            .text(id), .int(maxAttempts)
-        ).first?.int("attempts")
+            """
+            UPDATE verification_codes SET attempts = attempts + 1
+            WHERE id = ? AND project_id = ? AND purpose = ? AND expires_at > ? AND attempts < ? RETURNING *
+            """,
+            .text(id), .text(projectID), .text(purpose), .int(now), .int(maxAttempts)
+        ).first.map(Self.code(from:))
     }
 
     /// Removes the code; true for exactly one caller, which has used it.
