@@ -37,7 +37,10 @@ struct ProjectConfigService: Sendable {
     /// then fall back to their defaults unless `change` sets them. Only those: `apply` writes a default for a
     /// covered field the body lacks, which for every field would switch sign-in methods off.
     func mask(_ updateMask: String?, for change: ProjectConfig) -> UpdateMask {
-        let named = UpdateMask(updateMask ?? "")
+        mask(UpdateMask(updateMask ?? ""), for: change)
+    }
+
+    func mask(_ named: UpdateMask, for change: ProjectConfig) -> UpdateMask {
         guard named.paths.isEmpty else { return named }
         let emulatorPaths = policy.configPatchWithoutMaskReplacesEmulatorSettings ? Self.emulatorSettingPaths : []
         return UpdateMask(paths: change.presentFieldPaths + emulatorPaths)

@@ -61,7 +61,7 @@ struct EmulatorRoutes: Sendable {
                 // As in the official emulator, the mask names the settings the body sets, so a body that sets
                 // neither is an empty mask: the full update a v2 PATCH without a mask is.
                 let project = try await projects.ensureProject(try Self.projectID(context))
-                let mask = projectConfig.mask(change.presentFieldPaths.joined(separator: ","), for: change)
+                let mask = projectConfig.mask(UpdateMask(paths: change.presentFieldPaths), for: change)
                 return try JSONBody.response(Self.config(try await projectConfig.update(project, with: change, mask: mask).settings))
             },
         ]
