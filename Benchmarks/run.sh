@@ -110,7 +110,7 @@ now() { date +%s.%N; }
 
 # --- 2. start the server (before the first ceiling run, so its start-up is not in any measurement) --
 log "starting flint serve (production, SQLite) on $HOST with a fresh data dir"
-"$FLINT" serve --host "$HOST" --port 0 --data-dir "$WORK/server-data" > "$WORK/server.log" 2>&1 &
+"$FLINT" serve --host "$HOST" --port 0 --management-port 0 --data-dir "$WORK/server-data" > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 600); do

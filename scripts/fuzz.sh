@@ -27,7 +27,7 @@ checks+=,response_schema_conformance,negative_data_rejection
 fuzz() {   # fuzz MODE
     local mode="$1" dir log pid url auth status=0
     dir="$(mktemp -d)"; log="$dir/server.log"
-    local flags=(--host 127.0.0.1 --port 0)
+    local flags=(--host 127.0.0.1 --port 0 --management-port 0)
     [ "$mode" = emulator ] && flags+=(--emulator)
     (cd "$dir" && exec "$FLINT_BIN" serve "${flags[@]}") >"$log" 2>&1 &
     pid=$!

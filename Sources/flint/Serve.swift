@@ -77,6 +77,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxies"),
             help: "Proxies whose X-Forwarded-For names the client: IPs or CIDRs, comma-separated (FLINT_TRUSTED_PROXIES).")
     var trustedProxies: String?
+    @Option(name: .customLong("management-host"),
+            help: "Address of the health, readiness and metrics listener (FLINT_MANAGEMENT_HOST; default 127.0.0.1).")
+    var managementHost: String?
+    @Option(name: .customLong("management-port"),
+            help: "Port of the health, readiness and metrics listener; 0 turns it off (FLINT_MANAGEMENT_PORT; default 9100).")
+    var managementPort: Int?
 
     /// The shared options plus the delivery services, which only `serve` needs.
     private func configuration() throws -> ServerConfiguration {
@@ -90,12 +96,24 @@ struct Serve: AsyncParsableCommand {
             configuration.refreshTokenIdleSeconds = try ServerConfiguration.refreshTokenIdleSeconds(environment: environment)
             configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
             configuration.trustedProxies = try TrustedProxies(trustedProxies ?? environment["FLINT_TRUSTED_PROXIES"] ?? "")
+            configuration.management = try Self.management(host: managementHost, port: managementPort, environment: environment)
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)
         } catch let error as TrustedProxies.InvalidEntry {
             throw ValidationError("--trusted-proxies: \(error)")
         }
         return configuration
+    }
+
+    /// The management listener the flags and variables ask for; port 0 turns it off.
+    private static func management(host: String?, port: Int?, environment: [String: String]) throws -> ManagementConfiguration? {
+        let port = try port ?? environment["FLINT_MANAGEMENT_PORT"].map { text in
+            guard let port = Int(text) else { throw ValidationError("FLINT_MANAGEMENT_PORT must be a port number: \(text)") }
+            return port
+        } ?? 9100
+        guard (0...65535).contains(port) else { throw ValidationError("--management-port must be 0-65535: \(port)") }
+        guard port != 0 else { return nil }
+        return ManagementConfiguration(host: host ?? environment["FLINT_MANAGEMENT_HOST"] ?? "127.0.0.1", port: port)
     }
 
     func run() async throws {
@@ -124,6 +142,7 @@ struct Serve: AsyncParsableCommand {
                   API key:    \(apiKey)\(configuration.policy.acceptsAnyAPIKey ? " (any non-empty key works in emulator mode)" : "")
                   public URL: \(server.publicURL)
                   storage:    \(storage)
+                  management: \(configuration.management.map { "http://\($0.host):\($0.port) (/healthz, /readyz, /metrics)" } ?? "off")
 
                 """.utf8))
         }

@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var identityProviderEndpoints = IdentityProviderEndpoints()
     /// Proxies whose `X-Forwarded-For` names the client (none by default: the peer is the client).
     public var trustedProxies = TrustedProxies.none
+    /// The management listener (health, readiness, metrics); nil: none. `flint serve` has one on 127.0.0.1:9100.
+    public var management: ManagementConfiguration?
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",

@@ -45,7 +45,10 @@ public final class AuthServer: Sendable {
     let consoleSessions: ConsoleSessions
     let proofOfWork: ProofOfWork
     public let logger: Logger
+    /// Requests, latencies and the rest, served at the management listener's `/metrics`.
+    public let metrics = ServerMetrics()
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
+    private let boundManagementPort = NIOLockedValueBox<Int?>(nil)
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
     /// Sweeps expired codes and old counters while the server runs.
     let janitor: Janitor
@@ -196,24 +199,39 @@ public final class AuthServer: Sendable {
     }
 
     /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
-    /// `onRunning` receives the bound port.
+    /// `onRunning` receives the bound port, once the management listener (if any) listens too.
     public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let boundPublicURL = self.boundPublicURL
         let configuration = self.configuration
+        let (managementListens, managementBound) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "flint"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 boundPublicURL.withLockedValue { $0 = configuration.resolvedPublicURL(boundPort: port) }
+                if configuration.management != nil { for await _ in managementListens { break } }
                 await onRunning(port)
             },
             logger: logger)
+        var services: [any Service] = [app, janitor, usage]
+        if let management = configuration.management {
+            let boundManagementPort = self.boundManagementPort
+            services.append(ManagementServer(
+                configuration: management, metrics: metrics, readiness: Readiness(store: store, keyring: keyring), logger: logger
+            ).application { port in
+                boundManagementPort.withLockedValue { $0 = port }
+                managementBound.yield()
+            })
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [app, janitor, usage], gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+            services: services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
         runningGroup.withLockedValue { $0 = group }
         try await group.run()
     }
+
+    /// The management listener's port once it is bound (nil when it is off or not yet listening).
+    public var managementPort: Int? { boundManagementPort.withLockedValue { $0 } }
 
     /// Stops a running server gracefully: open requests finish, then `run` returns.
     public func shutdown() async {
@@ -249,6 +267,7 @@ public final class AuthServer: Sendable {
     /// One routing table: every feature's endpoints under all their aliases.
     private func makeRouter() -> Router<FlintRequestContext> {
         let router = Router(context: FlintRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware())
         for endpoint in makeEndpoints() {

@@ -1,0 +1,51 @@
+import Metrics
+import NIOConcurrencyHelpers
+import Prometheus
+
+/// What a server measures, in Prometheus's text format at the management listener's `/metrics`.
+///
+/// Each server has a registry of its own, written to through swift-metrics with an explicit factory rather than
+/// the process-wide `MetricsSystem.bootstrap`: several servers in one process (the tests) keep their figures
+/// apart, and nothing global is set. Labels are low-cardinality by construction: route templates, provider
+/// ids, outcomes — never a user id, an email or a number.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    /// The counter and timer of each (route, method, status class): found once, not looked up per request.
+    private let requestInstruments = NIOLockedValueBox<[RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let statusClass: String
+    }
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+    }
+
+    /// One answered HTTP request, by route template (`/v1/accounts:signUp`, `{projectId}` for parameters),
+    /// method and status class (`2xx`), with its latency.
+    func recordRequest(route: String, method: String, status: Int, nanoseconds: Int64) {
+        let key = RequestKey(route: route, method: method, statusClass: "\(status / 100)xx")
+        let instruments = requestInstruments.withLockedValue { instruments in
+            if let existing = instruments[key] { return existing }
+            let dimensions = [("route", key.route), ("method", key.method), ("status", key.statusClass)]
+            let made = (
+                count: Metrics.Counter(label: "flint_http_requests_total", dimensions: dimensions, factory: factory),
+                duration: Metrics.Timer(label: "flint_http_request_duration_seconds", dimensions: dimensions, factory: factory))
+            instruments[key] = made
+            return made
+        }
+        instruments.count.increment()
+        instruments.duration.recordNanoseconds(nanoseconds)
+    }
+
+    /// The Prometheus text exposition of every metric.
+    func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
