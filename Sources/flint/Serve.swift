@@ -118,6 +118,10 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try configuration()
+        // One server per SQLite store; `flint restore` waits for none. The kernel lets go when the process ends.
+        let lock = try configuration.databaseURL == nil
+            ? DataDirectoryLock(configuration.dataDirectory, purpose: "serve") : nil
+        defer { withExtendedLifetime(lock) {} }
         let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
         let apiKey = try await server.defaultAPIKey()
         // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).

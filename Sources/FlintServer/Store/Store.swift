@@ -11,6 +11,9 @@ public final class Store: Sendable {
         self.database = database
     }
 
+    /// The SQLite store's file in the data directory.
+    static let sqliteFileName = "flint.sqlite"
+
     /// Opens the database `url` names (`postgres://…`), or the SQLite file in `dataDirectory`,
     /// and brings its schema up to date.
     public static func open(databaseURL: String?, dataDirectory: URL, logger: Logger) async throws -> Store {
@@ -21,7 +24,7 @@ public final class Store: Sendable {
             // Only the owner may read the database and the master key beside it.
             try FileManager.default.createDirectory(
                 at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent("flint.sqlite").path)
+            database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent(sqliteFileName).path)
         }
         try await Migrations.migrate(database)
         return Store(database: database)
