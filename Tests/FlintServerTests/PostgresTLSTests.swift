@@ -10,6 +10,14 @@ import X509
 /// libpq's `sslmode` and certificate parameters in the PostgreSQL URL: parsed, and used against the test server,
 /// which accepts TLS with a certificate for localhost and 127.0.0.1 (`scripts/postgres.sh`).
 @Suite struct PostgresTLSTests {
+    /// Closing a pool right after its first query cancels the connections it was still opening, which
+    /// postgres-nio reports at info level.
+    private static let logger = {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return logger
+    }()
+
     // MARK: Parsing
 
     @Test(arguments: [
@@ -53,7 +61,7 @@ import X509
     @Test func anUnreadableRootCertificateStopsStartup() async throws {
         await #expect(throws: PostgresURLError.self) {
             try await PostgresDatabase.connect(url: "postgres://u@127.0.0.1/f?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
-                                               logger: Logger(label: "test"))
+                                               logger: Self.logger)
         }
     }
 
@@ -91,7 +99,7 @@ import X509
 
     /// Whether the session `url` opens is encrypted, as the server sees it.
     private func usesTLS(_ url: String) async throws -> Bool {
-        let database = try await PostgresDatabase.connect(url: url, logger: Logger(label: "test"))
+        let database = try await PostgresDatabase.connect(url: url, logger: Self.logger)
         do {
             let rows = try await database.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", [])
             try await database.close()
@@ -105,7 +113,7 @@ import X509
     /// Why connecting to `url` fails.
     private func connectionFailure(_ url: String) async throws -> String {
         do {
-            let database = try await PostgresDatabase.connect(url: url, logger: Logger(label: "test"))
+            let database = try await PostgresDatabase.connect(url: url, logger: Self.logger)
             try await database.close()
         } catch let error as PostgresConnectError {
             return error.description
@@ -123,7 +131,7 @@ import X509
         let scratchURL = try #require(scratch.databaseURL)
         var components = try #require(URLComponents(string: scratchURL))
         components.queryItems = [URLQueryItem(name: "sslmode", value: "verify-full"), URLQueryItem(name: "sslrootcert", value: ca)]
-        let store = try await Store.open(databaseURL: components.string, dataDirectory: scratch.dataDirectory, logger: Logger(label: "test"))
+        let store = try await Store.open(databaseURL: components.string, dataDirectory: scratch.dataDirectory, logger: Self.logger)
         do {
             try await store.createUser(UserAccount(projectID: "p1", localID: "tls", createdAt: 1_700_000_000_000))
             #expect(try await store.user(projectID: "p1", localID: "tls")?.localID == "tls")
@@ -138,10 +146,10 @@ import X509
 
     @Test func verifyFullRefusesACertificateFromAnotherCA() async throws {
         _ = try ScratchDatabase.certificateAuthorityPath()
-        let otherCA = try Self.writeSelfSignedCA()
-        defer { try? FileManager.default.removeItem(atPath: otherCA) }
+        let otherCA = try Self.writeSelfSignedCertificate()
+        defer { try? FileManager.default.removeItem(at: otherCA.folder) }
         for mode in ["verify-full", "verify-ca", "require"] {
-            let failure = try await connectionFailure(try serverURL(["sslmode": mode, "sslrootcert": otherCA]))
+            let failure = try await connectionFailure(try serverURL(["sslmode": mode, "sslrootcert": otherCA.certificate]))
             #expect(failure.contains("sslmode=\(mode)") && failure.contains("CERTIFICATE_VERIFY_FAILED"), "\(failure)")
         }
     }
@@ -160,6 +168,15 @@ import X509
         }
     }
 
+    /// The server asks for no client certificate, but the files are read and the connection made with them.
+    @Test func aClientCertificateIsLoaded() async throws {
+        let client = try Self.writeSelfSignedCertificate()
+        defer { try? FileManager.default.removeItem(at: client.folder) }
+        #expect(try await usesTLS(try serverURL(["sslmode": "require", "sslcert": client.certificate, "sslkey": client.key])))
+        let notAKey = try serverURL(["sslmode": "require", "sslcert": client.certificate, "sslkey": client.certificate])
+        await #expect(throws: PostgresURLError.self) { try await PostgresDatabase.connect(url: notAKey, logger: Self.logger) }
+    }
+
     @Test func requirePreferAndDisableNeedNoCA() async throws {
         #expect(try await usesTLS(try serverURL(["sslmode": "require"])))
         #expect(try await usesTLS(try serverURL([:])))
@@ -167,8 +184,8 @@ import X509
         #expect(try await usesTLS(try serverURL(["sslmode": "disable"])) == false)
     }
 
-    /// A CA certificate (PEM, in a temporary file) that signed nothing the server has.
-    private static func writeSelfSignedCA() throws -> String {
+    /// A self-signed certificate and its key, PEM files in a temporary folder, from a CA unknown to the server.
+    private static func writeSelfSignedCertificate() throws -> (certificate: String, key: String, folder: URL) {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("Some other CA") }
         let certificate = try Certificate(
@@ -177,8 +194,12 @@ import X509
             issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) },
             issuerPrivateKey: Certificate.PrivateKey(key))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-other-ca-\(UUID().uuidString).pem").path
-        try certificate.serializeAsPEM().pemString.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flint-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let certificatePath = folder.appendingPathComponent("certificate.pem").path
+        let keyPath = folder.appendingPathComponent("key.pem").path
+        try certificate.serializeAsPEM().pemString.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        return (certificatePath, keyPath, folder)
     }
 }

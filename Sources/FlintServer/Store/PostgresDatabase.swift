@@ -19,9 +19,9 @@ public final class PostgresDatabase: SQLDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database`, with libpq's TLS parameters: see
     /// `PostgresURL`) and checks the server answers.
     ///
-    /// The check is one connection of its own, made before the pool's: the pool retries a failing connection
-    /// for a minute and then reports only that it gave up, while this one fails at once with the reason (a
-    /// certificate that does not verify, a server without TLS, a wrong password).
+    /// The first check is one connection of its own, made before the pool's: the pool retries a failing
+    /// connection for a minute and then reports only that it gave up, while this one fails at once with the
+    /// reason (a certificate that does not verify, a server without TLS, a wrong password).
     public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
         let settings = try PostgresURL(url)
         let tls = try settings.tlsConfiguration()
@@ -37,7 +37,18 @@ public final class PostgresDatabase: SQLDatabase {
         } catch {
             throw PostgresConnectError(host: settings.host, port: settings.port, sslMode: settings.sslMode, error: error)
         }
-        return PostgresDatabase(settings: settings, tls: tls, logger: logger)
+        let database = PostgresDatabase(settings: settings, tls: tls, logger: logger)
+        // The pool's run loop starts in a task; this first query may reach the pool before it does, which
+        // postgres-nio reports as a warning although the query then proceeds. Keep that one quiet.
+        var quiet = logger
+        quiet.logLevel = .error
+        do {
+            _ = try await mapErrors { try await collect(database.client.query("SELECT 1", logger: quiet)) }
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        return database
     }
 
     private init(settings: PostgresURL, tls: TLSConfiguration?, logger: Logger) {
