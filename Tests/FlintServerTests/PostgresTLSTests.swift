@@ -39,10 +39,10 @@ import X509
 
     @Test func partsAndParametersAreRead() throws {
         let url = try PostgresURL(
-            "postgresql://fl%40nt:p%2Fw@db.example.com:5433/flint?sslmode=verify-full&sslrootcert=/etc/ca.pem"
+            "postgresql://fl%40nt:p%2Fw%2541@db.example.com:5433/flint?sslmode=verify-full&sslrootcert=/etc/ca.pem"
                 + "&sslcert=/etc/client.pem&sslkey=/etc/client.key&hostaddr=10.0.0.5&application_name=x")
         #expect(url.host == "db.example.com" && url.port == 5433 && url.database == "flint")
-        #expect(url.username == "fl@nt" && url.password == "p/w")
+        #expect(url.username == "fl@nt" && url.password == "p/w%41")
         #expect(url.sslMode == .verifyFull && url.hostAddress == "10.0.0.5")
         #expect(url.rootCertificatePath == "/etc/ca.pem")
         #expect(url.clientCertificatePath == "/etc/client.pem" && url.clientKeyPath == "/etc/client.key")

@@ -55,7 +55,8 @@ public struct PostgresURL: Sendable, Equatable {
     public init(_ url: String) throws(PostgresURLError) {
         guard let components = URLComponents(string: url),
               components.scheme == "postgres" || components.scheme == "postgresql",
-              let host = components.host, !host.isEmpty, let user = components.user
+              let host = components.host, !host.isEmpty,
+              let user = components.percentEncodedUser?.removingPercentEncoding
         else { throw .invalidURL }
         var parameters: [String: String] = [:]
         for item in components.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
@@ -63,9 +64,10 @@ public struct PostgresURL: Sendable, Equatable {
         guard let sslMode = SSLMode(rawValue: mode) else { throw .unknownSSLMode(mode) }
         self.host = host
         self.port = components.port ?? 5432
-        self.username = user.removingPercentEncoding ?? user
-        self.password = components.password?.removingPercentEncoding
-        self.database = components.path.split(separator: "/").first.map { String($0).removingPercentEncoding ?? String($0) }
+        // Decoded once, from the encoded parts: a password may contain `%` itself.
+        self.username = user
+        self.password = components.percentEncodedPassword?.removingPercentEncoding
+        self.database = components.percentEncodedPath.split(separator: "/").first.flatMap { $0.removingPercentEncoding }
         self.hostAddress = parameters["hostaddr"]
         self.sslMode = sslMode
         self.rootCertificatePath = parameters["sslrootcert"]
