@@ -19,7 +19,8 @@ python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcryp
     || python3 -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
 
 FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
-export FLINT_TEST_DATABASE_URL
+FLINT_TEST_PG_CA="$(scripts/postgres.sh ca)"   # the CA of the server's certificate, for the TLS tests
+export FLINT_TEST_DATABASE_URL FLINT_TEST_PG_CA
 trap 'scripts/postgres.sh stop' EXIT
 
 # Build everything first, the `flint` executable included: CLITests run the binary.

@@ -51,6 +51,31 @@ import Testing
         #expect(try await flint.run("users", "disable", "ada").stderr.contains("USER_NOT_FOUND"))
     }
 
+    @Test func keysAreRotatedListedAndRetired() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+        let first = try #require(lines(try await flint.succeed("keys", "list")).first)
+        #expect(first.hasSuffix("current"))
+        let oldKid = try #require(first.split(separator: " ").first.map(String.init))
+        let newKid = try #require(try await flint.succeed("keys", "rotate").split(separator: " ").last)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let listed = lines(try await flint.succeed("keys", "list"))
+        #expect(listed.count == 2)
+        #expect(listed.first?.hasPrefix(oldKid) == true && listed.first?.contains("retirable from") == true, "\(listed)")
+        #expect(listed.last?.hasPrefix(newKid) == true && listed.last?.hasSuffix("current") == true, "\(listed)")
+
+        let current = try await flint.run("keys", "retire", newKid)
+        #expect(current.status != 0 && current.stderr.contains("is the current signing key"), "\(current.stderr)")
+        let early = try await flint.run("keys", "retire", oldKid)
+        #expect(early.status != 0 && early.stderr.contains("may still be valid") && early.stderr.contains("--force"), "\(early.stderr)")
+        #expect(try await flint.succeed("keys", "list") == listed.joined(separator: "\n") + "\n")
+
+        #expect(try await flint.succeed("keys", "retire", "--force", oldKid).contains(oldKid))
+        #expect(lines(try await flint.succeed("keys", "list")).map { $0.split(separator: " ").first.map(String.init) } == [newKid])
+    }
+
     @Test func testNumbersAreAddedListedAndRemoved() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }

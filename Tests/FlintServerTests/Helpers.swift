@@ -18,9 +18,10 @@ func withServer(emulator: Bool = true, database: TestDatabase = .sqlite,
     try await server.stop()
 }
 
-/// Runs `body` against two nodes (sharing one clock) on one fresh PostgreSQL database, and stops them.
-func withTwoNodes(emulator: Bool = true, _ body: (TestServer, [TestClient]) async throws -> Void) async throws {
-    let first = try await TestServer.start(emulator: emulator, database: .postgres)
+/// Runs `body` against two nodes (sharing one clock) on one fresh database, PostgreSQL unless told, and stops them.
+func withTwoNodes(emulator: Bool = true, database: TestDatabase = .postgres,
+                  _ body: (TestServer, [TestClient]) async throws -> Void) async throws {
+    let first = try await TestServer.start(emulator: emulator, database: database)
     let second = try await TestServer.start(emulator: emulator, sharing: first.database, clock: first.clock)
     do {
         try await body(first, [TestClient(first), TestClient(second)])

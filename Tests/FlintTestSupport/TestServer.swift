@@ -51,11 +51,21 @@ public struct ScratchDatabase: Sendable {
         try await Self.withAdminDatabase { try await $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", []) }
     }
 
-    static func baseURL() throws -> String {
+    /// The URL of the test server's `flint` database, from `FLINT_TEST_DATABASE_URL`.
+    public static func baseURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment["FLINT_TEST_DATABASE_URL"], !url.isEmpty else {
             throw TestSupportError.missingPostgres
         }
         return url
+    }
+
+    /// The PEM file of the CA that signed the test server's certificate, from `FLINT_TEST_PG_CA`.
+    public static func certificateAuthorityPath() throws -> String {
+        _ = try baseURL()
+        guard let path = ProcessInfo.processInfo.environment["FLINT_TEST_PG_CA"], !path.isEmpty else {
+            throw TestSupportError.missingPostgresCA
+        }
+        return path
     }
 
     private static func withAdminDatabase(_ body: (PostgresDatabase) async throws -> Void) async throws {
@@ -72,12 +82,15 @@ public struct ScratchDatabase: Sendable {
 
 public enum TestSupportError: Error, CustomStringConvertible {
     case missingPostgres
+    case missingPostgresCA
     case serverDidNotStart
 
     public var description: String {
         switch self {
         case .missingPostgres:
             "FLINT_TEST_DATABASE_URL is not set: run the tests with scripts/test.sh, which starts PostgreSQL"
+        case .missingPostgresCA:
+            "FLINT_TEST_PG_CA is not set: run the tests with scripts/test.sh, or export FLINT_TEST_PG_CA=$(scripts/postgres.sh ca)"
         case .serverDidNotStart: "the test server did not start"
         }
     }

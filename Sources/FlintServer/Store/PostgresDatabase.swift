@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOPosix
+import NIOSSL
 import PostgresNIO
 
 /// PostgreSQL through postgres-nio's connection pool. Many stateless `flint` nodes may share one server.
@@ -14,9 +16,28 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func externalChangeToken() async throws -> Int64? { nil }
 
-    /// Connects to `url` (`postgres://user:password@host:port/database`) and checks the server answers.
+    /// Connects to `url` (`postgres://user:password@host:port/database`, with libpq's TLS parameters: see
+    /// `PostgresURL`) and checks the server answers.
+    ///
+    /// The first check is one connection of its own, made before the pool's: the pool retries a failing
+    /// connection for a minute and then reports only that it gave up, while this one fails at once with the
+    /// reason (a certificate that does not verify, a server without TLS, a wrong password).
     public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
-        let database = try PostgresDatabase(url: url, logger: logger)
+        let settings = try PostgresURL(url)
+        let tls = try settings.tlsConfiguration()
+        do {
+            var configuration = PostgresConnection.Configuration(
+                host: settings.connectHost, port: settings.port, username: settings.username, password: settings.password,
+                database: settings.database, tls: settings.tls(try tls.map { try NIOSSLContext(configuration: $0) }))
+            configuration.options.tlsServerName = settings.tlsServerName
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 0, logger: logger
+            ).get()
+            try await connection.close().get()
+        } catch {
+            throw PostgresConnectError(host: settings.host, port: settings.port, sslMode: settings.sslMode, error: error)
+        }
+        let database = PostgresDatabase(settings: settings, tls: tls, logger: logger)
         // The pool's run loop starts in a task; this first query may reach the pool before it does, which
         // postgres-nio reports as a warning although the query then proceeds. Keep that one quiet.
         var quiet = logger
@@ -30,15 +51,11 @@ public final class PostgresDatabase: SQLDatabase {
         return database
     }
 
-    private init(url: String, logger: Logger) throws {
-        guard let components = URLComponents(string: url),
-              components.scheme == "postgres" || components.scheme == "postgresql",
-              let host = components.host, let user = components.user
-        else { throw SQLError.failure("invalid PostgreSQL URL (expected postgres://user:password@host:port/db)") }
-        let database = components.path.split(separator: "/").first.map(String.init)
+    private init(settings: PostgresURL, tls: TLSConfiguration?, logger: Logger) {
         var configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user,
-            password: components.password?.removingPercentEncoding, database: database, tls: .disable)
+            host: settings.connectHost, port: settings.port, username: settings.username, password: settings.password,
+            database: settings.database, tls: settings.tls(tls))
+        configuration.options.tlsServerName = settings.tlsServerName
         configuration.options.maximumConnections = 16
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -145,8 +162,56 @@ public final class PostgresDatabase: SQLDatabase {
             case "40P01", "40001": throw SQLError.transactionConflict  // deadlock_detected, serialization_failure
             default: break
             }
-            let message = error.serverInfo?[.message] ?? String(reflecting: error.code)
-            throw SQLError.failure("PostgreSQL: \(message)")
+            throw SQLError.failure("PostgreSQL: \(explanation(of: error))")
         }
+    }
+
+    /// The server's message, else postgres-nio's error code and the error beneath it (a TLS handshake or a
+    /// network failure). `PSQLError.description` is deliberately uninformative.
+    static func explanation(of error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        if error.code == .sslUnsupported { return "the server does not accept TLS connections" }
+        return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
+    }
+}
+
+/// postgres-nio's two TLS settings, one for a single connection (made from an SSL context) and one for the pool
+/// (made from a TLS configuration), so both come from one rule.
+protocol PostgresTLSSetting {
+    associatedtype Context
+    static var disable: Self { get }
+    static func prefer(_ context: Context) -> Self
+    static func require(_ context: Context) -> Self
+}
+
+extension PostgresConnection.Configuration.TLS: PostgresTLSSetting {}
+extension PostgresClient.Configuration.TLS: PostgresTLSSetting {}
+
+extension PostgresURL {
+    /// The setting for `tlsPolicy`, given the TLS context made from `tlsConfiguration()` (nil when TLS is off).
+    fileprivate func tls<Setting: PostgresTLSSetting>(_ context: Setting.Context?) -> Setting {
+        guard let context, let policy = tlsPolicy else { return .disable }
+        return policy.required ? .require(context) : .prefer(context)
+    }
+}
+
+/// The first connection to PostgreSQL failed: startup stops with where it tried to connect and why.
+public struct PostgresConnectError: Error, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    public let sslMode: PostgresURL.SSLMode
+    /// What went wrong: the server's message, or the TLS or network error.
+    public let reason: String
+
+    init(host: String, port: Int, sslMode: PostgresURL.SSLMode, error: any Error) {
+        self.host = host
+        self.port = port
+        self.sslMode = sslMode
+        reason = PostgresDatabase.explanation(of: error)
+    }
+
+    public var description: String {
+        "cannot connect to PostgreSQL at \(host):\(port) (sslmode=\(sslMode.rawValue)): \(reason)"
     }
 }

@@ -162,6 +162,19 @@ public struct SigningKeyRecord: Sendable, Equatable {
     public var createdAt: Int64
 }
 
+/// How many signing keys are stored and when the newest was made. A rotation adds a key newer than all others
+/// and a retirement removes one that is not the newest, so either changes this.
+public struct SigningKeySetVersion: Sendable, Equatable {
+    public var count: Int64
+    public var newest: Int64?
+}
+
+extension SigningKeySetVersion {
+    init(_ records: [SigningKeyRecord]) {
+        self.init(count: Int64(records.count), newest: records.map(\.createdAt).max())
+    }
+}
+
 /// The columns whose uniqueness the schema enforces.
 public enum UniqueField: Sendable, Equatable {
     case localID, email, phoneNumber, federatedIdentity

@@ -472,9 +472,10 @@ extension Store {
         }
     }
 
-    /// The key id of the newest signing key (the one that signs), nil if there is none.
-    public func newestSigningKeyID() async throws -> String? {
-        try await database.query("SELECT kid FROM signing_keys ORDER BY created_at DESC, kid DESC LIMIT 1", []).first?.string("kid")
+    /// Changes whenever a signing key is added or retired: a node compares it with what it loaded.
+    public func signingKeySetVersion() async throws -> SigningKeySetVersion {
+        let row = try await database.query("SELECT count(*) AS keys, max(created_at) AS newest FROM signing_keys", []).first
+        return SigningKeySetVersion(count: row?.int("keys") ?? 0, newest: row?.int("newest"))
     }
 
     public func insertSigningKey(_ key: SigningKeyRecord) async throws {
@@ -482,6 +483,10 @@ extension Store {
             "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
             .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
             .int(key.createdAt))
+    }
+
+    public func deleteSigningKey(kid: String) async throws {
+        try await database.query("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
     }
 }
 

@@ -8,10 +8,11 @@ import X509
 
 /// The RS256 keys that sign Flint's ID tokens. Keys live in the store (private halves sealed with the
 /// master key) and are opened once into memory, so signing never decrypts per request. The newest key
-/// signs; every stored key verifies, so tokens survive a rotation. Before signing or publishing, a node
-/// asks the store whether another node may have written (`Store.externalChangeToken`, free on SQLite) and
-/// then which key is newest (one indexed lookup), and loads the keys again when another node or `flint keys
-/// rotate` added one: every node signs with, and publishes, the same keys at once.
+/// signs; every stored key verifies, so tokens survive a rotation, until `flint keys retire` removes the key.
+/// Before signing, verifying or publishing, a node asks the store whether another node may have written
+/// (`Store.externalChangeToken`, free on SQLite) and then for the key set's version (count and newest, one
+/// aggregate over a few rows), and loads the keys again when another node or `flint keys rotate|retire` changed
+/// them: every node signs with, accepts and publishes the same keys at once.
 public final class SigningKeyring: Sendable {
     struct Key: Sendable {
         let kid: String
@@ -28,7 +29,14 @@ public final class SigningKeyring: Sendable {
         var keysByEncodedHeader: [String: Key] = [:]
         var signingKid: String?
         var documents = PublishedKeyDocuments.empty
+        var version = SigningKeySetVersion(count: 0, newest: nil)
     }
+
+    /// How long after a key stopped signing a token it signed may still be valid: the longest lifetime of what
+    /// the keys sign (session cookies; ID tokens live an hour), plus the clock skew a node may have, since each
+    /// token's expiry comes from the clock of the node that signed it.
+    public static let retirementDelay =
+        max(TokenService.idTokenLifetime, TokenService.sessionCookieDurations.upperBound) + TokenService.allowedClockSkew
 
     private let store: Store
     private let secrets: SecretBox
@@ -71,7 +79,34 @@ public final class SigningKeyring: Sendable {
         return kid
     }
 
-    /// Re-reads the stored keys (other nodes may have rotated).
+    /// Removes a key, so it is no longer published and tokens it signed no longer verify, on every node.
+    /// Refused for the current key, and, unless `force` (for a compromised key: tokens it signed stop working at
+    /// once), until the key that replaced it has signed for `retirementDelay`, when everything it signed expired.
+    public func retire(_ kid: String, force: Bool = false) async throws {
+        guard let key = try await keys().first(where: { $0.kid == kid }) else { throw SigningKeyringError.unknownKey(kid) }
+        guard let retirableAt = key.retirableAt else { throw SigningKeyringError.currentKey(kid) }
+        if !force && !key.retirable {
+            throw SigningKeyringError.mayHaveSignedLiveTokens(
+                kid, retirableAt: Date(timeIntervalSince1970: TimeInterval(retirableAt)))
+        }
+        try await store.deleteSigningKey(kid: kid)
+        try await reload()
+        logger.notice("Retired signing key", metadata: ["kid": "\(kid)", "forced": "\(force && !key.retirable)"])
+    }
+
+    /// The stored keys, oldest first, with when each may be retired.
+    public func keys() async throws -> [SigningKeyInfo] {
+        let records = try await store.signingKeys()
+        let now = clock.seconds
+        return records.indices.map { index in
+            // A key stopped signing when the next newer one was added.
+            let retirableAt = index + 1 < records.count ? records[index + 1].createdAt + Self.retirementDelay : nil
+            return SigningKeyInfo(kid: records[index].kid, createdAt: records[index].createdAt, retirableAt: retirableAt,
+                                  retirable: retirableAt.map { now >= $0 } ?? false)
+        }
+    }
+
+    /// Re-reads the stored keys (other nodes may have rotated or retired one).
     public func reload() async throws {
         let records = try await store.signingKeys()
         let known = state.withLockedValue { $0.keys }
@@ -96,12 +131,13 @@ public final class SigningKeyring: Sendable {
             state.keysByEncodedHeader = Dictionary(uniqueKeysWithValues: keys.values.map { ($0.encodedHeader, $0) })
             state.signingKid = newest
             state.documents = documents
+            state.version = SigningKeySetVersion(records)
         }
     }
 
     /// Signs `payload` (claims JSON) as a compact RS256 JWS with the current key.
     public func sign(payload: Data) async throws -> String {
-        try await reloadIfRotated()
+        try await reloadIfChanged()
         guard let key = state.withLockedValue({ state in state.signingKid.flatMap { state.keys[$0] } }) else {
             throw SigningKeyringError.noSigningKey
         }
@@ -110,42 +146,53 @@ public final class SigningKeyring: Sendable {
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
+    /// A token's claims JSON and the key that signed it.
+    public struct Verified: Sendable {
+        public let payload: Data
+        public let kid: String
+    }
+
     /// Checks that `token` is RS256-signed by one of the keys. Returns the claims JSON, or nil for a
     /// token that is malformed, uses another algorithm (`none`, HS256, …) or fails the signature.
-    public func verify(_ token: String) async -> Data? {
+    public func verify(_ token: String) async -> Verified? {
         guard let jwt = CompactJWT(token), let key = await key(for: jwt) else { return nil }
         let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
         guard key.publicKey.isValidSignature(signature, for: Data(jwt.signingInput.utf8), padding: .insecurePKCS1v1_5)
         else { return nil }
-        return jwt.payload
+        return Verified(payload: jwt.payload, kid: key.kid)
+    }
+
+    /// Whether `kid` still verifies (another node may have retired it since this one last looked).
+    public func hasKey(_ kid: String) async -> Bool {
+        // If the store cannot be asked, the keys loaded last are the best answer there is.
+        try? await reloadIfChanged()
+        return state.withLockedValue { $0.keys[kid] != nil }
     }
 
     /// The key a token claims to be signed with, if it is one of ours and the algorithm is RS256.
     private func key(for jwt: CompactJWT) async -> Key? {
+        try? await reloadIfChanged()
         if let key = state.withLockedValue({ $0.keysByEncodedHeader[String(jwt.encodedHeader)] }) { return key }
         guard let header = jwt.header(), header.alg == "RS256", let kid = header.kid else { return nil }
-        if let key = state.withLockedValue({ $0.keys[kid] }) { return key }
-        // Possibly a key another node added since our last look (a forged kid costs one lookup).
-        try? await reloadIfRotated()
         return state.withLockedValue { $0.keys[kid] }
     }
 
     /// The JWKS, X.509 and key-id documents, prebuilt.
     public var documents: PublishedKeyDocuments {
         get async throws {
-            try await reloadIfRotated()
+            try await reloadIfChanged()
             return state.withLockedValue { $0.documents }
         }
     }
 
     public var keyIDs: [String] { state.withLockedValue { Array($0.keys.keys).sorted() } }
 
-    /// Loads the keys again when the store's newest key is not the one this node signs with.
-    private func reloadIfRotated() async throws {
+    /// Loads the keys again when the stored key set is not the one this node loaded.
+    private func reloadIfChanged() async throws {
         let token = try await store.externalChangeToken()
         if let token, token == checkedToken.withLockedValue({ $0 }) { return }
-        let newest = try await store.newestSigningKeyID()
-        if newest != state.withLockedValue({ $0.signingKid }) { try await reload() }
+        let version = try await store.signingKeySetVersion()
+        if version != state.withLockedValue({ $0.version }) { try await reload() }
         checkedToken.withLockedValue { $0 = token }
     }
 
@@ -163,8 +210,40 @@ public final class SigningKeyring: Sendable {
     }
 }
 
-public enum SigningKeyringError: Error {
+/// A stored signing key and when `flint keys retire` accepts it.
+public struct SigningKeyInfo: Sendable, Equatable {
+    public let kid: String
+    /// Epoch seconds.
+    public let createdAt: Int64
+    /// Epoch seconds from which the key may be retired; nil for the current key, which signs.
+    public let retirableAt: Int64?
+    /// Whether `retirableAt` has come.
+    public let retirable: Bool
+
+    public var isCurrent: Bool { retirableAt == nil }
+}
+
+public enum SigningKeyringError: Error, Equatable, CustomStringConvertible {
     case noSigningKey
+    case unknownKey(String)
+    case currentKey(String)
+    /// Tokens the key signed may still be valid until `retirableAt`.
+    case mayHaveSignedLiveTokens(String, retirableAt: Date)
+
+    public var description: String {
+        switch self {
+        case .noSigningKey:
+            "there is no signing key"
+        case .unknownKey(let kid):
+            "there is no signing key \(kid)"
+        case .currentKey(let kid):
+            "\(kid) is the current signing key; rotate first, then retire it once the new key has signed long enough"
+        case .mayHaveSignedLiveTokens(let kid, let retirableAt):
+            "tokens signed by \(kid) may still be valid (session cookies live up to "
+                + "\(TokenService.sessionCookieDurations.upperBound / 86_400) days); it can be retired from "
+                + "\(retirableAt.formatted(.iso8601)) on, or now with --force, which makes those tokens stop verifying at once"
+        }
+    }
 }
 
 /// The public key material as standard JWT libraries fetch it, encoded once per key change.

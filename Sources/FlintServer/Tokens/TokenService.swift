@@ -24,10 +24,10 @@ public final class TokenService: Sendable {
     private let policy: ModePolicy
     private let issuerPrefix: @Sendable () -> String
     private let sessionIssuerPrefix: @Sendable () -> String
-    /// Claims of ID tokens whose signature, issuer and audience were already checked, so a client
-    /// that calls again with the same token skips the RSA work. Expiry and the user's state are
-    /// still checked on every call.
-    private let verifiedTokens = NIOLockedValueBox([String: IDTokenClaims]())
+    /// Claims of ID tokens whose signature, issuer and audience were already checked, with the key that signed
+    /// them, so a client that calls again with the same token skips the RSA work. Expiry, the user's state and
+    /// whether the key is still there (not retired) are still checked on every call.
+    private let verifiedTokens = NIOLockedValueBox([String: (claims: IDTokenClaims, kid: String)]())
     /// Bound on the cache; it is emptied when full (simple, and a refill costs one verification each).
     static let verifiedTokenCacheSize = 4096
     /// `lastRefreshAt` is written at most this often per user (ms), so refreshes under load do not all write.
@@ -198,13 +198,13 @@ public final class TokenService: Sendable {
 
     /// The claims of a token signed by one of our keys, from the cache or by verifying the signature.
     private func verifiedClaims(_ token: String) async throws -> IDTokenClaims {
-        if let claims = verifiedTokens.withLockedValue({ $0[token] }) { return claims }
-        guard let payload = await keyring.verify(token),
-              let claims = try? JSONBody.decoder.decode(IDTokenClaims.self, from: payload), !claims.sub.isEmpty
+        if let cached = verifiedTokens.withLockedValue({ $0[token] }), await keyring.hasKey(cached.kid) { return cached.claims }
+        guard let verified = await keyring.verify(token),
+              let claims = try? JSONBody.decoder.decode(IDTokenClaims.self, from: verified.payload), !claims.sub.isEmpty
         else { throw FlintError(.invalidIDToken) }
         verifiedTokens.withLockedValue { cache in
             if cache.count >= Self.verifiedTokenCacheSize { cache.removeAll(keepingCapacity: true) }
-            cache[token] = claims
+            cache[token] = (claims, verified.kid)
         }
         return claims
     }
