@@ -83,6 +83,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("management-port"),
             help: "Port of the health, readiness and metrics listener; 0 turns it off (FLINT_MANAGEMENT_PORT; default 9100).")
     var managementPort: Int?
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS and HTTP/2, reloaded on SIGHUP (FLINT_TLS_CERT).")
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (FLINT_TLS_KEY).")
+    var tlsKey: String?
 
     /// The shared options plus the delivery services, which only `serve` needs.
     private func configuration() throws -> ServerConfiguration {
@@ -97,12 +101,28 @@ struct Serve: AsyncParsableCommand {
             configuration.identityProviderEndpoints = try IdentityProviderEndpoints(environment: environment)
             configuration.trustedProxies = try TrustedProxies(trustedProxies ?? environment["FLINT_TRUSTED_PROXIES"] ?? "")
             configuration.management = try Self.management(host: managementHost, port: managementPort, environment: environment)
+            configuration.tls = try Self.tls(
+                certificate: tlsCertificate ?? environment["FLINT_TLS_CERT"], key: tlsKey ?? environment["FLINT_TLS_KEY"])
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)
         } catch let error as TrustedProxies.InvalidEntry {
             throw ValidationError("--trusted-proxies: \(error)")
         }
         return configuration
+    }
+
+    /// The certificate and key to serve HTTPS with: both or neither.
+    private static func tls(certificate: String?, key: String?) throws -> TLSCertificates? {
+        switch (certificate.flatMap { $0.isEmpty ? nil : $0 }, key.flatMap { $0.isEmpty ? nil : $0 }) {
+        case (nil, nil): return nil
+        case let (certificate?, key?):
+            do {
+                return try TLSCertificates(certificatePath: certificate, keyPath: key)
+            } catch let failure as TLSCertificates.Failure {
+                throw ValidationError(failure.description)
+            }
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
     }
 
     /// The management listener the flags and variables ask for; port 0 turns it off.
@@ -140,7 +160,7 @@ struct Serve: AsyncParsableCommand {
             let storage = configuration.databaseURL == nil
                 ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"
             FileHandle.standardOutput.write(Data("""
-                Flint is listening on http://\(configuration.host):\(port)
+                Flint is listening on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)
                   mode:       \(mode)
                   project:    \(configuration.projectID)
                   API key:    \(apiKey)\(configuration.policy.acceptsAnyAPIKey ? " (any non-empty key works in emulator mode)" : "")

@@ -146,10 +146,10 @@ import X509
 
     @Test func verifyFullRefusesACertificateFromAnotherCA() async throws {
         _ = try ScratchDatabase.certificateAuthorityPath()
-        let otherCA = try Self.writeSelfSignedCertificate()
-        defer { try? FileManager.default.removeItem(at: otherCA.folder) }
+        let otherCA = try SelfSignedCertificate(commonName: "Some other CA")
+        defer { otherCA.remove() }
         for mode in ["verify-full", "verify-ca", "require"] {
-            let failure = try await connectionFailure(try serverURL(["sslmode": mode, "sslrootcert": otherCA.certificate]))
+            let failure = try await connectionFailure(try serverURL(["sslmode": mode, "sslrootcert": otherCA.certificatePath]))
             #expect(failure.contains("sslmode=\(mode)") && failure.contains("CERTIFICATE_VERIFY_FAILED"), "\(failure)")
         }
     }
@@ -170,10 +170,10 @@ import X509
 
     /// The server asks for no client certificate, but the files are read and the connection made with them.
     @Test func aClientCertificateIsLoaded() async throws {
-        let client = try Self.writeSelfSignedCertificate()
-        defer { try? FileManager.default.removeItem(at: client.folder) }
-        #expect(try await usesTLS(try serverURL(["sslmode": "require", "sslcert": client.certificate, "sslkey": client.key])))
-        let notAKey = try serverURL(["sslmode": "require", "sslcert": client.certificate, "sslkey": client.certificate])
+        let client = try SelfSignedCertificate(commonName: "A client")
+        defer { client.remove() }
+        #expect(try await usesTLS(try serverURL(["sslmode": "require", "sslcert": client.certificatePath, "sslkey": client.keyPath])))
+        let notAKey = try serverURL(["sslmode": "require", "sslcert": client.certificatePath, "sslkey": client.certificatePath])
         await #expect(throws: PostgresURLError.self) { try await PostgresDatabase.connect(url: notAKey, logger: Self.logger) }
     }
 
@@ -182,24 +182,5 @@ import X509
         #expect(try await usesTLS(try serverURL([:])))
         #expect(try await usesTLS(try serverURL(["sslmode": "allow"])))
         #expect(try await usesTLS(try serverURL(["sslmode": "disable"])) == false)
-    }
-
-    /// A self-signed certificate and its key, PEM files in a temporary folder, from a CA unknown to the server.
-    private static func writeSelfSignedCertificate() throws -> (certificate: String, key: String, folder: URL) {
-        let key = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("Some other CA") }
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(86400),
-            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions { Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)) },
-            issuerPrivateKey: Certificate.PrivateKey(key))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flint-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let certificatePath = folder.appendingPathComponent("certificate.pem").path
-        let keyPath = folder.appendingPathComponent("key.pem").path
-        try certificate.serializeAsPEM().pemString.write(toFile: certificatePath, atomically: true, encoding: .utf8)
-        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
-        return (certificatePath, keyPath, folder)
     }
 }

@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies.none
     /// The management listener (health, readiness, metrics); nil: none. `flint serve` has one on 127.0.0.1:9100.
     public var management: ManagementConfiguration?
+    /// HTTPS (and HTTP/2) on the public listener with these PEM files; nil: plain HTTP (behind a TLS proxy).
+    public var tls: TLSCertificates?
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",
@@ -54,6 +56,6 @@ public struct ServerConfiguration: Sendable {
             return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         }
         let host = host.contains(":") ? "[\(host)]" : host
-        return "http://\(host):\(boundPort)"
+        return "\(tls == nil ? "http" : "https")://\(host):\(boundPort)"
     }
 }

@@ -1,6 +1,8 @@
 import FlintWire
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
@@ -206,6 +208,7 @@ public final class AuthServer: Sendable {
         let (managementListens, managementBound) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: makeRouter(),
+            server: try configuration.tls.map { try HTTPServerBuilder.http2Upgrade(tlsConfiguration: $0.serverConfiguration) } ?? .http1(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "flint"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -215,6 +218,9 @@ public final class AuthServer: Sendable {
             },
             logger: logger)
         var services: [any Service] = [app, janitor, usage]
+        if handleSignals, let certificates = configuration.tls {
+            services.append(CertificateReloader(certificates: certificates, logger: logger))
+        }
         if let management = configuration.management {
             let boundManagementPort = self.boundManagementPort
             services.append(ManagementServer(
