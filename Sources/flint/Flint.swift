@@ -51,9 +51,14 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-/// The logger of a command: FLINT_LOG_LEVEL if set, otherwise `defaultLevel`.
-func makeLogger(defaultLevel: Logger.Level = .info) -> Logger {
-    var logger = Logger(label: "flint")
+/// How log lines look: `text` (swift-log's default, for people) or `json` (one object per line, for shippers).
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+/// The logger of a command: FLINT_LOG_LEVEL if set, otherwise `defaultLevel`; lines in `format`.
+func makeLogger(defaultLevel: Logger.Level = .info, format: LogFormat = .text) -> Logger {
+    var logger = format == .json ? Logger(label: "flint") { JSONLogHandler(label: $0) } : Logger(label: "flint")
     logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? defaultLevel
     return logger
 }

@@ -83,6 +83,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("management-port"),
             help: "Port of the health, readiness and metrics listener; 0 turns it off (FLINT_MANAGEMENT_PORT; default 9100).")
     var managementPort: Int?
+    @Option(name: .customLong("log-format"), help: "text or json: one JSON object per line (FLINT_LOG_FORMAT; default text).")
+    var logFormat: LogFormat?
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS and HTTP/2, reloaded on SIGHUP (FLINT_TLS_CERT).")
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (FLINT_TLS_KEY).")
@@ -142,7 +144,11 @@ struct Serve: AsyncParsableCommand {
         let lock = try configuration.databaseURL == nil
             ? DataDirectoryLock(configuration.dataDirectory, purpose: "serve") : nil
         defer { withExtendedLifetime(lock) {} }
-        let server = try await AuthServer.open(configuration: configuration, logger: makeLogger())
+        let format = try logFormat ?? ProcessInfo.processInfo.environment["FLINT_LOG_FORMAT"].map { name in
+            guard let format = LogFormat(rawValue: name) else { throw ValidationError("FLINT_LOG_FORMAT must be text or json: \(name)") }
+            return format
+        } ?? .text
+        let server = try await AuthServer.open(configuration: configuration, logger: makeLogger(format: format))
         let apiKey = try await server.defaultAPIKey()
         // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).
         do {

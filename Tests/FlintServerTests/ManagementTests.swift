@@ -3,6 +3,7 @@ import FlintTestSupport
 import FlintWire
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import Testing
 
 /// The management listener: health, readiness, and metrics that move when traffic moves.
@@ -54,6 +55,32 @@ import Testing
             try await closed.close()
             #expect(await Readiness(store: closed, keyring: server.server.keyring).problems() == ["the store does not answer"])
         }
+    }
+
+    @Test func requestIDsAreKeptOrMade() async throws {
+        try await withServer { _, client in
+            let kept = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8), headers: ["X-Request-Id": "trace-42"])
+            #expect(kept.headers["x-request-id"] == "trace-42")
+            let made = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8))
+            #expect(made.headers["x-request-id"]?.count == 32)
+            // An id that could forge a log line or a header is replaced, not echoed.
+            let forged = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8),
+                                               headers: ["X-Request-Id": "a b\"c"])
+            #expect(forged.headers["x-request-id"] != "a b\"c" && forged.headers["x-request-id"]?.count == 32)
+        }
+    }
+
+    @Test func jsonLogLinesAreOneObjectEach() throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        var logger = Logger(label: "flint") { JSONLogHandler(label: $0, write: { line in lines.withLockedValue { $0.append(line) } }) }
+        logger[metadataKey: "request_id"] = "trace-42"
+        logger.info("signed in\nwith \"quotes\"", metadata: ["route": "/v1/accounts:signUp", "status": "200"])
+        let line = try #require(lines.withLockedValue { $0 }.first)
+        #expect(!line.contains("\n"))
+        let object = try JSONDecoder().decode([String: String].self, from: Data(line.utf8))
+        #expect(object["message"] == "signed in\nwith \"quotes\"")
+        #expect(object["level"] == "info" && object["request_id"] == "trace-42" && object["status"] == "200")
+        #expect(object["route"] == "/v1/accounts:signUp" && object["time"]?.hasSuffix("Z") == true)
     }
 
     /// The value of the sample of `metric` whose labels contain `labels`.

@@ -273,7 +273,7 @@ public final class AuthServer: Sendable {
     /// One routing table: every feature's endpoints under all their aliases.
     private func makeRouter() -> Router<FlintRequestContext> {
         let router = Router(context: FlintRequestContext.self)
-        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.add(middleware: TelemetryMiddleware(metrics: metrics))
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware())
         for endpoint in makeEndpoints() {
