@@ -10,6 +10,7 @@ import Foundation
 struct FacebookGraphClient: Sendable {
     let baseURL: String
     let httpClient: HTTPClient
+    var limits = OutsideCallLimits()
 
     /// What Facebook says about a user access token, and the profile behind it.
     struct VerifiedUser: Sendable {
@@ -39,13 +40,19 @@ struct FacebookGraphClient: Sendable {
         return VerifiedUser(userID: userID, profile: profile)
     }
 
+    /// The answer to a GET; a server error is an outage (503). Facebook's answers go to the log only.
     private func get(_ path: String, _ query: [(String, String)]) async throws -> DeliveryHTTP.Answer {
         var request = HTTPClientRequest(url: baseURL + path + "?" + FormURLEncoding.encode(query))
         request.headers.add(name: "user-agent", value: "Flint")
+        let answer: DeliveryHTTP.Answer
         do {
-            return try await DeliveryHTTP.send(request, with: httpClient, service: "Facebook")
+            answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "Facebook")
         } catch {
             throw FlintError.unavailable("Facebook", cause: error)
         }
+        guard answer.status < 500 else {
+            throw FlintError.unavailable("Facebook", cause: DeliveryError.rejected(status: answer.status, detail: answer.bodyText))
+        }
+        return answer
     }
 }
