@@ -9,16 +9,16 @@ import Testing
 /// mis-shaped JSON, error pages, odd `Cache-Control`; for mail: garbage, huge or endless replies, silence)
 /// never crash or hang the server: every call is bounded by short `OutsideCallLimits`, the client gets a
 /// Firebase-style 4xx or 503 soon, the error shows nothing of the service's answer, and the server keeps
-/// answering.
-@Suite struct MalformedProviderTests {
-    /// Short limits, so the stalled cases end soon without the tests sleeping; long enough for a proper
-    /// answer on a loaded machine running many of these tests at once.
+/// answering. One test at a time: each bounds how long a proper answer may take, and many at once (each
+/// fake Apple and Facebook makes RSA keys) would starve the proper answers too.
+@Suite(.serialized) struct MalformedProviderTests {
+    /// Short limits, so the stalled cases end soon without the tests sleeping.
     static let limits: OutsideCallLimits = {
         var limits = OutsideCallLimits()
-        limits.connectTimeout = .seconds(4)
-        limits.requestTimeout = .seconds(4)
-        limits.smtpReplyTimeout = .seconds(3)
-        limits.smtpMessageTimeout = .seconds(6)
+        limits.connectTimeout = .seconds(2)
+        limits.requestTimeout = .seconds(2)
+        limits.smtpReplyTimeout = .seconds(2)
+        limits.smtpMessageTimeout = .seconds(4)
         return limits
     }()
 
@@ -248,7 +248,8 @@ import Testing
             let failures = server.log.all.filter { $0.message.hasPrefix("Sending an email failed") }
             #expect(!failures.isEmpty, "\(behaviour): no failure logged")
             // Only a permanent refusal (5xx) is not tried again.
-            #expect(relay.connectionCount == (behaviour == .refusesMail ? 1 : Self.outboxSettings.attempts), "\(behaviour)")
+            #expect(relay.connectionCount == (behaviour == .refusesMail ? 1 : Self.outboxSettings.attempts),
+                    "\(behaviour): \(failures.map(\.metadata))")
             #expect(try await client.send("GET", "/").status == 200, "the server stopped answering")
         }
     }

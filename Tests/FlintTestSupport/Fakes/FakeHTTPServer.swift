@@ -43,16 +43,8 @@ final class FakeHTTPServer: Sendable {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             responder: CallbackResponder { request, context in
-                switch misbehaviour.withLockedValue({ $0 }) {
-                case nil:
-                    return try await handler(request, context)
-                case .cacheControl(let value)?:
-                    var response = try await handler(request, context)
-                    response.headers[.cacheControl] = value
-                    return response
-                case let behaviour?:
-                    return await behaviour.response(until: release)
-                }
+                guard let behaviour = misbehaviour.withLockedValue({ $0 }) else { return try await handler(request, context) }
+                return try await behaviour.response(proper: { try await handler(request, context) }, until: release)
             },
             server: server,
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: name),
@@ -93,7 +85,7 @@ final class FakeHTTPServer: Sendable {
 public enum FakeMisbehaviour: Sendable, Equatable, CustomStringConvertible {
     /// A 50 MB JSON-looking body, as fast as the client reads it.
     case hugeBody
-    /// Body chunks for as long as the client reads.
+    /// Body chunks, without a length, for as long as the client reads (up to a gigabyte).
     case endlessBody
     /// The head at once, then a byte of body every 50 ms, for as long as the client waits.
     case drippingBody
@@ -134,8 +126,9 @@ public enum FakeMisbehaviour: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The bad answer; stalled and endless ones end when `release` fires (the fake stops) or the client goes away.
-    func response(until release: FakeRelease) async -> Response {
+    /// The bad answer (made from the `proper` one for `cacheControl`); stalled and endless ones end when
+    /// `release` fires (the fake stops) or the client goes away.
+    func response(proper: () async throws -> Response, until release: FakeRelease) async throws -> Response {
         let marker = Self.marker
         switch self {
         case .hugeBody:
@@ -151,12 +144,17 @@ public enum FakeMisbehaviour: Sendable, Equatable, CustomStringConvertible {
         case .endlessBody:
             let chunk = ByteBuffer(string: String(repeating: "{\"\(marker)\": ", count: 2048))
             return Self.streamed(contentType: "application/json") { writer in
-                while !release.isFired { try await writer.write(chunk) }
+                // Far more than any client reads (it should stop long before); the limit only keeps a fake
+                // whose writes outlive its client from spinning.
+                for _ in 0..<(1 << 14) where !release.isFired { try await writer.write(chunk) }
             }
         case .drippingBody:
+            let bytes = Array("{\"keys\": [\"\(marker)".utf8)
             return Self.streamed(contentType: "application/json") { writer in
-                for byte in "{\"keys\": [\"\(marker)".utf8.cycled() where !release.isFired {
-                    try await writer.write(ByteBuffer(bytes: [byte]))
+                var sent = 0
+                while !release.isFired {
+                    try await writer.write(ByteBuffer(bytes: [bytes[sent % bytes.count]]))
+                    sent += 1
                     // Pacing a slow peer, not waiting for the test: the client's deadline must end this.
                     try await Task.sleep(for: .milliseconds(50))
                 }
@@ -179,8 +177,10 @@ public enum FakeMisbehaviour: Sendable, Equatable, CustomStringConvertible {
             ])
         case .serverError:
             return Self.text(500, "text/html", "<html><body>Internal error at backend-7.\(marker).internal</body></html>")
-        case .cacheControl:
-            return FakeHTTP.empty(500)
+        case .cacheControl(let value):
+            var response = try await proper()
+            response.headers[.cacheControl] = value
+            return response
         }
     }
 
@@ -226,13 +226,6 @@ final class FakeRelease: Sendable {
     }
 }
 
-extension Sequence {
-    /// The elements over and over, without end.
-    fileprivate func cycled() -> some Sequence<Element> {
-        let elements = Array(self)
-        return (0...).lazy.map { elements[$0 % elements.count] }
-    }
-}
 
 /// Small request and response helpers of the fakes.
 enum FakeHTTP {

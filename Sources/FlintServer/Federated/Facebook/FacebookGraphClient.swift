@@ -40,7 +40,7 @@ struct FacebookGraphClient: Sendable {
         return VerifiedUser(userID: userID, profile: profile)
     }
 
-    /// The answer to a GET; a server error is an outage (503). Facebook's answers go to the log only.
+    /// The answer to a GET; a server error is an outage (503). Facebook's answers never reach the client.
     private func get(_ path: String, _ query: [(String, String)]) async throws -> DeliveryHTTP.Answer {
         var request = HTTPClientRequest(url: baseURL + path + "?" + FormURLEncoding.encode(query))
         request.headers.add(name: "user-agent", value: "Flint")
