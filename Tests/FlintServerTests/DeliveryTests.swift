@@ -302,7 +302,9 @@ private func message(to phoneNumber: String = "+15555550100", code: String = "12
             // The system roots only; a short connect timeout, since a refused certificate is retried until then.
             // On a loaded machine the timeout may fire before the refusal is reported; either way the push
             // must fail without reaching the fake.
-            let client = try DeliveryHTTP.makeClient(extraTrustRootsPEM: [], connectTimeout: .seconds(2))
+            var limits = OutsideCallLimits()
+            limits.connectTimeout = .seconds(2)
+            let client = try DeliveryHTTP.makeClient(extraTrustRootsPEM: [], limits: limits)
             let apns = try APNsClient(configuration: fake.configuration(privateKeyPEM: key.pemRepresentation),
                                       httpClient: client, clock: SystemClock())
             let device = fake.registerDevice(sandbox: true)

@@ -196,7 +196,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
         let listener = try SilentListener()
         defer { listener.close() }
         var client = try SMTPClient(configuration: .init(host: "127.0.0.1", port: listener.port, security: .none, from: sender))
-        client.replyTimeout = .milliseconds(200)
+        client.limits.smtpReplyTimeout = .milliseconds(200)
         let error = await deliveryError { try await SMTPEmailSender(client: client, clock: SystemClock()).send(message()) }
         guard case let .unavailable(detail) = error else {
             Issue.record("expected unavailable, got \(String(describing: error))")

@@ -185,6 +185,8 @@ import Testing
             // Production links: the hosted action page, wrapped in /__/auth/links for apps.
             let sent = try await client.sendSignInLink("ada@example.com")
             #expect(sent.status == 200, "\(sent.body)")
+            // The mail leaves after the answer.
+            await server.waitForOutbox()
             let link = try #require(server.log.all.last { $0.metadata["email"] == "ada@example.com" }?.metadata["link"])
             let base = server.baseURL.absoluteString
             #expect(link.hasPrefix(base + "/__/auth/links?link="))
@@ -202,6 +204,7 @@ import Testing
             let unknown = try await client.post(
                 "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
             #expect(unknown.status == 200)
+            await server.waitForOutbox()
             #expect(server.log.all.count == before)
 
             // Per-address limit (2 an hour): the third request is refused.
@@ -221,6 +224,7 @@ import Testing
             #expect(reply.status == 200, "\(reply.body)")
             #expect(reply.string("oobCode") != nil)
             #expect(reply.string("oobLink")?.contains("mode=resetPassword") == true)
+            await server.waitForOutbox()
             #expect(server.log.all.count == before)
             let notAdmin = try await client.post(
                 "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "returnOobLink": true])

@@ -50,16 +50,19 @@ public struct FederatedProviders: Sendable {
             enabled: true, clientId: facebook.appID, clientSecret: facebook.appSecret))
     }
 
-    /// Runs `body` with the fakes and a server (production mode unless `emulator`) set up for them, and
-    /// stops everything afterwards, whether `body` succeeds or not.
+    /// Runs `body` with the fakes and a server (production mode unless `emulator`) set up for them (and
+    /// then changed by `configure`), and stops everything afterwards, whether `body` succeeds or not.
     public static func withServer(emulator: Bool = false, database: TestDatabase = .sqlite,
+                                  configure: (inout ServerConfiguration) -> Void = { _ in },
                                   _ body: (TestServer, FederatedProviders) async throws -> Void) async throws {
         let clock = TestClock()
         let providers = try await start(clock: clock)
         var failure: (any Error)?
         do {
-            let server = try await TestServer.start(emulator: emulator, database: database, clock: clock,
-                                                    configure: providers.configure)
+            let server = try await TestServer.start(emulator: emulator, database: database, clock: clock) { configuration in
+                providers.configure(&configuration)
+                configure(&configuration)
+            }
             do {
                 try await providers.register(on: server)
                 try await body(server, providers)

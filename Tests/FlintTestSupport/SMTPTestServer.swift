@@ -50,9 +50,11 @@ public final class SMTPTestServer: Sendable {
     }
 
     /// Starts the server and returns once it accepts connections (within `startupTimeoutSeconds`).
-    /// `excludedAuthMechanisms` (e.g. `["PLAIN"]`) are not offered.
+    /// `excludedAuthMechanisms` (e.g. `["PLAIN"]`) are not offered. With `replyDelaySeconds`, each message
+    /// is answered only after that long, as a slow relay would.
     public static func start(mode: Mode, username: String? = nil, password: String? = nil,
-                             excludedAuthMechanisms: [String] = [], startupTimeoutSeconds: Double = 20) async throws -> SMTPTestServer {
+                             excludedAuthMechanisms: [String] = [], replyDelaySeconds: Double = 0,
+                             startupTimeoutSeconds: Double = 20) async throws -> SMTPTestServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var arguments = ["python3", script.path, "--mode", mode.rawValue, "--max-seconds", "600"]
@@ -68,6 +70,7 @@ public final class SMTPTestServer: Sendable {
         }
         if let username, let password { arguments += ["--username", username, "--password", password] }
         for mechanism in excludedAuthMechanisms { arguments += ["--exclude-auth", mechanism] }
+        if replyDelaySeconds > 0 { arguments += ["--delay-seconds", String(replyDelaySeconds)] }
 
         let errorLog = directory.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)

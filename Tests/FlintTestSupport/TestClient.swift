@@ -43,6 +43,8 @@ public struct TestClient: Sendable {
         public let status: Int
         public let body: JSONValue
         public let headers: [String: String]
+        /// The body as received, for byte-for-byte comparisons.
+        public let data: Data
 
         public subscript(key: String) -> JSONValue? { body.objectValue?[key] }
         public func string(_ key: String) -> String? { self[key]?.stringValue }
@@ -76,6 +78,6 @@ public struct TestClient: Sendable {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { replyHeaders[name.lowercased()] = value }
         }
-        return Reply(status: http.statusCode, body: json, headers: replyHeaders)
+        return Reply(status: http.statusCode, body: json, headers: replyHeaders, data: data)
     }
 }

@@ -152,6 +152,12 @@ public final class TestServer: Sendable {
         self.ownsDatabase = ownsDatabase
     }
 
+    /// Returns once every email the server queued has been sent (or given up on): tests that read mail or
+    /// count sent emails wait for this rather than sleeping, since emails leave after the request's answer.
+    public func waitForOutbox() async {
+        await server.emailOutbox.waitUntilIdle()
+    }
+
     /// Stops serving and closes the store; drops the scratch database unless it was shared in. Throws if
     /// the run did not end cleanly: a graceful shutdown must let every service finish without an error.
     public func stop() async throws {

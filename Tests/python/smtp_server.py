@@ -5,7 +5,8 @@ Binds 127.0.0.1 on an ephemeral port and prints one JSON line per event on stdou
   {"from": ..., "to": [...], "raw": <base64 of the message as received>}   per accepted message
 
 Modes: plain (no TLS), starttls (STARTTLS offered and required), tls (TLS from the first byte).
-With --username/--password, AUTH (PLAIN, LOGIN) is required and checked. Exits when stdin closes
+With --username/--password, AUTH (PLAIN, LOGIN) is required and checked. With --delay-seconds, each
+message is answered only after that long (a slow relay). Exits when stdin closes
 (the test process went away) or on SIGTERM.
 """
 
@@ -30,7 +31,12 @@ def emit(event):
 
 
 class Recorder:
+    def __init__(self, delay):
+        self.delay = delay
+
     async def handle_DATA(self, server, session, envelope):
+        if self.delay > 0:
+            await asyncio.sleep(self.delay)
         emit({
             "from": envelope.mail_from,
             "to": list(envelope.rcpt_tos),
@@ -48,6 +54,7 @@ def main():
     parser.add_argument("--password")
     parser.add_argument("--exclude-auth", action="append", default=[], help="an AUTH mechanism not to offer")
     parser.add_argument("--max-seconds", type=float, default=300)
+    parser.add_argument("--delay-seconds", type=float, default=0, help="how long each message waits for its reply")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     logging.getLogger("mail.log").setLevel(logging.CRITICAL)
@@ -67,7 +74,7 @@ def main():
 
     def factory():
         return SMTP(
-            Recorder(),
+            Recorder(args.delay_seconds),
             hostname="flint-test-smtp",
             tls_context=tls_context if args.mode == "starttls" else None,
             require_starttls=args.mode == "starttls",

@@ -119,15 +119,17 @@ public struct AccountService: Sendable {
         try await throttle.takeAttempt(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
 
         let found = try await store.user(projectID: caller.projectID, email: email)
-        guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt else {
-            // Spend the same time as a real check, so response times do not reveal which emails exist.
-            _ = try await hasher.hash(password: password, salt: Data(random.bytes(12)), project: project)
+        // No account, no password, or one too long to be anyone's: refused after the work of a real check (on at
+        // most `maximumLength` bytes), so response times do not reveal which emails exist.
+        guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt,
+              password.utf8.count <= PasswordHasher.maximumLength
+        else {
+            let bounded = String(decoding: password.utf8.prefix(PasswordHasher.maximumLength), as: UTF8.self)
+            _ = try await hasher.hash(password: bounded, salt: Data(random.bytes(12)), project: project)
             // Firebase: "the password is invalid or the user does not have a password".
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : found == nil ? .emailNotFound : .invalidPassword)
         }
-        guard password.utf8.count <= PasswordHasher.maximumLength,
-              try await matches(password, hash: hash, salt: salt, of: user, project: project)
-        else {
+        guard try await matches(password, hash: hash, salt: salt, of: user, project: project) else {
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email, client: caller.clientLimitKey)

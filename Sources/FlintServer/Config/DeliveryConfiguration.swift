@@ -102,6 +102,10 @@ public struct DeliveryConfiguration: Sendable {
     public var userDeletedWebhook: Webhook?
     /// Extra PEM certificates trusted for outgoing TLS (besides the system's), e.g. a private CA.
     public var extraTrustRootsPEM: [String] = []
+    /// Time and size limits of every outside call (these services, and Apple and Facebook).
+    public var limits = OutsideCallLimits()
+    /// How action emails are queued and retried.
+    public var emailOutbox = EmailOutbox.Settings()
 
     public init(sms: SMSProvider = .log, apns: APNs? = nil, siteVerify: SiteVerify? = nil, extraTrustRootsPEM: [String] = []) {
         self.sms = sms

@@ -15,13 +15,16 @@ public final class APNsClient: PushSender {
 
     private let configuration: DeliveryConfiguration.APNs
     private let httpClient: HTTPClient
+    private let limits: OutsideCallLimits
     private let clock: any FlintClock
     let providerToken: APNsProviderToken
 
     /// Throws `DeliveryConfigurationError` if the configured key is not a P-256 private key.
-    public init(configuration: DeliveryConfiguration.APNs, httpClient: HTTPClient, clock: any FlintClock) throws {
+    public init(configuration: DeliveryConfiguration.APNs, httpClient: HTTPClient,
+                limits: OutsideCallLimits = OutsideCallLimits(), clock: any FlintClock) throws {
         self.configuration = configuration
         self.httpClient = httpClient
+        self.limits = limits
         self.clock = clock
         providerToken = try APNsProviderToken(teamID: configuration.teamID, keyID: configuration.keyID,
                                               privateKeyPEM: configuration.privateKeyPEM, clock: clock)
@@ -65,7 +68,7 @@ public final class APNsClient: PushSender {
             ("apns-priority", "5"),
             ("apns-expiration", String(clock.seconds + Self.expirationSeconds)),
         ])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, service: "APNs")
+        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "APNs")
         guard answer.status == 200 else {
             let reason = answer.jsonString("reason") ?? answer.bodyText
             if reason == "ExpiredProviderToken" { providerToken.invalidate(token) }

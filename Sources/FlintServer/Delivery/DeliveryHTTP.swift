@@ -4,28 +4,20 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 
-/// The outgoing-HTTP plumbing the delivery clients share: one client, bounded waits, bounded answers.
+/// The outgoing-HTTP plumbing the delivery and identity-provider clients share: one client, bounded waits,
+/// bounded answers (`OutsideCallLimits`).
 enum DeliveryHTTP {
-    /// How long the answer may take once connected. Generous (providers can be slow to answer, and a loaded
-    /// node can be slow to read), yet bounded: a request never waits longer than `requestTimeout`.
-    static let readTimeout: TimeAmount = .seconds(30)
-    /// How long one request may take from start to the last byte of the answer.
-    static let requestTimeout: TimeAmount = .seconds(40)
-    /// Answers larger than this are not read (every service here answers with a small JSON object).
-    static let maximumResponseBytes = 64 * 1024
-
-    /// An HTTP client for the delivery services: the system's trust roots plus `extraTrustRootsPEM`, TLS 1.2
-    /// or later, a 10-second connect and a `readTimeout` read timeout, no redirects (a redirect must not carry credentials
+    /// An HTTP client for the outside services: the system's trust roots plus `extraTrustRootsPEM`, TLS 1.2
+    /// or later, `limits`' connect timeout, no redirects (a redirect must not carry credentials
     /// elsewhere), HTTP/2 where the server offers it (APNs requires it).
-    /// A connection that fails (refused, untrusted certificate) is retried until `connectTimeout`.
-    static func makeClient(extraTrustRootsPEM: [String],
-                           httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic,
-                           connectTimeout: TimeAmount = .seconds(10)) throws -> HTTPClient {
+    /// A connection that fails (refused, untrusted certificate) is retried until the connect timeout.
+    static func makeClient(extraTrustRootsPEM: [String], limits: OutsideCallLimits = OutsideCallLimits(),
+                           httpVersion: HTTPClient.Configuration.HTTPVersion = .automatic) throws -> HTTPClient {
         let tls = try clientTLS(extraTrustRootsPEM: extraTrustRootsPEM)
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
-            timeout: .init(connect: connectTimeout, read: readTimeout))
+            timeout: .init(connect: limits.connectTimeout, read: limits.requestTimeout))
         configuration.httpVersion = httpVersion
         return HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: configuration)
     }
@@ -68,13 +60,18 @@ enum DeliveryHTTP {
         }
     }
 
-    /// Sends `request` and reads the answer. Transport failures, timeouts and oversized answers become
+    /// Sends `request` and reads the answer, within `limits.requestTimeout` from start to the last byte and up
+    /// to `limits.maximumResponseBytes`. Transport failures, timeouts and oversized answers become
     /// `DeliveryError.unavailable` naming `service`; HTTP error statuses are returned for the caller to judge.
-    static func send(_ request: HTTPClientRequest, with client: HTTPClient, service: String) async throws -> Answer {
+    static func send(_ request: HTTPClientRequest, with client: HTTPClient, limits: OutsideCallLimits, service: String)
+        async throws -> Answer {
         do {
-            let response = try await client.execute(request, timeout: requestTimeout)
-            let body = try await response.body.collect(upTo: maximumResponseBytes)
-            return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+            // The client's own deadline ends when the answer's head arrives; the body is bounded here.
+            return try await withDeadline(limits.requestTimeout) {
+                let response = try await client.execute(request, timeout: limits.requestTimeout)
+                let body = try await response.body.collect(upTo: limits.maximumResponseBytes)
+                return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+            }
         } catch {
             throw DeliveryError.unavailable("\(service): \(error)")
         }

@@ -31,30 +31,35 @@ public final class DeliveryServices: Sendable {
 
     /// Throws `DeliveryConfigurationError` for an unusable APNs key or trust-root bundle.
     public static func make(_ configuration: DeliveryConfiguration, clock: any FlintClock, logger: Logger) throws -> DeliveryServices {
-        let httpClient = try DeliveryHTTP.makeClient(extraTrustRootsPEM: configuration.extraTrustRootsPEM)
+        let limits = configuration.limits
+        let httpClient = try DeliveryHTTP.makeClient(extraTrustRootsPEM: configuration.extraTrustRootsPEM, limits: limits)
         do {
             let sms: any SMSSender = switch configuration.sms {
             case .log:
                 LogSMSSender(logger: logger)
             case let .webhook(url, secret):
-                WebhookSMSSender(url: url, secret: secret, httpClient: httpClient, clock: clock)
+                WebhookSMSSender(url: url, secret: secret, httpClient: httpClient, limits: limits, clock: clock)
             case let .twilio(baseURL, accountSID, authToken, from):
                 TwilioSMSSender(baseURL: baseURL, accountSID: accountSID, authToken: authToken, from: from,
-                                httpClient: httpClient)
+                                httpClient: httpClient, limits: limits)
             }
             // SMTP opens one connection per message on the shared event loops: nothing to shut down.
             let email: any EmailSender = switch configuration.email {
             case .log:
                 LogEmailSender(logger: logger)
             case let .smtp(smtp):
-                try SMTPEmailSender(configuration: smtp, extraTrustRootsPEM: configuration.extraTrustRootsPEM, clock: clock)
+                try SMTPEmailSender(configuration: smtp, extraTrustRootsPEM: configuration.extraTrustRootsPEM, limits: limits,
+                                    clock: clock)
             }
-            let push = try configuration.apns.map { try APNsClient(configuration: $0, httpClient: httpClient, clock: clock) }
+            let push = try configuration.apns.map {
+                try APNsClient(configuration: $0, httpClient: httpClient, limits: limits, clock: clock)
+            }
             let captcha = configuration.siteVerify.map {
-                SiteVerifyClient(url: $0.url, secret: $0.secret, httpClient: httpClient)
+                SiteVerifyClient(url: $0.url, secret: $0.secret, httpClient: httpClient, limits: limits)
             }
             let userDeleted = configuration.userDeletedWebhook.map {
-                UserDeletedWebhook(url: $0.url, secret: $0.secret, httpClient: httpClient, clock: clock, logger: logger)
+                UserDeletedWebhook(url: $0.url, secret: $0.secret, httpClient: httpClient, limits: limits, clock: clock,
+                                   logger: logger)
             }
             return DeliveryServices(sms: sms, email: email, push: push, captcha: captcha, userDeleted: userDeleted,
                                     httpClient: httpClient)

@@ -9,14 +9,15 @@ import NIOSSL
 /// credentials in the clear, except to a relay on loopback configured with `security: .none`.
 ///
 /// Errors: `DeliveryError.rejected(status:detail:)` for a reply the client did not expect (the SMTP
-/// code and the server's text), `DeliveryError.unavailable` for connection, TLS and timeout failures and
-/// for a server that lacks what the configuration requires (STARTTLS, an AUTH mechanism).
+/// code and the server's text), `DeliveryError.unavailable` for connection, TLS and timeout failures, for
+/// replies that are not SMTP or too long, and for a server that lacks what the configuration requires
+/// (STARTTLS, an AUTH mechanism).
+///
+/// Waits are bounded by `limits`: connecting, each reply, and the whole conversation (so a relay that
+/// drips bytes cannot hold a message forever). Cancelling the sending task closes the connection.
 public struct SMTPClient: Sendable {
     public let configuration: DeliveryConfiguration.SMTP
-    /// How long connecting may take.
-    public var connectTimeout: TimeAmount = .seconds(15)
-    /// How long each reply may take.
-    public var replyTimeout: TimeAmount = .seconds(15)
+    public var limits: OutsideCallLimits
     /// The name given in EHLO.
     public var clientName = "localhost"
     private let tlsContext: NIOSSLContext
@@ -24,8 +25,10 @@ public struct SMTPClient: Sendable {
 
     /// Throws `DeliveryConfigurationError` for an unusable trust-root bundle.
     public init(configuration: DeliveryConfiguration.SMTP, extraTrustRootsPEM: [String] = [],
+                limits: OutsideCallLimits = OutsideCallLimits(),
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
+        self.limits = limits
         self.group = group
         tlsContext = try NIOSSLContext(configuration: DeliveryHTTP.clientTLS(extraTrustRootsPEM: extraTrustRootsPEM))
     }
@@ -50,7 +53,14 @@ public struct SMTPClient: Sendable {
             throw DeliveryError.unavailable("\(where_): cannot connect (\(error))")
         }
         do {
-            try await converse(on: channel, handler: handler, from: from, to: recipients, message: message)
+            try await withDeadline(limits.smtpMessageTimeout) {
+                try await withTaskCancellationHandler {
+                    try await converse(on: channel, handler: handler, from: from, to: recipients, message: message)
+                } onCancel: {
+                    // Ends the wait for a reply at once (the handler fails it when the connection closes).
+                    channel.close(promise: nil)
+                }
+            }
             try? await channel.close()
         } catch let error as DeliveryError {
             try? await channel.close()
@@ -68,7 +78,7 @@ public struct SMTPClient: Sendable {
         let context = tlsContext
         let sni = Self.sniName(configuration.host)
         return try await ClientBootstrap(group: group)
-            .connectTimeout(connectTimeout)
+            .connectTimeout(limits.connectTimeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if implicitTLS {
@@ -99,7 +109,7 @@ public struct SMTPClient: Sendable {
     }
 
     private func converse(on channel: any Channel, handler: NIOLoopBound<SMTPReplyHandler>, from: String, to recipients: [String], message: String) async throws {
-        let session = Session(channel: channel, timeout: replyTimeout, handler: handler)
+        let session = Session(channel: channel, timeout: limits.smtpReplyTimeout, handler: handler)
         try await session.expect(220, "greeting")
         var capabilities = try await session.command("EHLO \(clientName)", expect: 250).lines.dropFirst().map { $0.uppercased() }
         var encrypted = configuration.security == .implicitTLS

@@ -12,8 +12,10 @@ public struct SMTPEmailSender: EmailSender {
     }
 
     /// Throws `DeliveryConfigurationError` for an unusable trust-root bundle.
-    public init(configuration: DeliveryConfiguration.SMTP, extraTrustRootsPEM: [String] = [], clock: any FlintClock) throws {
-        self.init(client: try SMTPClient(configuration: configuration, extraTrustRootsPEM: extraTrustRootsPEM), clock: clock)
+    public init(configuration: DeliveryConfiguration.SMTP, extraTrustRootsPEM: [String] = [],
+                limits: OutsideCallLimits = OutsideCallLimits(), clock: any FlintClock) throws {
+        self.init(client: try SMTPClient(configuration: configuration, extraTrustRootsPEM: extraTrustRootsPEM, limits: limits),
+                  clock: clock)
     }
 
     /// Throws `DeliveryError.rejected` for a header value with a line break or an unusable address (status

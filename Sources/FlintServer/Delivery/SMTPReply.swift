@@ -15,6 +15,7 @@ enum SMTPTransportError: Error, CustomStringConvertible {
     case closed
     case malformedReply(String)
     case lineTooLong
+    case tooManyLines
 
     var description: String {
         switch self {
@@ -22,6 +23,7 @@ enum SMTPTransportError: Error, CustomStringConvertible {
         case .closed: "the server closed the connection"
         case let .malformedReply(line): "malformed reply line: \(line.prefix(100))"
         case .lineTooLong: "reply line too long"
+        case .tooManyLines: "reply of too many lines"
         }
     }
 }
@@ -33,6 +35,8 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Longer reply lines are an error (RFC 5321 allows 512 octets).
     static let maximumLineLength = 4096
+    /// Replies of more lines are an error (an EHLO reply, the longest, has a line per extension: a dozen or so).
+    static let maximumLinesPerReply = 100
 
     private var pending = ByteBuffer()
     private var lines: [String] = []
@@ -63,6 +67,7 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                 let length = newline - pending.readerIndex
+                if length > Self.maximumLineLength { throw SMTPTransportError.lineTooLong }
                 var line = pending.readString(length: length) ?? ""
                 pending.moveReaderIndex(forwardBy: 1)
                 if line.hasSuffix("\r") { line.removeLast() }
@@ -96,7 +101,10 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
             throw SMTPTransportError.malformedReply(line)
         }
         lines.append(scalars.count > 4 ? String(decoding: scalars.dropFirst(4), as: UTF8.self) : "")
-        guard separator != UInt8(ascii: "-") else { return }
+        guard separator != UInt8(ascii: "-") else {
+            if lines.count > Self.maximumLinesPerReply { throw SMTPTransportError.tooManyLines }
+            return
+        }
         let reply = SMTPReply(code: code, lines: lines)
         lines = []
         if let waiter {

@@ -12,11 +12,13 @@ public struct SiteVerifyClient: CaptchaVerifier {
     private let url: String
     private let secret: String
     private let httpClient: HTTPClient
+    private let limits: OutsideCallLimits
 
-    public init(url: String, secret: String, httpClient: HTTPClient) {
+    public init(url: String, secret: String, httpClient: HTTPClient, limits: OutsideCallLimits = OutsideCallLimits()) {
         self.url = url
         self.secret = secret
         self.httpClient = httpClient
+        self.limits = limits
     }
 
     private struct Answer: Decodable {
@@ -30,7 +32,7 @@ public struct SiteVerifyClient: CaptchaVerifier {
         let request = DeliveryHTTP.post(url, contentType: "application/x-www-form-urlencoded",
                                         body: Data(FormURLEncoding.encode(fields).utf8),
                                         headers: [("accept", "application/json")])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, service: "siteverify")
+        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "siteverify")
         guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
         guard let decoded = try? JSONDecoder().decode(Answer.self, from: answer.body) else {
             throw DeliveryError.unavailable("siteverify: not a siteverify answer: \(answer.bodyText)")

@@ -24,6 +24,7 @@ struct UserDeletedWebhook: Sendable {
     let url: String
     let secret: String
     let httpClient: HTTPClient
+    let limits: OutsideCallLimits
     let clock: any FlintClock
     let logger: Logger
 
@@ -39,7 +40,7 @@ struct UserDeletedWebhook: Sendable {
             let answer = try await DeliveryHTTP.send(
                 DeliveryHTTP.post(url, contentType: "application/json", body: body,
                                   headers: [(WebhookSignature.headerName, signature)]),
-                with: httpClient, service: "user-deletion webhook")
+                with: httpClient, limits: limits, service: "user-deletion webhook")
             guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
         } catch {
             logger.error("The user-deletion webhook failed", metadata: [

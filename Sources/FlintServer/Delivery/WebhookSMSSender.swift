@@ -72,12 +72,15 @@ public struct WebhookSMSSender: SMSSender {
     private let url: String
     private let secret: String
     private let httpClient: HTTPClient
+    private let limits: OutsideCallLimits
     private let clock: any FlintClock
 
-    public init(url: String, secret: String, httpClient: HTTPClient, clock: any FlintClock) {
+    public init(url: String, secret: String, httpClient: HTTPClient, limits: OutsideCallLimits = OutsideCallLimits(),
+                clock: any FlintClock) {
         self.url = url
         self.secret = secret
         self.httpClient = httpClient
+        self.limits = limits
         self.clock = clock
     }
 
@@ -88,7 +91,7 @@ public struct WebhookSMSSender: SMSSender {
         let signature = WebhookSignature.header(body: body, secret: secret, timestamp: clock.seconds)
         let request = DeliveryHTTP.post(url, contentType: "application/json", body: body,
                                         headers: [(WebhookSignature.headerName, signature)])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, service: "SMS webhook")
+        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "SMS webhook")
         guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
     }
 }

@@ -12,8 +12,8 @@ public struct ActionCodeService: Sendable {
     let tokens: TokenService
     let accounts: AccountService
     let projects: ProjectDirectory
-    let email: any EmailSender
-    let usage: UsageCounters
+    /// Emails are queued, not sent inside the request (see `EmailOutbox`).
+    let outbox: EmailOutbox
     let pipeline: SignInPipeline
     let clock: any FlintClock
     let random: any RandomSource
@@ -85,7 +85,7 @@ public struct ActionCodeService: Sendable {
         if returnLink {
             return SendOobCodeResponse(email: target.email, oobCode: issued.code, oobLink: issued.link)
         }
-        try await mail(type, to: recipient, link: issued.link, newEmail: target.newEmail, user: target.user, caller: caller)
+        try mail(type, to: recipient, link: issued.link, newEmail: target.newEmail, user: target.user, caller: caller)
         return SendOobCodeResponse(email: target.email)
     }
 
@@ -144,19 +144,15 @@ public struct ActionCodeService: Sendable {
         return "\(root)/__/auth/links?link=\(FormURLEncoding.escape(action))"
     }
 
+    /// Queues the email; throws a 503 when the outbox cannot take it.
     private func mail(_ type: OobRequestType, to address: String, link: String, newEmail: String?, user: UserAccount?,
-                      caller: Caller) async throws {
+                      caller: Caller) throws(FlintError) {
         let rendered = EmailTemplates.render(
             action: type, locale: caller.locale, link: link, email: address, newEmail: newEmail,
             appName: caller.projectID, displayName: user?.displayName, overrides: caller.project.settings.emailTemplates)
-        do {
-            try await email.send(EmailMessage(
-                projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
-                text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
-        } catch {
-            throw FlintError.unavailable("Sending the email", cause: error)
-        }
-        usage.record(.emailsSent, projectID: caller.projectID)
+        try outbox.enqueue(EmailMessage(
+            projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
+            text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
     }
 
     /// Per-IP and per-address budgets, in the shared store.
@@ -319,11 +315,8 @@ public struct ActionCodeService: Sendable {
         let issued = try await issue(
             .recoverEmail, email: previous, newEmail: changed, localID: user.localID, caller: caller, continueURL: nil,
             linkBase: nil, wrapForApp: false)
-        do {
-            try await mail(.recoverEmail, to: previous, link: issued.link, newEmail: changed, user: user, caller: caller)
-        } catch {
-            // The change itself stands; the recovery mail is best effort (and logged).
-        }
+        // The change itself stands: the recovery mail is best effort (the outbox logs a failed delivery).
+        try? mail(.recoverEmail, to: previous, link: issued.link, newEmail: changed, user: user, caller: caller)
     }
 
     // MARK: Codes

@@ -28,8 +28,9 @@ public enum IdentityTokenError: Error, Sendable, Equatable {
         switch self {
         case .nonceMismatch, .missingNonce:
             FlintError(.missingOrInvalidNonce)
-        case .providerUnavailable:
+        case .providerUnavailable(let detail):
             FlintError(.invalidIDPResponse, "The identity provider's keys are unavailable.", status: .serviceUnavailable)
+                .withCause(detail)
         case .malformed(let detail):
             FlintError(.invalidIDPResponse, "The ID token is malformed: \(detail)")
         case .unsupportedAlgorithm, .unknownKey, .badSignature:

@@ -13,7 +13,7 @@ import _CryptoExtras
 ///   but fetches start at most once per `refetchFloor`, so tokens with made-up key ids cannot make us
 ///   hammer the provider. The floor also spaces out retries while the provider is down.
 /// - When the provider is unreachable or answers nonsense, the last good document keeps being used.
-/// - Concurrent callers share one in-flight fetch; answers larger than `maximumResponseBytes` are refused.
+/// - Concurrent callers share one in-flight fetch, bounded in time and size by `limits`.
 public final class JWKSCache: Sendable {
     /// A public key of the document, with the algorithm it is for.
     public enum Key: Sendable {
@@ -43,8 +43,7 @@ public final class JWKSCache: Sendable {
     public let defaultMaxAge: TimeInterval
     public let maximumMaxAge: TimeInterval
     public let refetchFloor: TimeInterval
-    public let maximumResponseBytes: Int
-    public let requestTimeout: TimeAmount
+    public let limits: OutsideCallLimits
 
     private let httpClient: HTTPClient
     private let clock: any FlintClock
@@ -63,16 +62,14 @@ public final class JWKSCache: Sendable {
     ///   - httpClient: the client to fetch with; owned (and shut down) by the caller.
     public init(url: String, httpClient: HTTPClient, clock: any FlintClock,
                 defaultMaxAge: TimeInterval = 3600, maximumMaxAge: TimeInterval = 86400,
-                refetchFloor: TimeInterval = 60, maximumResponseBytes: Int = 256 * 1024,
-                requestTimeout: TimeAmount = .seconds(10)) {
+                refetchFloor: TimeInterval = 60, limits: OutsideCallLimits = OutsideCallLimits()) {
         self.url = url
         self.httpClient = httpClient
         self.clock = clock
         self.defaultMaxAge = defaultMaxAge
         self.maximumMaxAge = maximumMaxAge
         self.refetchFloor = refetchFloor
-        self.maximumResponseBytes = maximumResponseBytes
-        self.requestTimeout = requestTimeout
+        self.limits = limits
     }
 
     /// The key with id `kid`, fetching the document first when it is missing, expired, or lacks the id
@@ -138,22 +135,15 @@ public final class JWKSCache: Sendable {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "accept", value: "application/json")
         request.headers.add(name: "user-agent", value: "Flint")
-        let status: UInt
-        let body: ByteBuffer
-        let cacheControl: String?
+        let answer: DeliveryHTTP.Answer
         do {
-            let response = try await httpClient.execute(request, timeout: requestTimeout)
-            status = response.status.code
-            cacheControl = response.headers.first(name: "cache-control")
-            body = try await response.body.collect(upTo: maximumResponseBytes)
+            answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: url)
         } catch {
-            throw FetchError(detail: "\(url): \(error)")
+            throw FetchError(detail: "\(error)")
         }
-        guard (200..<300).contains(status) else { throw FetchError(detail: "\(url): HTTP \(status)") }
-        guard let keys = Self.parse(Data(body.readableBytesView)) else {
-            throw FetchError(detail: "\(url): not a JWKS document")
-        }
-        let maxAge = Self.maxAge(cacheControl).map { min($0, maximumMaxAge) } ?? defaultMaxAge
+        guard answer.isSuccess else { throw FetchError(detail: "\(url): HTTP \(answer.status)") }
+        guard let keys = Self.parse(answer.body) else { throw FetchError(detail: "\(url): not a JWKS document") }
+        let maxAge = Self.maxAge(answer.headers.first(name: "cache-control")).map { min($0, maximumMaxAge) } ?? defaultMaxAge
         return (keys, maxAge)
     }
 

@@ -54,6 +54,8 @@ public final class AuthServer: Sendable {
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
     /// Sweeps expired codes and old counters while the server runs.
     let janitor: Janitor
+    /// Sends action emails after the requests that queue them have been answered.
+    public let emailOutbox: EmailOutbox
 
     /// Opens the store (migrating it), loads or creates the signing keys and the default project.
     public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
@@ -103,6 +105,8 @@ public final class AuthServer: Sendable {
         var deliveryConfiguration = configuration.delivery
         if !policy.makesOutsideCalls { deliveryConfiguration = DeliveryConfiguration() }
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
+        emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, usage: usage,
+                                  logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         let pipeline = SignInPipeline(store: store, tokens: tokens, gate: secondFactorGate, clock: environment.clock)
         accounts = AccountService(
@@ -142,28 +146,31 @@ public final class AuthServer: Sendable {
             store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
         let providers = configuration.identityProviderEndpoints
         let httpClient = delivery.httpClient
+        let limits = configuration.delivery.limits
         federated = FederatedService(
             store: store, tokens: tokens, secrets: secrets,
             apple: AppleSignIn(
                 verifier: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.appleJWKSURL, httpClient: httpClient, clock: environment.clock),
+                    keys: JWKSCache(url: providers.appleJWKSURL, httpClient: httpClient, clock: environment.clock,
+                                    limits: limits),
                     clock: environment.clock),
                 issuers: providers.appleIssuers),
             facebook: FacebookSignIn(
-                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, httpClient: httpClient),
+                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, httpClient: httpClient, limits: limits),
                 limitedLogin: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.facebookJWKSURL, httpClient: httpClient, clock: environment.clock),
+                    keys: JWKSCache(url: providers.facebookJWKSURL, httpClient: httpClient, clock: environment.clock,
+                                    limits: limits),
                     clock: environment.clock),
                 issuers: providers.facebookIssuers),
-            appleID: AppleIDClient(baseURL: providers.appleBaseURL, httpClient: httpClient, clock: environment.clock),
+            appleID: AppleIDClient(baseURL: providers.appleBaseURL, httpClient: httpClient, limits: limits,
+                                   clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "federated-pending-credential", lifetimeSeconds: 3600),
             pipeline: pipeline, clock: environment.clock, random: environment.random, policy: policy)
         let publicURLBox = boundPublicURL
         actionCodes = ActionCodeService(
-            store: store, tokens: tokens, accounts: accounts, projects: projects, email: delivery.email, usage: usage,
-            pipeline: pipeline,
+            store: store, tokens: tokens, accounts: accounts, projects: projects, outbox: emailOutbox, pipeline: pipeline,
             clock: environment.clock, random: environment.random, limits: configuration.emailLimits, policy: policy,
             publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
     }
@@ -217,7 +224,9 @@ public final class AuthServer: Sendable {
                 await onRunning(port)
             },
             logger: logger)
-        var services: [any Service] = [app, janitor, usage]
+        // Graceful shutdown stops the services last to first: the outbox drains after the last request has
+        // been answered (and has queued what it queues).
+        var services: [any Service] = [emailOutbox, app, janitor, usage]
         if handleSignals, let certificates = configuration.tls {
             services.append(CertificateReloader(certificates: certificates, logger: logger))
         }

@@ -59,9 +59,14 @@ extension FlintError {
     /// An outside service (SMS gateway, mail server, Apple, Facebook) failed: the client learns which kind
     /// of service, the log learns why.
     static func unavailable(_ service: String, cause: any Error) -> FlintError {
-        var error = FlintError(sentence: "\(service) is unavailable; please try again later.", status: .serviceUnavailable,
-                               reason: "backendError")
-        error.cause = "\(cause)"
+        FlintError(sentence: "\(service) is unavailable; please try again later.", status: .serviceUnavailable,
+                   reason: "backendError").withCause("\(cause)")
+    }
+
+    /// This error with `cause` for the log (what the outside service answered, say); the client sees none of it.
+    func withCause(_ cause: String) -> FlintError {
+        var error = self
+        error.cause = cause
         return error
     }
 

@@ -8,10 +8,12 @@ enum JSONBody {
     static let maximumSize = 1 << 20
 
     static let decoder = JSONDecoder()
-    /// Shared: JSON coders are safe to use concurrently, and creating one per request costs.
+    /// Shared: JSON coders are safe to use concurrently, and creating one per request costs. Keys are sorted,
+    /// so equal answers are equal bytes (the encoder's own order varies from answer to answer, and with
+    /// enumeration protection the answers for a known and an unknown address must not differ at all).
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return encoder
     }()
 

@@ -329,6 +329,8 @@ import Testing
                 "requestType": "EMAIL_SIGNIN", "email": "count@example.com", "continueUrl": "http://localhost/done",
             ]).status == 200)
             #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550123"]).status == 200)
+            // The email is counted when it is sent, after the answer: on this day.
+            await server.waitForOutbox()
             server.clock.advance(seconds: 86_400)
             _ = try await client.signUp()
 

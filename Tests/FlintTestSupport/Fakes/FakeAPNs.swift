@@ -24,7 +24,7 @@ import NIOConcurrencyHelpers
 ///
 /// The two environments are told apart by a path prefix (`productionURL`, `sandboxURL`), since the fake
 /// has one host. Accepted pushes are answered 200 with an `apns-id` and recorded in `pushes`.
-public final class FakeAPNs: Sendable {
+public final class FakeAPNs: FakeServer {
     /// One accepted push.
     public struct Push: Sendable, Equatable {
         public let deviceToken: String
@@ -56,7 +56,7 @@ public final class FakeAPNs: Sendable {
     private let publicKey: P256.Signing.PublicKey
     private let clock: any FlintClock
     private let state = NIOLockedValueBox(State())
-    private let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+    let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
 
     private struct State {
         /// Registered device tokens: environment (sandbox?) and whether still registered.

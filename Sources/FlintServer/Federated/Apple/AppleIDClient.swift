@@ -17,6 +17,7 @@ struct AppleIDClient: Sendable {
 
     let baseURL: String
     let httpClient: HTTPClient
+    var limits = OutsideCallLimits()
     let clock: any FlintClock
 
     /// The audience Apple expects in client secrets, whatever the base URL.
@@ -53,6 +54,7 @@ struct AppleIDClient: Sendable {
     }
 
     /// Exchanges an authorization code, then revokes what it yields (the refresh token, else the access token).
+    /// Apple's answers go to the log only (as the cause of the error), never to the client.
     func revoke(authorizationCode code: String, credentials: Credentials) async throws {
         let secret = try clientSecret(credentials)
         let exchanged = try await post("/auth/token", [
@@ -60,23 +62,30 @@ struct AppleIDClient: Sendable {
             ("grant_type", "authorization_code"),
         ])
         guard exchanged.isSuccess else {
-            let reason = exchanged.jsonString("error") ?? exchanged.bodyText
-            if ["invalid_grant", "invalid_client"].contains(reason) { throw CodeRejected(reason: reason) }
-            throw FlintError(.invalidIDPResponse, "Apple refused the authorization code (\(reason))")
+            if let reason = exchanged.jsonString("error"), ["invalid_grant", "invalid_client"].contains(reason) {
+                throw CodeRejected(reason: reason)
+            }
+            throw Self.refusal(exchanged, "Apple refused the authorization code.")
         }
         let (token, hint) = if let refresh = exchanged.jsonString("refresh_token") {
             (refresh, "refresh_token")
         } else if let access = exchanged.jsonString("access_token") {
             (access, "access_token")
         } else {
-            throw FlintError(.invalidIDPResponse, "Apple's token answer carries no token")
+            throw Self.refusal(exchanged, "Apple's token answer carries no token.")
         }
         let revoked = try await post("/auth/revoke", [
             ("client_id", credentials.clientID), ("client_secret", secret), ("token", token), ("token_type_hint", hint),
         ])
-        guard revoked.isSuccess else {
-            throw FlintError(.invalidIDPResponse, "Apple refused the revocation (\(revoked.jsonString("error") ?? revoked.bodyText))")
-        }
+        guard revoked.isSuccess else { throw Self.refusal(revoked, "Apple refused the revocation.") }
+    }
+
+    /// The error for an answer Apple should not have given: a server error is an outage (503), anything else
+    /// `INVALID_IDP_RESPONSE` with `message`; the answer itself is the cause, for the log.
+    private static func refusal(_ answer: DeliveryHTTP.Answer, _ message: String) -> FlintError {
+        let cause = DeliveryError.rejected(status: answer.status, detail: answer.bodyText)
+        guard answer.status < 500 else { return FlintError.unavailable("Apple", cause: cause) }
+        return FlintError(.invalidIDPResponse, message).withCause("Apple: \(cause)")
     }
 
     private func post(_ path: String, _ fields: [(String, String)]) async throws -> DeliveryHTTP.Answer {
@@ -84,7 +93,7 @@ struct AppleIDClient: Sendable {
         do {
             return try await DeliveryHTTP.send(
                 DeliveryHTTP.post(baseURL + path, contentType: "application/x-www-form-urlencoded", body: body),
-                with: httpClient, service: "Apple")
+                with: httpClient, limits: limits, service: "Apple")
         } catch {
             throw FlintError.unavailable("Apple", cause: error)
         }

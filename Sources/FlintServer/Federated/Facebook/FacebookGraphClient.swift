@@ -10,6 +10,7 @@ import Foundation
 struct FacebookGraphClient: Sendable {
     let baseURL: String
     let httpClient: HTTPClient
+    var limits = OutsideCallLimits()
 
     /// What Facebook says about a user access token, and the profile behind it.
     struct VerifiedUser: Sendable {
@@ -22,7 +23,7 @@ struct FacebookGraphClient: Sendable {
         let debug = try await get("/debug_token", [("input_token", accessToken), ("access_token", "\(appID)|\(appSecret)")])
         guard debug.isSuccess, case .object(let root)? = try? JSONDecoder().decode(JSONValue.self, from: debug.body),
               case .object(let data)? = root["data"]
-        else { throw FlintError(.invalidIDPResponse, "Facebook did not vouch for the access token") }
+        else { throw Self.unexpected(debug, from: "/debug_token", "Facebook did not vouch for the access token") }
         guard data["is_valid"] == .bool(true) else { throw FlintError(.invalidIDPResponse, "The Facebook access token is not valid") }
         guard data["app_id"]?.stringValue == appID else {
             throw FlintError(.invalidIDPResponse, "The Facebook access token was issued to another app")
@@ -35,17 +36,28 @@ struct FacebookGraphClient: Sendable {
         ])
         guard me.isSuccess, case .object(let profile)? = try? JSONDecoder().decode(JSONValue.self, from: me.body),
               profile["id"]?.stringValue == userID
-        else { throw FlintError(.invalidIDPResponse, "Facebook did not return the token's profile") }
+        else { throw Self.unexpected(me, from: "/me", "Facebook did not return the token's profile") }
         return VerifiedUser(userID: userID, profile: profile)
     }
 
+    /// `INVALID_IDP_RESPONSE` with `message` for the client, and what Facebook answered at `path` for the log.
+    private static func unexpected(_ answer: DeliveryHTTP.Answer, from path: String, _ message: String) -> FlintError {
+        FlintError(.invalidIDPResponse, message).withCause("Facebook \(path): HTTP \(answer.status): \(answer.bodyText)")
+    }
+
+    /// The answer to a GET; a server error is an outage (503). Facebook's answers never reach the client.
     private func get(_ path: String, _ query: [(String, String)]) async throws -> DeliveryHTTP.Answer {
         var request = HTTPClientRequest(url: baseURL + path + "?" + FormURLEncoding.encode(query))
         request.headers.add(name: "user-agent", value: "Flint")
+        let answer: DeliveryHTTP.Answer
         do {
-            return try await DeliveryHTTP.send(request, with: httpClient, service: "Facebook")
+            answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "Facebook")
         } catch {
             throw FlintError.unavailable("Facebook", cause: error)
         }
+        guard answer.status < 500 else {
+            throw FlintError.unavailable("Facebook", cause: DeliveryError.rejected(status: answer.status, detail: answer.bodyText))
+        }
+        return answer
     }
 }
