@@ -15,14 +15,9 @@ struct Backup: ParsableCommand {
     @Option(help: "The file to write; it must not exist.") var to: String
 
     func run() throws {
-        let configuration = try options.configuration()
-        guard configuration.databaseURL == nil else {
-            throw ValidationError("The store is PostgreSQL: back it up with pg_dump (see the README).")
-        }
-        try reportingFailure {
-            try SQLiteBackup.copy(from: SQLiteBackup.storePath(in: configuration.dataDirectory), to: to)
-        }
-        print("Backed up \(SQLiteBackup.storePath(in: configuration.dataDirectory)) to \(to)")
+        let store = SQLiteBackup.storePath(in: try options.sqliteDataDirectory(otherwise: "back it up with pg_dump"))
+        try reportingFailure { try SQLiteBackup.copy(from: store, to: to) }
+        print("Backed up \(store) to \(to)")
     }
 }
 
@@ -34,12 +29,20 @@ struct Restore: ParsableCommand {
     @Argument(help: "The backup file, as `flint backup` wrote it.") var file: String
 
     func run() throws {
-        let configuration = try options.configuration()
+        let dataDirectory = try options.sqliteDataDirectory(otherwise: "restore it with pg_restore or psql")
+        try reportingFailure { try SQLiteBackup.restore(file, into: dataDirectory) }
+        print("Restored \(file) into \(SQLiteBackup.storePath(in: dataDirectory))")
+    }
+}
+
+extension ServerOptions {
+    /// The data directory of the SQLite store; a PostgreSQL store is refused with what to do `otherwise`.
+    func sqliteDataDirectory(otherwise: String) throws -> URL {
+        let configuration = try configuration()
         guard configuration.databaseURL == nil else {
-            throw ValidationError("The store is PostgreSQL: restore it with pg_restore or psql (see the README).")
+            throw ValidationError("The store is PostgreSQL: \(otherwise) (see the README).")
         }
-        try reportingFailure { try SQLiteBackup.restore(file, into: configuration.dataDirectory) }
-        print("Restored \(file) into \(SQLiteBackup.storePath(in: configuration.dataDirectory))")
+        return configuration.dataDirectory
     }
 }
 

@@ -193,13 +193,15 @@ import Testing
             let user = try await harness.auth.signIn(
                 with: provider.credential(withVerificationID: try await provider.verifyPhoneNumber(Self.fictionalNumber, uiDelegate: nil),
                                           verificationCode: Self.fictionalCode)).user
-            let tokenBefore = user.snapshot.tokens.accessToken
+            // The re-authentication's session replaces the old one. (Its ID token may be byte for byte the old one
+            // when both are made in the same second: RS256 is deterministic and the claims are the same.)
+            let sessionBefore = user.snapshot.tokens.refreshToken
 
             let id = try await provider.verifyPhoneNumber(Self.fictionalNumber, uiDelegate: nil)
             let result = try await user.reauthenticate(with: provider.credential(withVerificationID: id, verificationCode: Self.fictionalCode))
             #expect(result.user === user)
             #expect(result.additionalUserInfo?.providerID == "phone")
-            #expect(user.snapshot.tokens.accessToken != tokenBefore)
+            #expect(user.snapshot.tokens.refreshToken != sessionBefore)
 
             // Another user cannot reauthenticate with this number.
             let other = try await harness.auth.createUser(withEmail: Harness.email(), password: "secret1").user
