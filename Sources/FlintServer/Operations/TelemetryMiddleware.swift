@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -13,9 +12,13 @@ struct TelemetryMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
-        let requestID = Self.usableID(request.headers[Self.requestIDHeader]) ?? Self.newID()
+        // Hummingbird gives each request an id in its logger's metadata (`hb.request.id`, a process prefix and a
+        // counter: no random bytes per request); a caller's own id takes its place.
         var context = context
-        context.logger[metadataKey: "request_id"] = .string(requestID)
+        if let callerID = Self.usableID(request.headers[Self.requestIDHeader]) {
+            context.logger[metadataKey: "hb.request.id"] = .string(callerID)
+        }
+        let requestID = context.id
         var status = 500
         defer {
             let elapsed = ContinuousClock.now - start
@@ -43,9 +46,5 @@ struct TelemetryMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let value, (1...128).contains(value.utf8.count),
               value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         return value
-    }
-
-    private static func newID() -> String {
-        Hex.encode(Data((0..<16).map { _ in UInt8.random(in: 0...255) }))
     }
 }
