@@ -36,6 +36,8 @@ import Testing
             #expect(Self.value(of: "flint_http_request_duration_seconds_bucket", containing: signUps + #",le="+Inf""#, in: metrics) == 3)
             let lookups = #"route="/v1/accounts:lookup",method="POST",status="4xx""#
             #expect(Self.value(of: "flint_http_requests_total", containing: lookups, in: metrics) == 1)
+            // Sessions started, by sign-in provider: the same events the console's usage page counts.
+            #expect(Self.value(of: "flint_sign_ins_total", containing: #"provider="anonymous""#, in: metrics) == 3)
             // Labels never carry what a client sent: only route templates.
             #expect(!metrics.contains("not-a-token"))
         }

@@ -78,7 +78,7 @@ public final class AuthServer: Sendable {
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
         janitor = Janitor(store: store, clock: environment.clock, refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds,
                           logger: logger)
-        usage = UsageCounters(store: store, clock: environment.clock, logger: logger)
+        usage = UsageCounters(store: store, clock: environment.clock, metrics: metrics, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
         let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host

@@ -14,6 +14,13 @@ public final class ServerMetrics: Sendable {
     /// The counter and timer of each (route, method, status class): found once, not looked up per request.
     private let requestInstruments = NIOLockedValueBox<[RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
 
+    private let counters = NIOLockedValueBox<[CounterKey: Metrics.Counter]>([:])
+
+    private struct CounterKey: Hashable {
+        let name: String
+        let dimensions: [String]
+    }
+
     private struct RequestKey: Hashable {
         let route: String
         let method: String
@@ -44,6 +51,18 @@ public final class ServerMetrics: Sendable {
         }
         instruments.count.increment()
         instruments.duration.recordNanoseconds(nanoseconds)
+    }
+
+    /// Adds one to the counter `name` with `dimensions` (low-cardinality values only).
+    func increment(_ name: String, dimensions: [(String, String)] = []) {
+        let key = CounterKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
+        let counter = counters.withLockedValue { counters in
+            if let existing = counters[key] { return existing }
+            let made = Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
+            counters[key] = made
+            return made
+        }
+        counter.increment()
     }
 
     /// The Prometheus text exposition of every metric.

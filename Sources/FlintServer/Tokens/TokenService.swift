@@ -95,7 +95,7 @@ public final class TokenService: Sendable {
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
             sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: user.sessionEpoch,
             now: clock.seconds)
-        usage.record(.signIns, projectID: user.projectID)
+        usage.record(.signIns, projectID: user.projectID, provider: record.signInProvider)
         return IssuedTokens(idToken: idToken, refreshToken: start.refreshToken)
     }
 

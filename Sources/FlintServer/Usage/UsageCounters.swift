@@ -37,13 +37,17 @@ public final class UsageCounters: Service, Sendable {
     static let retentionDays: Int64 = 400
 
     private let store: Store
+    /// The same events as Prometheus counters (`flint_sign_ins_total{provider}`, `flint_sms_sent_total`,
+    /// `flint_emails_sent_total`), for the management listener's `/metrics`.
+    private let metrics: ServerMetrics
     private let clock: any FlintClock
     private let logger: Logger
     private let flushInterval: Duration
     private let tally = NIOLockedValueBox([Key: Int64]())
 
-    init(store: Store, clock: any FlintClock, logger: Logger, flushInterval: Duration = .seconds(10)) {
+    init(store: Store, clock: any FlintClock, metrics: ServerMetrics, logger: Logger, flushInterval: Duration = .seconds(10)) {
         self.store = store
+        self.metrics = metrics
         self.clock = clock
         self.logger = logger
         self.flushInterval = flushInterval
@@ -51,8 +55,9 @@ public final class UsageCounters: Service, Sendable {
 
     static func day(ofSeconds seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
-    /// Adds one to this node's tally.
-    func record(_ metric: Metric, projectID: String) {
+    /// Adds one to this node's tally, and to the Prometheus counter of `metric` (by `provider`, for sign-ins).
+    func record(_ metric: Metric, projectID: String, provider: String? = nil) {
+        metrics.increment("flint_\(metric.rawValue)_total", dimensions: provider.map { [("provider", $0)] } ?? [])
         let key = Key(projectID: projectID, day: Self.day(ofSeconds: clock.seconds), metric: metric)
         tally.withLockedValue { $0[key, default: 0] += 1 }
     }
