@@ -2,6 +2,7 @@ import FlintWire
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Where the management listener binds: health, readiness and metrics, apart from the public port (Keycloak's
 /// pattern), so that a load balancer and Prometheus reach them and the internet does not.
@@ -53,7 +54,7 @@ struct Readiness: Sendable {
     let store: Store
     let keyring: SigningKeyring
     /// How long the store may take to answer before the node counts as not ready.
-    var storeTimeout: Duration = .seconds(2)
+    var storeTimeout: TimeAmount = .seconds(2)
 
     /// Empty when ready; otherwise one sentence per problem.
     func problems() async -> [String] {
@@ -68,19 +69,6 @@ struct Readiness: Sendable {
         }
         if keyring.keyIDs.isEmpty { problems.append("no signing key is loaded") }
         return problems
-    }
-}
-
-/// Runs `operation`, or throws `CancellationError` once `limit` has passed.
-private func withDeadline<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw CancellationError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }
 
