@@ -3,6 +3,7 @@ import Crypto
 @testable import FlintTestSupport
 import FlintWire
 import Foundation
+import Logging
 import Testing
 
 /// Outside services that answer badly (huge, endless or dripping bodies, silence, HTML, broken or
@@ -255,7 +256,8 @@ import Testing
     }
 
     /// A full outbox refuses at once with a 503 (it never blocks the request), and a server whose relay
-    /// never answers still shuts down within the drain time.
+    /// never answers still shuts down within the drain time, keeping the messages it acknowledged (sealed)
+    /// for the next node, which sends them.
     @Test(arguments: TestDatabase.allCases)
     func fullOutboxRefusesAndShutdownDrainsInBoundedTime(database: TestDatabase) async throws {
         let relay = try await FakeSMTPServer.start(.silence)
@@ -268,7 +270,8 @@ import Testing
         var limits = Self.limits
         limits.smtpReplyTimeout = .seconds(60)
         limits.smtpMessageTimeout = .seconds(60)
-        let server = try await TestServer.start(emulator: false, database: database) {
+        let shared = try await ScratchDatabase.make(database)
+        let server = try await TestServer.start(emulator: false, sharing: shared) {
             $0.delivery.email = .smtp(relay.configuration(from: "noreply@flint.test"))
             $0.delivery.limits = limits
             $0.delivery.emailOutbox = settings
@@ -284,14 +287,30 @@ import Testing
             let refused = try #require(replies.last)
             Self.expectCleanError(refused, accepted: ["Sending the email is unavailable"], "full outbox")
             #expect(refused.status == 503)
+            let acknowledged = replies.count - 1
             let stopping = ContinuousClock.now
             try await server.stop()
             #expect(ContinuousClock.now - stopping < Self.answerBound)
+
+            // Kept sealed: the links (and their codes) are not in the store in clear.
+            let store = try await Store.open(databaseURL: shared.databaseURL, dataDirectory: shared.dataDirectory, logger: Logger(label: "test"))
+            let kept = try await store.database.query("SELECT sealed FROM pending_emails", []).compactMap { $0.string("sealed") }
+            try await store.close()
+            #expect(kept.count == acknowledged && !kept.contains { $0.contains("oobCode") || $0.contains("ada@example.com") })
+            // The next node sends them (through the log sender here), and takes them out of the store.
+            let next = try await TestServer.start(emulator: false, sharing: shared)
+            await next.waitForOutbox()
+            let sent = next.log.all.filter { $0.metadata["email"] == "ada@example.com" && $0.metadata["link"] != nil }
+            #expect(sent.count == acknowledged, "\(next.log.all.map(\.message))")
+            #expect(try await next.server.store.takePendingEmails().isEmpty)
+            try await next.stop()
         } catch {
             try? await server.stop()
             await relay.stop()
+            try? await shared.drop()
             throw error
         }
         await relay.stop()
+        try await shared.drop()
     }
 }

@@ -102,7 +102,7 @@ struct SignInPipeline: Sendable {
             }
         ) else { throw FlintError(.userNotFound) }
         let user = modified.after
-        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start)) }
+        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: false)) }
         // No session began: the tokens wait for the second factor.
         guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
         return .secondFactorRequired(user, challenge)
@@ -115,7 +115,7 @@ struct SignInPipeline: Sendable {
         if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
         try await Self.mappingDuplicates { try await store.createUser(user, session: start.session) }
-        return .signedIn(user, try await tokens.tokens(for: user, start))
+        return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
     }
 
     private func session(projectID: String, localID: String, _ attempt: Attempt) -> TokenService.SessionStart {

@@ -27,6 +27,8 @@ public struct SMSMessage: Sendable, Equatable {
 
 /// Sends text messages.
 public protocol SMSSender: Sendable {
+    /// A short fixed name for metrics labels (`twilio`).
+    var metricsName: String { get }
     func send(_ message: SMSMessage) async throws
 }
 

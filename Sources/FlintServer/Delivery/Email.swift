@@ -1,7 +1,7 @@
 import FlintWire
 
 /// One email: an action link (sign-in, password reset, verification, recovery), already rendered.
-public struct EmailMessage: Sendable, Equatable {
+public struct EmailMessage: Sendable, Equatable, Codable {
     public var projectID: String
     public var to: String
     /// The display name of the sender (the address itself is the server's configured sender).
@@ -33,5 +33,7 @@ public struct EmailMessage: Sendable, Equatable {
 
 /// Sends email.
 public protocol EmailSender: Sendable {
+    /// A short fixed name for metrics labels (`smtp`).
+    var metricsName: String { get }
     func send(_ message: EmailMessage) async throws
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -27,6 +28,11 @@ enum EmailOutboxError: Error, CustomStringConvertible {
 /// Bounded everywhere: at most `capacity` messages wait (beyond, the request fails with a 503), at most
 /// `concurrentSends` are sent at once, each is tried at most `attempts` times with doubling pauses, and at
 /// shutdown the queue is drained for at most `drainTimeout`. Failures are logged, never shown to anyone.
+///
+/// Nothing a request was told is on its way is lost to a shutdown: what is still unsent when the drain time is
+/// up is sealed (the links carry codes, so never kept in clear) into the store's `pending_emails`, and the
+/// next node to start, this one or another, takes it from there and sends it. (A crash, unlike a shutdown,
+/// loses the queue: keeping every message in the store first would cost each request a write.)
 public final class EmailOutbox: Service, Sendable {
     public struct Settings: Sendable, Equatable {
         /// Messages that may wait to be sent.
@@ -37,15 +43,16 @@ public final class EmailOutbox: Service, Sendable {
         public var attempts = 3
         /// The pause before the second try; it doubles for each further one.
         public var firstRetryDelay: TimeAmount = .seconds(2)
-        /// How long graceful shutdown waits for queued messages; what is left then is logged and dropped.
+        /// How long graceful shutdown waits for queued messages; what is left then is kept for the next start.
         public var drainTimeout: TimeAmount = .seconds(10)
 
         public init() {}
     }
 
     private struct State {
-        /// Messages queued or being sent.
-        var pending = 0
+        /// Messages queued or being sent, by their number in this outbox.
+        var unsent: [Int: EmailMessage] = [:]
+        var lastNumber = 0
         /// Set when the outbox stops: nothing more will be sent.
         var stopped = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -53,39 +60,54 @@ public final class EmailOutbox: Service, Sendable {
 
     private let sender: any EmailSender
     private let settings: Settings
+    private let store: Store
+    private let secrets: SecretBox
     private let usage: UsageCounters
     private let logger: Logger
-    private let queue: AsyncStream<EmailMessage>
-    private let queueInput: AsyncStream<EmailMessage>.Continuation
+    private let queue: AsyncStream<(number: Int, message: EmailMessage)>
+    private let queueInput: AsyncStream<(number: Int, message: EmailMessage)>.Continuation
     private let state = NIOLockedValueBox(State())
 
-    init(sender: any EmailSender, settings: Settings, usage: UsageCounters, logger: Logger) {
+    init(sender: any EmailSender, settings: Settings, store: Store, secrets: SecretBox, usage: UsageCounters, logger: Logger) {
         self.sender = sender
         self.settings = settings
+        self.store = store
+        self.secrets = secrets
         self.usage = usage
         self.logger = logger
-        (queue, queueInput) = AsyncStream.makeStream(of: EmailMessage.self, bufferingPolicy: .bufferingOldest(settings.capacity))
+        (queue, queueInput) = AsyncStream.makeStream(
+            of: (number: Int, message: EmailMessage).self, bufferingPolicy: .bufferingOldest(settings.capacity))
     }
 
     /// Queues `message` without waiting. Throws a 503 `FlintError` when the queue is full or closed.
     func enqueue(_ message: EmailMessage) throws(FlintError) {
-        // Counted before it is queued, so a sender cannot finish it before it is counted.
-        state.withLockedValue { $0.pending += 1 }
+        // Kept before it is queued, so a sender cannot finish it before it is kept.
+        let number = state.withLockedValue { state in
+            state.lastNumber += 1
+            state.unsent[state.lastNumber] = message
+            return state.lastNumber
+        }
         let refusal: EmailOutboxError
-        switch queueInput.yield(message) {
+        switch queueInput.yield((number, message)) {
         case .enqueued: return
         case .dropped: refusal = .full(capacity: settings.capacity)
         default: refusal = .closed
         }
-        finishOne()
+        finish(number)
+        usage.emailFailed(projectID: message.projectID, provider: sender.metricsName)
         throw FlintError.unavailable("Sending the email", cause: refusal)
+    }
+
+    /// Counts an email a limit refused before it was queued.
+    func countRefused(projectID: String, reason: UsageCounters.Refusal) {
+        usage.emailRefused(projectID: projectID, provider: sender.metricsName, reason: reason)
     }
 
     /// Returns once no message is queued or being sent (or the outbox has stopped).
     public func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLockedValue { state in
-                guard state.pending > 0, !state.stopped else { return true }
+                guard !state.unsent.isEmpty, !state.stopped else { return true }
                 state.idleWaiters.append(continuation)
                 return false
             }
@@ -93,7 +115,8 @@ public final class EmailOutbox: Service, Sendable {
         }
     }
 
-    /// Sends queued messages until graceful shutdown, then drains the queue for at most `drainTimeout`.
+    /// Sends queued messages until graceful shutdown; then drains the queue for at most `drainTimeout` and keeps
+    /// what is left in the store.
     public func run() async {
         let (shutdown, shutdownStarted) = AsyncStream.makeStream(of: Never.self)
         await withGracefulShutdownHandler {
@@ -114,10 +137,42 @@ public final class EmailOutbox: Service, Sendable {
         let (left, waiters) = state.withLockedValue { state in
             state.stopped = true
             defer { state.idleWaiters = [] }
-            return (state.pending, state.idleWaiters)
+            return (Array(state.unsent.values), state.idleWaiters)
         }
-        if left > 0 { logger.error("Emails not sent before shutdown", metadata: ["count": "\(left)"]) }
+        await keep(left)
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// The store's context for sealed messages (the master key seals nothing else with it).
+    private static let sealingContext = "pending-email"
+
+    /// Seals `messages` into the store for the next node that starts.
+    private func keep(_ messages: [EmailMessage]) async {
+        guard !messages.isEmpty else { return }
+        do {
+            let sealed = try messages.map { try secrets.seal(try JSONEncoder().encode($0), context: Self.sealingContext) }
+            try await store.addPendingEmails(sealed)
+            logger.notice("Emails not sent before shutdown are kept for the next start", metadata: ["count": "\(messages.count)"])
+        } catch {
+            logger.error("Emails not sent before shutdown are lost", metadata: ["count": "\(messages.count)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues the messages nodes kept at their shutdown (taking them out of the store, so one node sends each);
+    /// the server calls it before it starts, so they are queued before the first request is answered.
+    func requeueLeftovers() async {
+        do {
+            for sealed in try await store.takePendingEmails() {
+                guard let message = try? JSONDecoder().decode(EmailMessage.self, from: try secrets.open(sealed, context: Self.sealingContext))
+                else {
+                    logger.error("A kept email cannot be read (was the master key changed?); it is dropped")
+                    continue
+                }
+                try enqueue(message)
+            }
+        } catch {
+            logger.error("Kept emails could not be queued", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Takes messages off the queue until it is finished, sending up to `concurrentSends` at once. A message
@@ -131,29 +186,35 @@ public final class EmailOutbox: Service, Sendable {
                     await group.next()
                     sending -= 1
                 }
-                guard let message = await messages.next() else { break }
-                group.addTask { await self.send(message) }
+                guard let (number, message) = await messages.next() else { break }
+                group.addTask { await self.send(message, number: number) }
                 sending += 1
             }
         }
     }
 
-    /// Sends one message, retrying what may pass, and logs the outcome of a failure.
-    private func send(_ message: EmailMessage) async {
-        defer { finishOne() }
+    /// Sends one message, retrying what may pass, and logs the outcome of a failure. A message whose tries are
+    /// cut short by the shutdown stays unsent, to be kept.
+    private func send(_ message: EmailMessage, number: Int) async {
         var pause = settings.firstRetryDelay
         for attempt in 1...max(1, settings.attempts) {
             do {
                 try await sender.send(message)
-                usage.record(.emailsSent, projectID: message.projectID)
+                usage.emailSent(projectID: message.projectID, provider: sender.metricsName)
+                finish(number)
                 return
             } catch {
-                let retrying = attempt < settings.attempts && Self.mayPass(error) && !Task.isCancelled
+                if Task.isCancelled { return }
+                let retrying = attempt < settings.attempts && Self.mayPass(error)
                 logger.warning(retrying ? "Sending an email failed; it will be tried again" : "Sending an email failed", metadata: [
                     "projectID": "\(message.projectID)", "action": "\(message.action.rawValue)", "attempt": "\(attempt)",
                     "error": "\(error)",
                 ])
-                guard retrying else { return }
+                guard retrying else {
+                    usage.emailFailed(projectID: message.projectID, provider: sender.metricsName)
+                    finish(number)
+                    return
+                }
                 do {
                     try await Task.sleep(nanoseconds: UInt64(max(0, pause.nanoseconds)))
                 } catch {
@@ -173,10 +234,11 @@ public final class EmailOutbox: Service, Sendable {
         }
     }
 
-    private func finishOne() {
+    /// Message `number` is sent or given up on.
+    private func finish(_ number: Int) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.pending -= 1
-            guard state.pending == 0 else { return [] }
+            state.unsent[number] = nil
+            guard state.unsent.isEmpty else { return [] }
             defer { state.idleWaiters = [] }
             return state.idleWaiters
         }

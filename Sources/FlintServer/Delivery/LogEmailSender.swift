@@ -5,6 +5,7 @@ import Logging
 /// official emulator's kind of wording. Tests and developers read the link from the `email` and `link`
 /// metadata.
 public struct LogEmailSender: EmailSender {
+    public var metricsName: String { "log" }
     private let logger: Logger
 
     public init(logger: Logger) { self.logger = logger }

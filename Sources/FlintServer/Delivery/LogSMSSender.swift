@@ -3,6 +3,7 @@ import Logging
 /// The `log` SMS provider: writes each code to the server log instead of sending it, with the official
 /// emulator's wording. Tests and developers read the code from the `phoneNumber` and `code` metadata.
 public struct LogSMSSender: SMSSender {
+    public var metricsName: String { "log" }
     private let logger: Logger
 
     public init(logger: Logger) { self.logger = logger }

@@ -3,6 +3,7 @@ import Foundation
 /// The `smtp` email provider: renders each message as MIME and submits it to the configured relay,
 /// from `DeliveryConfiguration.SMTP.from` (the sender name from the message), one connection per message.
 public struct SMTPEmailSender: EmailSender {
+    public var metricsName: String { "smtp" }
     public let client: SMTPClient
     private let clock: any FlintClock
 

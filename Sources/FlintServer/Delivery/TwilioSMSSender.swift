@@ -5,6 +5,7 @@ import Foundation
 /// form-encoded `To`, `From`, `Body`, HTTP Basic auth with the account SID and auth token). Twilio answers
 /// 201 with the new message's `sid`; any other answer is `DeliveryError.rejected` with Twilio's `message`.
 public struct TwilioSMSSender: SMSSender {
+    public var metricsName: String { "twilio" }
     private let endpoint: String
     private let authorization: String
     private let from: String

@@ -69,6 +69,7 @@ public enum WebhookSignature {
 /// with `X-Flint-Signature` (see `WebhookSignature`). Any 2xx answer is success; anything else is
 /// `DeliveryError.rejected`.
 public struct WebhookSMSSender: SMSSender {
+    public var metricsName: String { "webhook" }
     private let url: String
     private let secret: String
     private let httpClient: HTTPClient

@@ -72,7 +72,14 @@ public struct ActionCodeService: Sendable {
 
         // The mail goes to the address being proved: the new one for a change.
         let recipient = type == .verifyAndChangeEmail ? (target.newEmail ?? target.email) : target.email
-        if !returnLink, policy.limitsEmailSends { try await admit(address: recipient, caller: caller) }
+        if !returnLink, policy.limitsEmailSends {
+            do {
+                try await admit(address: recipient, caller: caller)
+            } catch let error as FlintError where error.isClientError {
+                outbox.countRefused(projectID: caller.projectID, reason: .rateLimit)
+                throw error
+            }
+        }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
         if type == .passwordReset, target.user == nil {
             if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }

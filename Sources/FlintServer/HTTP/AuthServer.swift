@@ -76,8 +76,8 @@ public final class AuthServer: Sendable {
         self.logger = logger
         let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
-        janitor = Janitor(store: store, clock: environment.clock, refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds,
-                          logger: logger)
+        janitor = Janitor(store: store, metrics: metrics, clock: environment.clock,
+                          refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds, logger: logger)
         usage = UsageCounters(store: store, clock: environment.clock, metrics: metrics, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
@@ -105,8 +105,8 @@ public final class AuthServer: Sendable {
         var deliveryConfiguration = configuration.delivery
         if !policy.makesOutsideCalls { deliveryConfiguration = DeliveryConfiguration() }
         delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
-        emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, usage: usage,
-                                  logger: logger)
+        emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, store: store,
+                                  secrets: secrets, usage: usage, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
         let pipeline = SignInPipeline(store: store, tokens: tokens, gate: secondFactorGate, clock: environment.clock)
         accounts = AccountService(
@@ -225,7 +225,8 @@ public final class AuthServer: Sendable {
             },
             logger: logger)
         // Graceful shutdown stops the services last to first: the outbox drains after the last request has
-        // been answered (and has queued what it queues).
+        // been answered (and has queued what it queues). What earlier nodes left it is queued before serving.
+        await emailOutbox.requeueLeftovers()
         var services: [any Service] = [emailOutbox, app, janitor, usage]
         if handleSignals, let certificates = configuration.tls {
             services.append(CertificateReloader(certificates: certificates, logger: logger))
@@ -284,7 +285,7 @@ public final class AuthServer: Sendable {
         let router = Router(context: FlintRequestContext.self)
         router.add(middleware: TelemetryMiddleware(metrics: metrics))
         router.add(middleware: CORSMiddleware())
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(usage: usage))
         for endpoint in makeEndpoints() {
             for path in endpoint.paths {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)

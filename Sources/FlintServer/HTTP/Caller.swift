@@ -64,6 +64,7 @@ struct CallerResolver: Sendable {
         }
         let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
+        context.attribution.projectID = project.id
         return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
                       locale: request.headers[Self.localeHeader], apiKey: key)
     }

@@ -1,26 +1,30 @@
 import Hummingbird
 import Logging
 
-/// Renders every failure in Firebase's error envelope; unexpected errors become a logged 500 that
-/// reveals nothing internal.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+/// Renders every failure in Firebase's error envelope, and counts it by code (per project once the caller's
+/// project is known); unexpected errors become a logged 500 that reveals nothing internal.
+struct ErrorMiddleware: RouterMiddleware {
+    let usage: UsageCounters
+
+    func handle(_ request: Request, context: FlintRequestContext, next: (Request, FlintRequestContext) async throws -> Response)
+        async throws -> Response {
+        let answered: FlintError
         do {
             return try await next(request, context)
         } catch let error as FlintError {
             if let cause = error.cause {
                 context.logger.warning("\(error.message)", metadata: ["cause": "\(cause)", "path": "\(request.uri.path)"])
             }
-            return try JSONBody.response(error.envelope, status: error.status)
+            answered = error
         } catch let error as HTTPError where error.status == .notFound {
-            return try JSONBody.response(FlintError.notFound.envelope, status: .notFound)
+            answered = FlintError.notFound
         } catch let error as HTTPError {
-            let flintError = FlintError(
-                sentence: error.body ?? error.status.reasonPhrase, status: error.status, reason: "badRequest")
-            return try JSONBody.response(flintError.envelope, status: error.status)
+            answered = FlintError(sentence: error.body ?? error.status.reasonPhrase, status: error.status, reason: "badRequest")
         } catch {
             context.logger.error("Request failed: \(String(reflecting: error))", metadata: ["path": "\(request.uri.path)"])
-            return try JSONBody.response(FlintError.internalError.envelope, status: .internalServerError)
+            answered = FlintError.internalError
         }
+        usage.errorAnswered(code: answered.code, route: context.endpointPath ?? "unmatched", projectID: context.attribution.projectID)
+        return try JSONBody.response(answered.envelope, status: answered.status)
     }
 }

@@ -32,6 +32,17 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(status.code) \(message)" }
 
+    /// A 4xx: the request was refused, nothing failed on the server's side.
+    public var isClientError: Bool { (400..<500).contains(status.code) }
+
+    /// The error's code for metrics: the `CODE` of `CODE : detail`, or the status name of a sentence
+    /// (`PERMISSION_DENIED`), so labels stay a small fixed set.
+    public var code: String {
+        let head = message.range(of: " : ").map { message[..<$0.lowerBound] } ?? message[...]
+        let isCode = !head.isEmpty && head.allSatisfy { $0.isUppercase || $0 == "_" || $0.isNumber }
+        return isCode ? String(head) : statusName
+    }
+
     /// Whether this is the error `code`, with or without a detail.
     public func `is`(_ code: ServerErrorCode) -> Bool {
         message == code.rawValue || message.hasPrefix(code.rawValue + " :")

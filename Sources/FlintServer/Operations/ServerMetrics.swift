@@ -14,9 +14,10 @@ public final class ServerMetrics: Sendable {
     /// The counter and timer of each (route, method, status class): found once, not looked up per request.
     private let requestInstruments = NIOLockedValueBox<[RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
 
-    private let counters = NIOLockedValueBox<[CounterKey: Metrics.Counter]>([:])
+    private let counters = NIOLockedValueBox<[InstrumentKey: Metrics.Counter]>([:])
+    private let gauges = NIOLockedValueBox<[InstrumentKey: Metrics.Gauge]>([:])
 
-    private struct CounterKey: Hashable {
+    private struct InstrumentKey: Hashable {
         let name: String
         let dimensions: [String]
     }
@@ -55,14 +56,35 @@ public final class ServerMetrics: Sendable {
 
     /// Adds one to the counter `name` with `dimensions` (low-cardinality values only).
     func increment(_ name: String, dimensions: [(String, String)] = []) {
-        let key = CounterKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
-        let counter = counters.withLockedValue { counters in
-            if let existing = counters[key] { return existing }
-            let made = Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
-            counters[key] = made
+        counter(name, dimensions: dimensions).increment()
+    }
+
+    /// The counter `name` with `dimensions`, for a caller that keeps it rather than finding it per event.
+    func counter(_ name: String, dimensions: [(String, String)] = []) -> Metrics.Counter {
+        Self.instrument(in: counters, name: name, dimensions: dimensions) {
+            Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    /// The gauge `name` with `dimensions`.
+    func gauge(_ name: String, dimensions: [(String, String)] = []) -> Metrics.Gauge {
+        Self.instrument(in: gauges, name: name, dimensions: dimensions) {
+            Metrics.Gauge(label: name, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    /// The instrument of `name` and `dimensions` in `cache`, made by `make` the first time.
+    private static func instrument<Instrument>(
+        in cache: NIOLockedValueBox<[InstrumentKey: Instrument]>, name: String, dimensions: [(String, String)],
+        make: () -> Instrument
+    ) -> Instrument {
+        let key = InstrumentKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
+        return cache.withLockedValue { cache in
+            if let existing = cache[key] { return existing }
+            let made = make()
+            cache[key] = made
             return made
         }
-        counter.increment()
     }
 
     /// The Prometheus text exposition of every metric.

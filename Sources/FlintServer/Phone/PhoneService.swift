@@ -43,16 +43,30 @@ public struct PhoneService: Sendable {
             if policy.limitsSMSSends { try await limits.admit(client: caller.clientLimitKey, projectID: caller.projectID) }
             return try await codes.issue(code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
         }
-        try await appVerifier.check(appCheck, caller: caller)
-        try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
-        if settings.phone.deniedPrefixes.contains(where: { phoneNumber.hasPrefix($0) }) {
-            throw FlintError(.operationNotAllowed, "SMS to this number is not allowed by the project's SMS defences.")
+        try await refusing(.captcha, caller: caller) { try await appVerifier.check(appCheck, caller: caller) }
+        try await refusing(.regionPolicy, caller: caller) {
+            try Self.checkRegion(of: phoneNumber, policy: settings.phone.regionPolicy)
+            if settings.phone.deniedPrefixes.contains(where: { phoneNumber.hasPrefix($0) }) {
+                throw FlintError(.operationNotAllowed, "SMS to this number is not allowed by the project's SMS defences.")
+            }
         }
         if policy.limitsSMSSends {
-            try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, client: caller.clientLimitKey,
-                                   purpose: purpose, regionDailyCap: settings.phone.regionDailyCap)
+            try await refusing(.rateLimit, caller: caller) {
+                try await limits.admit(phoneNumber: phoneNumber, projectID: caller.projectID, client: caller.clientLimitKey,
+                                       purpose: purpose, regionDailyCap: settings.phone.regionDailyCap)
+            }
         }
         return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)
+    }
+
+    /// Runs a defence; its refusal (a client error, not a failing store) is counted as an SMS refused for `reason`.
+    private func refusing(_ reason: UsageCounters.Refusal, caller: Caller, _ defence: () async throws -> Void) async throws {
+        do {
+            try await defence()
+        } catch let error as FlintError where error.isClientError {
+            usage.smsRefused(projectID: caller.projectID, provider: sms.metricsName, reason: reason)
+            throw error
+        }
     }
 
     /// Issues a fresh code and sends it by SMS; the code is withdrawn if the SMS cannot be sent.
@@ -64,10 +78,11 @@ public struct PhoneService: Sendable {
             try await sms.send(SMSMessage(
                 projectID: caller.projectID, phoneNumber: phoneNumber, code: code, text: text.text, locale: text.locale))
         } catch {
+            usage.smsFailed(projectID: caller.projectID, provider: sms.metricsName)
             try? await store.deleteVerificationCode(id: VerificationCodes.id(of: sessionInfo))
             throw FlintError.unavailable("Sending the verification code", cause: error)
         }
-        usage.record(.smsSent, projectID: caller.projectID)
+        usage.smsSent(projectID: caller.projectID, provider: sms.metricsName)
         return sessionInfo
     }
 

@@ -5,8 +5,10 @@ import ServiceLifecycle
 /// expired, expired app credentials, counters of windows long past, usage counts older than
 /// `UsageCounters.retentionDays`, and refresh tokens of revoked (or, if configured, idle) sessions.
 /// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
+/// Each pass also refreshes the `flint_users{project}` gauge, so a scrape never counts accounts itself.
 struct Janitor: Service {
     let store: Store
+    let metrics: ServerMetrics
     let clock: any FlintClock
     /// Refresh tokens unused this long are deleted (nil: they live until revoked, as Firebase's do).
     var refreshTokenIdleSeconds: Int64?
@@ -48,6 +50,9 @@ struct Janitor: Service {
         let sessions = try await store.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
             now / 1000 - $0 - TokenService.lastUsedGranularity
         })
+        for (projectID, count) in try await store.userCounts() {
+            metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
+        }
         return codes + credentials + actionCodes + counters + usage + sessions
     }
 }

@@ -200,6 +200,10 @@ enum Migrations {
             "UPDATE refresh_tokens SET last_used_at = created_at",
             "CREATE INDEX refresh_tokens_last_used ON refresh_tokens(last_used_at)",
         ]),
+        (11, [
+            // Emails a node could not send before it stopped, sealed with the master key; the next node sends them.
+            "CREATE TABLE pending_emails (sealed TEXT PRIMARY KEY)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

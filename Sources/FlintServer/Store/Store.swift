@@ -241,6 +241,14 @@ extension Store {
             [.text(projectID), .text(projectID), .int(Int64(limit)), .int(Int64(offset))])
     }
 
+    /// Every project's number of accounts (zero for a project without any), in one grouped query.
+    public func userCounts() async throws -> [(projectID: String, count: Int64)] {
+        try await database.query("""
+            SELECT p.project_id, (SELECT COUNT(*) FROM users u WHERE u.project_id = p.project_id) AS n
+            FROM projects p ORDER BY p.project_id
+            """).compactMap { row in row.string("project_id").map { ($0, row.int("n") ?? 0) } }
+    }
+
     public func userCount(projectID: String) async throws -> Int {
         Int(try await database.query("SELECT COUNT(*) AS n FROM users WHERE project_id = ?", .text(projectID)).first?.int("n") ?? 0)
     }

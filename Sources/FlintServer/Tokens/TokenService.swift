@@ -88,14 +88,15 @@ public final class TokenService: Sendable {
     }
 
     /// The tokens of a session the store has begun: its refresh token and a fresh ID token for `user`, the
-    /// account as the sign-in left it (the session began in its `sessionEpoch`).
-    func tokens(for user: UserAccount, _ start: SessionStart) async throws -> IssuedTokens {
+    /// account as the sign-in left it (the session began in its `sessionEpoch`); `newAccount` when the sign-in
+    /// made the account.
+    func tokens(for user: UserAccount, _ start: SessionStart, newAccount: Bool) async throws -> IssuedTokens {
         let record = start.session.record
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
             sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: user.sessionEpoch,
             now: clock.seconds)
-        usage.record(.signIns, projectID: user.projectID, provider: record.signInProvider)
+        usage.sessionStarted(projectID: user.projectID, provider: record.signInProvider, newAccount: newAccount)
         return IssuedTokens(idToken: idToken, refreshToken: start.refreshToken)
     }
 
@@ -132,6 +133,7 @@ public final class TokenService: Sendable {
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
             try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
         }
+        usage.tokenRefreshed()
         return (idToken, user)
     }
 
@@ -143,7 +145,19 @@ public final class TokenService: Sendable {
 
     /// Verifies signature, issuer, audience, expiry and issue time, then that the user still exists, is
     /// enabled, and has not revoked tokens issued before `validSince`.
+    /// Each verification is counted by outcome (`valid` or the error's code).
     public func verifyIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
+        do {
+            let verified = try await checkIDToken(token, projectID: projectID)
+            usage.idTokenVerified(outcome: "valid")
+            return verified
+        } catch let error as FlintError {
+            usage.idTokenVerified(outcome: error.code)
+            throw error
+        }
+    }
+
+    private func checkIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
         guard let token, !token.isEmpty else { throw FlintError(.missingIDToken) }
         let claims = try await verifiedClaims(token)
         guard claims.iss == issuer(projectID: projectID), claims.aud == projectID else { throw FlintError(.invalidIDToken) }

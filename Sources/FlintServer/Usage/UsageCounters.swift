@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 
@@ -12,38 +13,91 @@ import ServiceLifecycle
 public final class UsageCounters: Service, Sendable {
     /// What is counted.
     public enum Metric: String, CaseIterable, Sendable {
-        /// A session started: a sign-in, sign-up or re-authentication that issued a refresh token.
+        /// A session started: a sign-in, sign-up or re-authentication that issued a refresh token; by provider.
         case signIns = "sign_ins"
         /// A verification SMS handed to the SMS provider.
         case smsSent = "sms_sent"
+        /// A verification SMS not sent because a defence refused it; by `Refusal`.
+        case smsRefused = "sms_refused"
+        /// A verification SMS the SMS provider did not take.
+        case smsFailed = "sms_failed"
         /// An action email (sign-in link, reset, verification) handed to the mail relay.
         case emailsSent = "emails_sent"
+        /// An action email not sent because a limit refused it; by `Refusal`.
+        case emailsRefused = "emails_refused"
+        /// An action email the mail relay did not take, after every retry.
+        case emailsFailed = "emails_failed"
+        /// An error answer the project's clients got; by error code (`INVALID_CODE`).
+        case errors = "errors"
+    }
+
+    /// Why an SMS or email was not sent: a label of `smsRefused`, `emailsRefused` and their Prometheus counters.
+    public enum Refusal: String, CaseIterable, Sendable {
+        /// A per-client, per-number, per-address or per-project limit (`TOO_MANY_ATTEMPTS_TRY_LATER`, `QUOTA_EXCEEDED`).
+        case rateLimit = "rate_limit"
+        /// The project's SMS region policy, or its denied number prefixes.
+        case regionPolicy = "region_policy"
+        /// The app check: APNs receipt, reCAPTCHA-style token or proof of work.
+        case captcha = "captcha"
+    }
+
+    /// A counted series: a metric and, for the metrics that have one, its label (provider, refusal, error code).
+    /// Stored as `metric` or `metric:label`, so the store's table needs no column per label.
+    public struct Series: Hashable, Sendable {
+        public var metric: Metric
+        /// Empty for metrics without a label (and for sign-ins counted before they had one).
+        public var label: String
+
+        public init(_ metric: Metric, label: String = "") {
+            self.metric = metric
+            self.label = label
+        }
+
+        init?(storedName: String) {
+            let parts = storedName.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let metric = Metric(rawValue: String(parts[0])) else { return nil }
+            self.init(metric, label: parts.count > 1 ? String(parts[1]) : "")
+        }
+
+        var storedName: String { label.isEmpty ? metric.rawValue : "\(metric.rawValue):\(label)" }
     }
 
     /// One day's counts.
     public struct Day: Sendable, Equatable {
         /// UTC epoch day (days since 1970-01-01).
         public var day: Int64
-        public var counts: [Metric: Int64]
+        public var counts: [Series: Int64]
+
+        /// The day's count of `metric`, all labels together.
+        public func total(_ metric: Metric) -> Int64 {
+            counts.reduce(0) { $0 + ($1.key.metric == metric ? $1.value : 0) }
+        }
+
+        /// The day's counts of `metric` by label.
+        public func byLabel(_ metric: Metric) -> [String: Int64] {
+            counts.reduce(into: [:]) { if $1.key.metric == metric { $0[$1.key.label, default: 0] += $1.value } }
+        }
     }
 
     private struct Key: Hashable {
         var projectID: String
         var day: Int64
-        var metric: Metric
+        var series: Series
     }
 
     /// Days of counts kept; the janitor deletes older ones.
     static let retentionDays: Int64 = 400
 
     private let store: Store
-    /// The same events as Prometheus counters (`flint_sign_ins_total{provider}`, `flint_sms_sent_total`,
-    /// `flint_emails_sent_total`), for the management listener's `/metrics`.
+    /// The same events as Prometheus counters, for the management listener's `/metrics`; they carry what the
+    /// daily counts leave out (the SMS and mail provider), and no project.
     private let metrics: ServerMetrics
     private let clock: any FlintClock
     private let logger: Logger
     private let flushInterval: Duration
     private let tally = NIOLockedValueBox([Key: Int64]())
+    /// Found once: refreshing is the hottest path there is.
+    private let refreshes: Metrics.Counter
 
     init(store: Store, clock: any FlintClock, metrics: ServerMetrics, logger: Logger, flushInterval: Duration = .seconds(10)) {
         self.store = store
@@ -51,14 +105,81 @@ public final class UsageCounters: Service, Sendable {
         self.clock = clock
         self.logger = logger
         self.flushInterval = flushInterval
+        refreshes = metrics.counter("flint_token_refreshes_total")
     }
 
     static func day(ofSeconds seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
 
-    /// Adds one to this node's tally, and to the Prometheus counter of `metric` (by `provider`, for sign-ins).
-    func record(_ metric: Metric, projectID: String, provider: String? = nil) {
-        metrics.increment("flint_\(metric.rawValue)_total", dimensions: provider.map { [("provider", $0)] } ?? [])
-        let key = Key(projectID: projectID, day: Self.day(ofSeconds: clock.seconds), metric: metric)
+    // MARK: Events
+
+    /// A session started with `provider` (the ID token's `sign_in_provider`); `newAccount` when the sign-in
+    /// made the account (a sign-up, also counted in `flint_sign_ups_total`).
+    func sessionStarted(projectID: String, provider: String, newAccount: Bool) {
+        metrics.increment("flint_sign_ins_total", dimensions: [("provider", provider)])
+        if newAccount { metrics.increment("flint_sign_ups_total", dimensions: [("provider", provider)]) }
+        add(Series(.signIns, label: provider), projectID: projectID)
+    }
+
+    /// A verification SMS handed to `provider`.
+    func smsSent(projectID: String, provider: String) {
+        metrics.increment("flint_sms_total", dimensions: Self.outcome("sent", provider: provider))
+        add(Series(.smsSent), projectID: projectID)
+    }
+
+    /// A verification SMS `provider` did not take.
+    func smsFailed(projectID: String, provider: String) {
+        metrics.increment("flint_sms_total", dimensions: Self.outcome("failed", provider: provider))
+        add(Series(.smsFailed), projectID: projectID)
+    }
+
+    /// A verification SMS a defence refused before it reached `provider`.
+    func smsRefused(projectID: String, provider: String, reason: Refusal) {
+        metrics.increment("flint_sms_total", dimensions: Self.outcome("refused", provider: provider, reason: reason))
+        add(Series(.smsRefused, label: reason.rawValue), projectID: projectID)
+    }
+
+    /// An action email handed to `provider`.
+    func emailSent(projectID: String, provider: String) {
+        metrics.increment("flint_emails_total", dimensions: Self.outcome("sent", provider: provider))
+        add(Series(.emailsSent), projectID: projectID)
+    }
+
+    /// An action email `provider` did not take, after every retry.
+    func emailFailed(projectID: String, provider: String) {
+        metrics.increment("flint_emails_total", dimensions: Self.outcome("failed", provider: provider))
+        add(Series(.emailsFailed), projectID: projectID)
+    }
+
+    /// An action email a limit refused before it was queued for `provider`.
+    func emailRefused(projectID: String, provider: String, reason: Refusal) {
+        metrics.increment("flint_emails_total", dimensions: Self.outcome("refused", provider: provider, reason: reason))
+        add(Series(.emailsRefused, label: reason.rawValue), projectID: projectID)
+    }
+
+    /// An error answer with `code` from `route` (a template: `/v1/accounts:signInWithPassword`), counted for
+    /// `projectID` when the request got as far as naming an existing project. By route and code, Prometheus
+    /// shows how each sign-in method fails (`INVALID_PASSWORD` on `signInWithPassword`).
+    func errorAnswered(code: String, route: String, projectID: String?) {
+        metrics.increment("flint_errors_total", dimensions: [("route", route), ("code", code)])
+        if let projectID { add(Series(.errors, label: code), projectID: projectID) }
+    }
+
+    /// An ID token exchanged for a fresh one with a refresh token (Prometheus only: `flint_token_refreshes_total`).
+    func tokenRefreshed() { refreshes.increment() }
+
+    /// An ID token checked, with `outcome` `valid` or the error's code (Prometheus only).
+    func idTokenVerified(outcome: String) {
+        metrics.increment("flint_id_token_verifications_total", dimensions: [("outcome", outcome)])
+    }
+
+    /// One label set for every outcome of a delivery counter: Prometheus wants the same label names on each.
+    private static func outcome(_ outcome: String, provider: String, reason: Refusal? = nil) -> [(String, String)] {
+        [("provider", provider), ("outcome", outcome), ("reason", reason?.rawValue ?? "none")]
+    }
+
+    /// Adds one to this node's tally.
+    private func add(_ series: Series, projectID: String) {
+        let key = Key(projectID: projectID, day: Self.day(ofSeconds: clock.seconds), series: series)
         tally.withLockedValue { $0[key, default: 0] += 1 }
     }
 
@@ -70,9 +191,9 @@ public final class UsageCounters: Service, Sendable {
         }
         for (key, count) in taken {
             do {
-                try await store.addUsage(projectID: key.projectID, day: key.day, metric: key.metric.rawValue, count: count)
+                try await store.addUsage(projectID: key.projectID, day: key.day, metric: key.series.storedName, count: count)
             } catch {
-                logger.warning("usage counts not saved yet", metadata: ["metric": "\(key.metric.rawValue)", "error": "\(error)"])
+                logger.warning("usage counts not saved yet", metadata: ["metric": "\(key.series.storedName)", "error": "\(error)"])
                 tally.withLockedValue { $0[key, default: 0] += count }
             }
         }
@@ -95,10 +216,10 @@ public final class UsageCounters: Service, Sendable {
         await flush()
         let today = Self.day(ofSeconds: clock.seconds)
         let first = today - days + 1
-        var byDay: [Int64: [Metric: Int64]] = [:]
+        var byDay: [Int64: [Series: Int64]] = [:]
         for row in try await store.usage(projectID: projectID, fromDay: first) {
-            guard let metric = Metric(rawValue: row.metric) else { continue }
-            byDay[row.day, default: [:]][metric] = row.count
+            guard let series = Series(storedName: row.metric) else { continue }
+            byDay[row.day, default: [:]][series] = row.count
         }
         return stride(from: today, through: first, by: -1).map { Day(day: $0, counts: byDay[$0] ?? [:]) }
     }

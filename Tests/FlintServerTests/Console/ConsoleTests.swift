@@ -318,30 +318,85 @@ import Testing
         }
     }
 
-    @Test func usageCountsSignInsMessagesAndEmailsPerDay() async throws {
-        try await withConsole(emulator: true) { server, console in
+    @Test func theDashboardChartsSignInsMessagesRefusalsAndErrorsPerDay() async throws {
+        try await withConsole(emulator: false) { server, console in
             let client = TestClient(server)
+            let admin = try await AdminClient(server)
+            try await admin.allowUnverifiedApps()
+            #expect(try await admin.patchConfig(
+                ["smsRegionConfig": ["allowlistOnly": ["allowedRegions": ["FR"]]]], mask: "smsRegionConfig").status == 200)
             _ = try await client.signUp(email: "count@example.com", password: "secret-pass")
-            _ = try await client.post("/v1/accounts:signInWithPassword", [
+            #expect(try await client.post("/v1/accounts:signInWithPassword", [
                 "email": "count@example.com", "password": "secret-pass", "returnSecureToken": true,
-            ])
-            #expect(try await client.post("/v1/accounts:sendOobCode", [
-                "requestType": "EMAIL_SIGNIN", "email": "count@example.com", "continueUrl": "http://localhost/done",
             ]).status == 200)
-            #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550123"]).status == 200)
-            // The email is counted when it is sent, after the answer: on this day.
+            let wrongPassword = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "count@example.com", "password": "not-the-password", "returnSecureToken": true,
+            ])
+            let wrongPasswordCode = try #require(wrongPassword.errorCode)
+            // One code to France (allowed), one to the US (refused by the region policy).
+            #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+33612345678"]).status == 200)
+            #expect(try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550123"])
+                .errorCode == "OPERATION_NOT_ALLOWED")
+            // Resets until the per-address limit refuses one.
+            let limit = server.server.configuration.emailLimits.perAddressPerHour
+            for _ in 0..<limit {
+                #expect(try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "PASSWORD_RESET", "email": "count@example.com"]).status == 200)
+            }
+            #expect(try await client.post("/v1/accounts:sendOobCode", [
+                "requestType": "PASSWORD_RESET", "email": "count@example.com"]).errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // Emails are counted when they are sent, after the answer: on this day.
             await server.waitForOutbox()
             server.clock.advance(seconds: 86_400)
             _ = try await client.signUp()
 
-            try await console.signIn()
-            let usage = try await console.get("/console/usage")
-            #expect(usage.name == "usage")
             let days = try await server.server.usage.daily(projectID: server.projectID, days: 2)
-            #expect(days.map { $0.counts[.signIns] ?? 0 } == [1, 2])
-            #expect(days.map { $0.counts[.emailsSent] ?? 0 } == [0, 1])
-            #expect(days.map { $0.counts[.smsSent] ?? 0 } == [0, 1])
-            #expect(usage.text(of: "usage-totals") == "30-day totals: 3 sign-ins, 1 SMS, 1 emails.")
+            #expect(days.map { $0.byLabel(.signIns) } == [["anonymous": 1], ["password": 2]])
+            #expect(days.map { $0.total(.emailsSent) } == [0, limit])
+            #expect(days.map { $0.byLabel(.emailsRefused) } == [[:], ["rate_limit": 1]])
+            #expect(days.map { $0.total(.smsSent) } == [0, 1])
+            #expect(days.map { $0.byLabel(.smsRefused) } == [[:], ["region_policy": 1]])
+            #expect(days[1].byLabel(.errors) == [wrongPasswordCode: 1, "OPERATION_NOT_ALLOWED": 1, "TOO_MANY_ATTEMPTS_TRY_LATER": 1])
+
+            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            try await console.signIn(keyFile: keyFile, now: seconds(server))
+            let dashboard = try await console.get("/console/dashboard")
+            #expect(dashboard.name == "dashboard")
+            #expect(dashboard.text(of: "usage-totals") == "30-day totals: 3 sign-ins, 1 SMS, \(limit) emails.")
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            let yesterday = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(days[1].day * 86_400)))
+            let bars = Self.bars(in: dashboard.body)
+            #expect(bars.contains(.init(chart: "chart-sign-ins", series: "password", day: yesterday, count: 2)))
+            #expect(bars.contains { $0.chart == "chart-sign-ins" && $0.series == "anonymous" && $0.count == 1 && $0.day != yesterday })
+            #expect(bars.contains(.init(chart: "chart-sms", series: "refused: region_policy", day: yesterday, count: 1)))
+            #expect(bars.contains(.init(chart: "chart-emails", series: "sent", day: yesterday, count: Int(limit))))
+            #expect(bars.contains(.init(chart: "chart-emails", series: "refused: rate_limit", day: yesterday, count: 1)))
+            #expect(bars.contains(.init(chart: "chart-errors", series: wrongPasswordCode, day: nil, count: 1)))
+            #expect(!dashboard.body.contains("<script"), "the charts are drawn on the server")
+        }
+    }
+
+    /// A bar of a dashboard chart, as its `data-` attributes tell.
+    struct Bar: Equatable {
+        var chart: String
+        var series: String
+        var day: String?
+        var count: Int
+    }
+
+    /// Every bar of every chart on `page`.
+    static func bars(in page: String) -> [Bar] {
+        page.components(separatedBy: "<figure class=\"chart\" id=\"").dropFirst().flatMap { figure -> [Bar] in
+            let chart = String(figure.prefix { $0 != "\"" })
+            let drawing = figure.components(separatedBy: "</figure>")[0]
+            return drawing.components(separatedBy: "<rect ").dropFirst().compactMap { rect in
+                func attribute(_ name: String) -> String? { ConsoleClient.Page.capture(#" \#(name)="([^"]*)""#, in: rect) }
+                guard let series = attribute("data-series"), let count = attribute("data-count").flatMap({ Int($0) }) else { return nil }
+                return Bar(chart: chart, series: series, day: attribute("data-day"), count: count)
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ enum ConsoleHTML {
         Section(page: "test-numbers", path: "/console/test-numbers", title: "Test phone numbers"),
         Section(page: "settings", path: "/console/settings", title: "Settings"),
         Section(page: "templates", path: "/console/templates", title: "Email templates"),
-        Section(page: "usage", path: "/console/usage", title: "Usage"),
+        Section(page: "dashboard", path: "/console/dashboard", title: "Dashboard"),
     ]
 
     /// A whole page. `page` becomes `<body data-page>`, which tests wait for; `notice` and `error` are
@@ -165,5 +165,13 @@ enum ConsoleHTML {
         .inline{display:flex;gap:.6rem;align-items:flex-end;flex-wrap:wrap}.inline label{margin-top:0}.inline button{margin:0}
         .hint{color:#59636e;font-size:.85rem}
         .login{max-width:26rem;margin:4rem auto;background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1.5rem}
+        figure.chart{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem 1.2rem;margin:1rem 0}
+        figure.chart figcaption{font-weight:600;margin-bottom:.5rem}figure.chart svg{width:100%;height:auto;display:block}
+        svg .axis,svg .label{font-size:11px;fill:#59636e}svg .grid{stroke:#d0d7de;stroke-width:1}
+        .legend{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;list-style:none;padding:0;margin:.6rem 0 0;font-size:.85rem}
+        .legend .total{color:#59636e}.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.15rem;margin-right:.35rem;vertical-align:-.1rem}
+        .series-0{fill:#0969da;background:#0969da}.series-1{fill:#1a7f37;background:#1a7f37}.series-2{fill:#bf8700;background:#bf8700}
+        .series-3{fill:#cf222e;background:#cf222e}.series-4{fill:#8250df;background:#8250df}.series-5{fill:#1b7c83;background:#1b7c83}
+        .series-6{fill:#bc4c00;background:#bc4c00}.series-7{fill:#6e7781;background:#6e7781}
         """
 }

@@ -19,7 +19,7 @@ struct ConsoleContext: Sendable {
 extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
     enum Page: String, Sendable {
-        case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, usage
+        case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard
     }
 
     func render(_ page: Page, context: ConsoleContext, userID: String? = nil) async throws -> String {
@@ -30,7 +30,7 @@ extension ConsoleRoutes {
         case .testNumbers: testNumbersPage(context)
         case .settings: settingsPage(context)
         case .templates: templatesPage(context)
-        case .usage: try await usagePage(context)
+        case .dashboard: try await dashboardPage(context)
         }
     }
 
@@ -289,21 +289,48 @@ extension ConsoleRoutes {
         }
     }
 
-    // MARK: Usage
+    // MARK: Dashboard
 
-    private func usagePage(_ context: ConsoleContext) async throws -> String {
+    private func dashboardPage(_ context: ConsoleContext) async throws -> String {
         let days = try await usage.daily(projectID: context.project.id)
-        let metrics = UsageCounters.Metric.allCases
-        let rows = days.map { day in
-            let date = String(UserRecord.iso8601(milliseconds: day.day * 86_400_000).prefix(10))  // 2026-11-24
-            return (attributes: " data-day=\"\(date)\"", cells: [date] + metrics.map { String(day.counts[$0] ?? 0) })
+        let oldestFirst = Array(days.reversed())
+        let dates = oldestFirst.map { String(UserRecord.iso8601(milliseconds: $0.day * 86_400_000).prefix(10)) }  // 2026-11-24
+        /// A series per label of `metric` (sign-ins before they had a provider show as `other`).
+        func byLabel(_ metric: UsageCounters.Metric, prefix: String = "") -> [ConsoleChart.Series] {
+            let labels = Set(oldestFirst.flatMap { $0.byLabel(metric).keys }).sorted()
+            return labels.map { label in
+                ConsoleChart.Series(name: prefix + (label.isEmpty ? "other" : label),
+                                    counts: oldestFirst.map { $0.byLabel(metric)[label] ?? 0 })
+            }
         }
-        let totals = metrics.map { metric in days.reduce(0) { $0 + ($1.counts[metric] ?? 0) } }
-        return ConsoleHTML.signedIn(page: Page.usage.rawValue, title: "Usage", context: context, content: """
+        func total(_ metric: UsageCounters.Metric, as name: String) -> ConsoleChart.Series {
+            ConsoleChart.Series(name: name, counts: oldestFirst.map { $0.total(metric) })
+        }
+        let errors = oldestFirst.reduce(into: [String: Int64]()) { sums, day in
+            for (code, count) in day.byLabel(.errors) { sums[code, default: 0] += count }
+        }
+        let rows = days.map { day in
+            let date = String(UserRecord.iso8601(milliseconds: day.day * 86_400_000).prefix(10))
+            let cells = [UsageCounters.Metric.signIns, .smsSent, .smsRefused, .emailsSent, .emailsRefused, .errors]
+                .map { String(day.total($0)) }
+            return (attributes: " data-day=\"\(date)\"", cells: [date] + cells)
+        }
+        let totals = [UsageCounters.Metric.signIns, .smsSent, .emailsSent].map { metric in days.reduce(0) { $0 + $1.total(metric) } }
+        return ConsoleHTML.signedIn(page: Page.dashboard.rawValue, title: "Dashboard", context: context, content: """
             <p class="hint">The last 30 days (UTC). Sign-ins count every session started: sign-ups, sign-ins and
-            re-authentications. SMS and emails count messages handed to the provider.</p>
+            re-authentications. SMS and emails count messages handed to the provider; refused ones were stopped by a
+            limit, the region policy or the app check before any was sent.</p>
             <p id="usage-totals">30-day totals: \(totals[0]) sign-ins, \(totals[1]) SMS, \(totals[2]) emails.</p>
-            \(ConsoleHTML.table(id: "usage", header: ["Day", "Sign-ins", "SMS sent", "Emails sent"], rows: rows))
+            \(ConsoleChart.dailyBars(id: "chart-sign-ins", title: "Sign-ins by provider", days: dates, series: byLabel(.signIns)))
+            \(ConsoleChart.dailyBars(id: "chart-sms", title: "SMS sent and refused", days: dates,
+                                     series: [total(.smsSent, as: "sent"), total(.smsFailed, as: "failed")]
+                                        + byLabel(.smsRefused, prefix: "refused: ")))
+            \(ConsoleChart.dailyBars(id: "chart-emails", title: "Emails sent and refused", days: dates,
+                                     series: [total(.emailsSent, as: "sent"), total(.emailsFailed, as: "failed")]
+                                        + byLabel(.emailsRefused, prefix: "refused: ")))
+            \(ConsoleChart.totals(id: "chart-errors", title: "Errors by code", items: errors.map { (name: $0.key, count: $0.value) }))
+            <h2>By day</h2>
+            \(ConsoleHTML.table(id: "usage", header: ["Day", "Sign-ins", "SMS sent", "SMS refused", "Emails sent", "Emails refused", "Errors"], rows: rows))
             """)
     }
 }

@@ -72,7 +72,7 @@ struct ConsoleRoutes: Sendable {
         let pages: [(String, Page)] = [
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
-            ("/console/usage", .usage),
+            ("/console/dashboard", .dashboard),
         ]
         for (path, page) in pages {
             endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "page"])) { request, context in
