@@ -11,7 +11,8 @@ Environment:
   FLINT_TIMEOUT      overall deadline in seconds (default 60)
 
 The scenario: open the console (the login page), sign in, search the user and disable it, enable Facebook sign-in,
-add eleven test phone numbers (the eleventh should be refused) and remove the first, sign out. Pages are told apart
+add eleven test phone numbers (the eleventh should be refused) and remove the first, read the dashboard's charts,
+sign out. Pages are told apart
 by <body data-page="...">. Navigations are form submissions (answered with 303 redirects) and links; before each
 click the current document is marked, and the driver waits for an unmarked document that is complete, so it never
 reads the page it just left. A click whose page shows a new #error text without navigating (a check in the page's
@@ -20,7 +21,7 @@ own script) counts as landed on that same page.
 Prints ONE JSON object on stdout, filled in step by step, so a run that fails midway still shows what it saw:
   {"login": {"page", "error"}, "search": {"uids": [...]}, "userBefore", "userAfter", "disableNotice",
    "facebook": {"status", "notice", "error"}, "adds": [{"error", "rows"}, ...], "afterRemove": {"rows",
-   "removedGone"}, "signedOut": bool, "screenshots": [paths], "log": [console, exception and log-entry messages]}
+   "removedGone"}, "dashboard": {chart id: {"bars", "total", "width", "height"}}, "signedOut": bool, "screenshots": [paths], "log": [console, exception and log-entry messages]}
 Texts are trimmed; an element that is missing reads as null, and so does an #error or #notice that is hidden or
 empty. Exit status: 0 when the scenario ran to its end, or stopped because signing in failed (login.page is then not
 "users"); 2 on a timeout, an unexpected page, a missing element the scenario must click or fill, a setup failure
@@ -58,6 +59,20 @@ MESSAGE = """(selector) => {
 }"""
 
 COUNT = "(selector) => document.querySelectorAll(selector).length"
+
+# Each dashboard chart (figure.chart) as drawn: its bars (SVG rects with data-count), their counts' sum, and the size
+# the browser laid its SVG out at (0 x 0 when nothing was drawn).
+CHARTS = """() => {
+  const charts = {};
+  for (const figure of document.querySelectorAll('figure.chart')) {
+    const bars = Array.from(figure.querySelectorAll('svg rect[data-count]'));
+    const svg = figure.querySelector('svg');
+    const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+    charts[figure.id] = {bars: bars.length, total: bars.reduce((sum, bar) => sum + Number(bar.dataset.count), 0),
+                         width: Math.round(box.width), height: Math.round(box.height)};
+  }
+  return charts;
+}"""
 
 # Sets fields (selector -> value; true/false checks a checkbox) as typing would, with input and change events.
 # Returns the selectors that matched nothing.
@@ -241,7 +256,12 @@ def scenario(console, observed, url, email, key_file):
     observed["afterRemove"] = {"rows": console.count(ROWS), "removedGone": console.count(first_row) == 0}
     console.screenshot("test-numbers-removed")
 
-    # f. Sign out: back to the login page.
+    # f. The dashboard: its charts are SVG drawn on the server; read back what each one drew, and how big.
+    console.click("#nav-dashboard", "dashboard", "opening the dashboard")
+    observed["dashboard"] = console.run(CHARTS)
+    console.screenshot("dashboard")
+
+    # g. Sign out: back to the login page.
     state = console.click("#sign-out", what="signing out")
     observed["signedOut"] = not state["old"] and state["page"] == "login"
     console.screenshot("signed-out")
@@ -250,7 +270,8 @@ def scenario(console, observed, url, email, key_file):
 def main():
     observed = {
         "login": None, "search": None, "userBefore": None, "userAfter": None, "disableNotice": None,
-        "facebook": None, "adds": [], "afterRemove": None, "signedOut": False, "screenshots": [], "log": [],
+        "facebook": None, "adds": [], "afterRemove": None, "dashboard": None, "signedOut": False, "screenshots": [],
+        "log": [],
     }
     devtools.exit_on_sigterm()
     try:

@@ -6,8 +6,8 @@ import Testing
 
 /// Debian's headless Chromium uses the console as an operator would (Tests/python/console_browser.py):
 /// signs in with a service-account key file (signed in the browser), finds and disables a user, enables
-/// Facebook, adds test numbers until the eleventh is refused, removes one and signs out. Screenshots of
-/// every step are kept in `.build/test-artifacts/console` (or `FLINT_SCREENSHOT_DIR`).
+/// Facebook, adds test numbers until the eleventh is refused, removes one, reads the dashboard's charts and
+/// signs out. Screenshots of every step are kept in `.build/test-artifacts/console` (or `FLINT_SCREENSHOT_DIR`).
 @Suite struct ConsoleBrowserTests {
     private static let screenshots = ProcessInfo.processInfo.environment["FLINT_SCREENSHOT_DIR"].map(URL.init(fileURLWithPath:))
         ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -18,6 +18,9 @@ import Testing
             Chromium.executable(), "chromium is not installed: scripts/test.sh installs Debian's chromium package")
         try await withServer(emulator: false) { server, client in
             let uid = try #require(try await client.signUp(email: "operator-finds@example.com", password: "secret-pass").string("localId"))
+            // Something for the dashboard's errors chart.
+            #expect(try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "operator-finds@example.com", "password": "wrong-pass", "returnSecureToken": true]).status == 400)
             let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
             let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("flint-console-key-\(UUID().uuidString).json")
             try JSONEncoder().encode(keyFile).write(to: keyPath)
@@ -42,6 +45,13 @@ import Testing
             }
             #expect(adds[10]["error"]?.stringValue?.contains("At most 10") == true && adds[10]["rows"] == .number(10))
             #expect(run["afterRemove"]?["rows"] == .number(9) && run["afterRemove"]?["removedGone"] == .bool(true))
+            // The dashboard's SVG charts, laid out by the browser: the sign-up, the failed sign-in.
+            let charts = run["dashboard"]?.objectValue ?? [:]
+            #expect(charts["chart-sign-ins"]?["total"] == .number(1) && charts["chart-errors"]?["total"] == .number(1), "\(charts)")
+            for id in ["chart-sign-ins", "chart-errors"] {
+                let width = charts[id]?["width"]?.numberValue ?? 0, height = charts[id]?["height"]?.numberValue ?? 0
+                #expect(width > 300 && height > 10, "\(id) is not laid out: \(charts[id] ?? .null)")
+            }
             #expect(run["signedOut"] == .bool(true))
             #expect(!log.contains { $0.contains("Content Security Policy") || $0.hasPrefix("exception") }, "\(log)")
 
@@ -54,7 +64,7 @@ import Testing
             #expect(settings.phone.testNumbers.count == 9 && settings.phone.testNumbers["+16505551000"] == nil)
 
             let shots = (run["screenshots"]?.arrayValue ?? []).compactMap(\.stringValue)
-            #expect(shots.count == 9, "\(shots)")
+            #expect(shots.count == 10, "\(shots)")
             for shot in shots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: shot))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 5000, "\(shot) is not a screenshot")

@@ -13,9 +13,10 @@ enum ConsoleChart {
     static let colours = 8
     private static let width = 720.0
     private static let height = 180.0
-    /// Room for the axis labels: left of the plot, and below it.
+    /// Room for the axis labels: left of the plot, below it, and right of it (half a day label sticks out).
     private static let axisWidth = 44.0
     private static let axisHeight = 18.0
+    private static let rightMargin = 16.0
 
     /// Stacked bars, one per day of `days` (oldest first, `YYYY-MM-DD`), a segment per series, and a legend
     /// with each series' total. Series without any count are left out.
@@ -23,7 +24,7 @@ enum ConsoleChart {
         let shown = series.filter { $0.counts.contains { $0 > 0 } }
         let dayTotals = days.indices.map { day in shown.reduce(0) { $0 + ($1.counts.indices.contains(day) ? $1.counts[day] : 0) } }
         let top = niceCeiling(dayTotals.max() ?? 0)
-        let plotWidth = width - axisWidth
+        let plotWidth = width - axisWidth - rightMargin
         let plotHeight = height - axisHeight
         let slot = plotWidth / Double(max(days.count, 1))
         var shapes: [String] = []
@@ -102,8 +103,8 @@ enum ConsoleChart {
     private static func axis(top: Int64) -> String {
         let plotHeight = height - axisHeight
         return """
-            <line class="grid" x1="\(format(axisWidth))" y1="0.5" x2="\(format(width))" y2="0.5"/>
-            <line class="grid" x1="\(format(axisWidth))" y1="\(format(plotHeight))" x2="\(format(width))" y2="\(format(plotHeight))"/>
+            <line class="grid" x1="\(format(axisWidth))" y1="0.5" x2="\(format(width - rightMargin))" y2="0.5"/>
+            <line class="grid" x1="\(format(axisWidth))" y1="\(format(plotHeight))" x2="\(format(width - rightMargin))" y2="\(format(plotHeight))"/>
             <text class="axis" x="\(format(axisWidth - 6))" y="12" text-anchor="end">\(top)</text>
             <text class="axis" x="\(format(axisWidth - 6))" y="\(format(plotHeight))" text-anchor="end">0</text>
             """
