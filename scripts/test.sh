@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+[ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev pkg-config)   # RS256 signing through OpenSSL 3
 [ -x /usr/bin/systemd-analyze ] || missing+=(systemd)   # checks deploy/flint.service
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)   # the captcha page's browser test
 if [ ${#missing[@]} -gt 0 ]; then

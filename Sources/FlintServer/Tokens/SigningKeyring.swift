@@ -16,7 +16,8 @@ import X509
 public final class SigningKeyring: Sendable {
     struct Key: Sendable {
         let kid: String
-        let privateKey: _RSA.Signing.PrivateKey
+        /// The fastest signer for the private key (`RS256Signers.fastest`).
+        let signer: any RS256Signer
         let publicKey: _RSA.Signing.PublicKey
         let certificatePEM: String
         /// base64url of this key's JWS header, computed once.
@@ -120,7 +121,7 @@ public final class SigningKeyring: Sendable {
             let privateKey = try _RSA.Signing.PrivateKey(derRepresentation: der)
             let header = try JSONEncoder().encode(CompactJWT.Header(alg: "RS256", kid: record.kid, typ: "JWT"))
             keys[record.kid] = Key(
-                kid: record.kid, privateKey: privateKey, publicKey: privateKey.publicKey,
+                kid: record.kid, signer: try RS256Signers.fastest(for: privateKey), publicKey: privateKey.publicKey,
                 certificatePEM: record.certificatePEM, encodedHeader: Base64URL.encode(header))
         }
         let newest = records.last?.kid
@@ -142,8 +143,8 @@ public final class SigningKeyring: Sendable {
             throw SigningKeyringError.noSigningKey
         }
         let signingInput = key.encodedHeader + "." + Base64URL.encode(payload)
-        let signature = try key.privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        let signature = try key.signer.sign(Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
     }
 
     /// A token's claims JSON and the key that signed it.
