@@ -403,6 +403,24 @@ private func message(to phoneNumber: String = "+15555550100", code: String = "12
         }
     }
 
+    @Test func outsideCallBoundsAndTheOutboxAreSetByVariables() throws {
+        let configuration = try DeliveryConfiguration(environment: [
+            "FLINT_OUTSIDE_CONNECT_TIMEOUT_SECONDS": "3", "FLINT_OUTSIDE_REQUEST_TIMEOUT_SECONDS": "7",
+            "FLINT_OUTSIDE_MAX_RESPONSE_BYTES": "8192", "FLINT_SMTP_REPLY_TIMEOUT_SECONDS": "5",
+            "FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS": "20", "FLINT_EMAIL_OUTBOX_CAPACITY": "50",
+            "FLINT_EMAIL_CONCURRENT_SENDS": "2", "FLINT_EMAIL_ATTEMPTS": "5", "FLINT_EMAIL_DRAIN_SECONDS": "30",
+        ])
+        #expect(configuration.limits.connectTimeout == .seconds(3) && configuration.limits.requestTimeout == .seconds(7))
+        #expect(configuration.limits.maximumResponseBytes == 8192)
+        #expect(configuration.limits.smtpReplyTimeout == .seconds(5) && configuration.limits.smtpMessageTimeout == .seconds(20))
+        #expect(configuration.emailOutbox.capacity == 50 && configuration.emailOutbox.concurrentSends == 2)
+        #expect(configuration.emailOutbox.attempts == 5 && configuration.emailOutbox.drainTimeout == .seconds(30))
+        #expect(throws: DeliveryConfigurationError.invalid(
+            setting: "FLINT_EMAIL_DRAIN_SECONDS", reason: "\"soon\" is not a whole number ≥ 0")) {
+            try DeliveryConfiguration(environment: ["FLINT_EMAIL_DRAIN_SECONDS": "soon"])
+        }
+    }
+
     @Test func invalidValuesAndFilesAreRefused() throws {
         #expect(throws: DeliveryConfigurationError.invalid(setting: "FLINT_SMS_PROVIDER", reason: "\"pigeon\" is not one of log, webhook, twilio")) {
             try DeliveryConfiguration(environment: ["FLINT_SMS_PROVIDER": "pigeon"])

@@ -174,6 +174,11 @@ extension DeliveryConfiguration {
     ///   `FLINT_SMTP_USERNAME` and `FLINT_SMTP_PASSWORD` (both or neither)
     /// - user deletion (both or none): `FLINT_USER_DELETED_WEBHOOK_URL`, `FLINT_USER_DELETED_WEBHOOK_SECRET`
     /// - `FLINT_TRUST_ROOTS_FILE`: a PEM bundle trusted for outgoing TLS besides the system's roots
+    /// - outside-call bounds (`OutsideCallLimits`): `FLINT_OUTSIDE_CONNECT_TIMEOUT_SECONDS`,
+    ///   `FLINT_OUTSIDE_REQUEST_TIMEOUT_SECONDS`, `FLINT_OUTSIDE_MAX_RESPONSE_BYTES`, `FLINT_SMTP_REPLY_TIMEOUT_SECONDS`,
+    ///   `FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS`
+    /// - the email outbox (`EmailOutbox.Settings`): `FLINT_EMAIL_OUTBOX_CAPACITY`, `FLINT_EMAIL_CONCURRENT_SENDS`,
+    ///   `FLINT_EMAIL_ATTEMPTS`, `FLINT_EMAIL_DRAIN_SECONDS`
     ///
     /// Throws `DeliveryConfigurationError` naming the variable that is missing or wrong.
     public init(environment: [String: String]) throws {
@@ -191,6 +196,17 @@ extension DeliveryConfiguration {
             }
             extraTrustRootsPEM = [pem]
         }
+        limits.connectTimeout = try variables.seconds("FLINT_OUTSIDE_CONNECT_TIMEOUT_SECONDS") ?? limits.connectTimeout
+        limits.requestTimeout = try variables.seconds("FLINT_OUTSIDE_REQUEST_TIMEOUT_SECONDS") ?? limits.requestTimeout
+        limits.maximumResponseBytes = try variables.wholeNumber("FLINT_OUTSIDE_MAX_RESPONSE_BYTES").map { Int($0) }
+            ?? limits.maximumResponseBytes
+        limits.smtpReplyTimeout = try variables.seconds("FLINT_SMTP_REPLY_TIMEOUT_SECONDS") ?? limits.smtpReplyTimeout
+        limits.smtpMessageTimeout = try variables.seconds("FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS") ?? limits.smtpMessageTimeout
+        emailOutbox.capacity = try variables.wholeNumber("FLINT_EMAIL_OUTBOX_CAPACITY").map { Int($0) } ?? emailOutbox.capacity
+        emailOutbox.concurrentSends = try variables.wholeNumber("FLINT_EMAIL_CONCURRENT_SENDS").map { max(1, Int($0)) }
+            ?? emailOutbox.concurrentSends
+        emailOutbox.attempts = try variables.wholeNumber("FLINT_EMAIL_ATTEMPTS").map { max(1, Int($0)) } ?? emailOutbox.attempts
+        emailOutbox.drainTimeout = try variables.seconds("FLINT_EMAIL_DRAIN_SECONDS") ?? emailOutbox.drainTimeout
     }
 
     private static func smsProvider(_ variables: EnvironmentReader) throws -> SMSProvider {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Reads `FLINT_*` variables for the configuration types, naming the variable in every error.
 struct EnvironmentReader {
@@ -33,6 +34,11 @@ struct EnvironmentReader {
             throw DeliveryConfigurationError.invalid(setting: name, reason: "\"\(text)\" is not a whole number ≥ 0")
         }
         return number
+    }
+
+    /// A whole number of seconds ≥ 0 as a `TimeAmount`; nil when unset.
+    func seconds(_ name: String) throws -> TimeAmount? {
+        try wholeNumber(name).map { .seconds($0) }
     }
 
     func file(_ name: String, _ path: String) throws -> String {
