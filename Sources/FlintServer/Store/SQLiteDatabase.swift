@@ -11,6 +11,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// A connection that only ever reads `PRAGMA data_version`, under a plain lock (microseconds).
     private let watcher: Connection
     private let watcherLock = NIOLock()
+    private let checkpointer: SQLiteCheckpointer
     private let changes = NIOLockedValueBox(ExternalChanges())
 
     /// What `externalChangeToken` has seen: each connection's `data_version`, and the token it hands out.
@@ -30,6 +31,8 @@ public final class SQLiteDatabase: SQLDatabase {
         // the process (not of the OS), the usual choice for WAL.
         try writer.run("PRAGMA journal_mode=WAL")
         try writer.run("PRAGMA synchronous=NORMAL")
+        checkpointer = try SQLiteCheckpointer(path: path)
+        try checkpointer.take(over: writer)
         readers = try (0..<max(1, readerCount)).map { _ in try Connection(path: path) }
         watcher = try Connection(path: path)
     }
@@ -93,11 +96,15 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// A database dropped without `close` still stops its checkpointer's thread.
+    deinit { checkpointer.stop() }
+
     public func close() async throws {
         watcherLock.withLock { watcher.close() }
         for connection in readers + [writer] {
             await connection.lock.withLock { connection.close() }
         }
+        checkpointer.stop()
     }
 
     private func pickReader() -> Connection {
@@ -179,6 +186,14 @@ public final class SQLiteDatabase: SQLDatabase {
                 rows.append(SQLRow(index: prepared.columns, values: values))
             }
             return rows
+        }
+
+        /// Has SQLite call `hook` with `context` after each commit on this connection (with the log's size in pages).
+        func setWALHook(
+            context: UnsafeMutableRawPointer,
+            _ hook: @escaping @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32
+        ) {
+            sqlite3_wal_hook(handle, hook, context)
         }
 
         /// `PRAGMA data_version` of this connection.
