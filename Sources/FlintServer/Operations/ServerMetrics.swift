@@ -14,9 +14,10 @@ public final class ServerMetrics: Sendable {
     /// The counter and timer of each (route, method, status class): found once, not looked up per request.
     private let requestInstruments = NIOLockedValueBox<[RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
 
-    private let counters = NIOLockedValueBox<[CounterKey: Metrics.Counter]>([:])
+    private let counters = NIOLockedValueBox<[InstrumentKey: Metrics.Counter]>([:])
+    private let timers = NIOLockedValueBox<[InstrumentKey: Metrics.Timer]>([:])
 
-    private struct CounterKey: Hashable {
+    private struct InstrumentKey: Hashable {
         let name: String
         let dimensions: [String]
     }
@@ -32,6 +33,12 @@ public final class ServerMetrics: Sendable {
         factory.defaultDurationHistogramBuckets = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+        ]
+        // Store statements take microseconds to a few milliseconds: finer buckets at the low end.
+        factory.durationHistogramBuckets[Self.storeQueryDuration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .seconds(1),
         ]
         self.factory = factory
     }
@@ -55,7 +62,7 @@ public final class ServerMetrics: Sendable {
 
     /// Adds one to the counter `name` with `dimensions` (low-cardinality values only).
     func increment(_ name: String, dimensions: [(String, String)] = []) {
-        let key = CounterKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
+        let key = InstrumentKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
         let counter = counters.withLockedValue { counters in
             if let existing = counters[key] { return existing }
             let made = Metrics.Counter(label: name, dimensions: dimensions, factory: factory)
@@ -63,6 +70,26 @@ public final class ServerMetrics: Sendable {
             return made
         }
         counter.increment()
+    }
+
+    /// The timer `name` with `dimensions` (low-cardinality values only), made on first use: callers on hot paths
+    /// keep what it returns rather than asking again.
+    func timer(_ name: String, dimensions: [(String, String)]) -> Metrics.Timer {
+        let key = InstrumentKey(name: name, dimensions: dimensions.map { "\($0.0)=\($0.1)" })
+        return timers.withLockedValue { timers in
+            if let existing = timers[key] { return existing }
+            let made = Metrics.Timer(label: name, dimensions: dimensions, factory: factory)
+            timers[key] = made
+            return made
+        }
+    }
+
+    static let storeQueryDuration = "flint_store_query_duration_seconds"
+
+    /// One outside call (see `Telemetry.outsideCall`).
+    func recordOutsideCall(_ service: OutsideService, outcome: OutsideCallOutcome, duration: Duration) {
+        increment("flint_outside_calls_total", dimensions: [("service", service.rawValue), ("outcome", outcome.rawValue)])
+        timer("flint_outside_call_duration_seconds", dimensions: [("service", service.rawValue)]).record(duration: duration)
     }
 
     /// The Prometheus text exposition of every metric.
