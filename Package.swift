@@ -10,6 +10,11 @@ let package = Package(
         .library(name: "FlintAuth", targets: ["FlintAuth"]),
         .executable(name: "flint", targets: ["flint"]),
     ],
+    traits: [
+        // Off by default: swift-otel takes minutes to build. `swift build --traits OTLP` gives `flint serve
+        // --otlp-endpoint`.
+        .trait(name: "OTLP", description: "Export spans over OTLP/HTTP with swift-otel (flint serve --otlp-endpoint)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
@@ -28,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
+        // Only with the OTLP trait; its HTTP exporter only (gRPC would add grpc-swift to the build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Wire types shared by server and SDK. Imports nothing of ours.
@@ -76,6 +83,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The server's HTTP client, for --server (Foundation's URLSession would load libcurl into every flint process).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
             ]
         ),
         // Shared test helpers: in-process servers, database URLs, fake clocks.
