@@ -56,9 +56,15 @@ enum LogFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
-/// The logger of a command: FLINT_LOG_LEVEL if set, otherwise `defaultLevel`; lines in `format`.
-func makeLogger(defaultLevel: Logger.Level = .info, format: LogFormat = .text) -> Logger {
-    var logger = format == .json ? Logger(label: "flint") { JSONLogHandler(label: $0) } : Logger(label: "flint")
+/// The logger of a command: FLINT_LOG_LEVEL if set, otherwise `defaultLevel`; lines in `format`, with what
+/// `metadataProvider` adds (the server's trace ids).
+func makeLogger(defaultLevel: Logger.Level = .info, format: LogFormat = .text,
+                metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
+    var logger = switch (format, metadataProvider) {
+    case (.json, _): Logger(label: "flint") { JSONLogHandler(label: $0, metadataProvider: metadataProvider) }
+    case (.text, let provider?): Logger(label: "flint", metadataProvider: provider)
+    case (.text, nil): Logger(label: "flint")
+    }
     logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? defaultLevel
     return logger
 }

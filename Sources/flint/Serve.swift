@@ -1,6 +1,8 @@
 import ArgumentParser
 import FlintServer
 import Foundation
+import Logging
+import ServiceLifecycle
 
 /// `flint serve`: the HTTP server.
 struct Serve: AsyncParsableCommand {
@@ -85,6 +87,11 @@ struct Serve: AsyncParsableCommand {
     var managementPort: Int?
     @Option(name: .customLong("log-format"), help: "text or json: one JSON object per line (FLINT_LOG_FORMAT; default text).")
     var logFormat: LogFormat?
+    #if OTLP
+    @Option(name: .customLong("otlp-endpoint"),
+            help: "Export spans over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (OTEL_EXPORTER_OTLP_ENDPOINT).")
+    var otlpEndpoint: String?
+    #endif
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS and HTTP/2, reloaded on SIGHUP (FLINT_TLS_CERT).")
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (FLINT_TLS_KEY).")
@@ -148,11 +155,14 @@ struct Serve: AsyncParsableCommand {
             guard let format = LogFormat(rawValue: name) else { throw ValidationError("FLINT_LOG_FORMAT must be text or json: \(name)") }
             return format
         } ?? .text
-        let server = try await AuthServer.open(configuration: configuration, logger: makeLogger(format: format))
+        let tracing = try tracing(logger: makeLogger(format: format))
+        let server = try await AuthServer.open(
+            configuration: configuration, environment: ServerEnvironment(tracer: tracing.tracer),
+            logger: makeLogger(format: format, metadataProvider: tracing.logMetadataProvider))
         let apiKey = try await server.defaultAPIKey()
         // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).
         do {
-            try await serve(server, configuration: configuration, apiKey: apiKey)
+            try await serve(server, configuration: configuration, apiKey: apiKey, alongside: tracing.services)
         } catch {
             try? await server.close()
             throw error
@@ -160,8 +170,18 @@ struct Serve: AsyncParsableCommand {
         try await server.close()
     }
 
-    private func serve(_ server: AuthServer, configuration: ServerConfiguration, apiKey: String) async throws {
-        try await server.run { port in
+    /// Flint's own tracer, or swift-otel's when built with the `OTLP` trait and given an endpoint.
+    private func tracing(logger: Logger) throws -> ServeTracing {
+        #if OTLP
+        let endpoint = otlpEndpoint ?? ProcessInfo.processInfo.environment["OTEL_EXPORTER_OTLP_ENDPOINT"]
+        if endpoint?.isEmpty == false { return try ServeTracing.otlp(endpoint: otlpEndpoint, logger: logger) }
+        #endif
+        return .flint
+    }
+
+    private func serve(_ server: AuthServer, configuration: ServerConfiguration, apiKey: String,
+                       alongside services: [any Service]) async throws {
+        try await server.run(alongside: services) { port in
             let mode = configuration.policy.mode.rawValue
             let storage = configuration.databaseURL == nil
                 ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"

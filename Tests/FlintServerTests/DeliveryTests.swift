@@ -286,7 +286,7 @@ private func message(to phoneNumber: String = "+15555550100", code: String = "12
         try await withAPNs { fake, _, key in
             let client = try DeliveryHTTP.makeClient(extraTrustRootsPEM: [fake.caCertificatePEM], httpVersion: .http1Only)
             let apns = try APNsClient(configuration: fake.configuration(privateKeyPEM: key.pemRepresentation),
-                                      httpClient: client, clock: SystemClock())
+                                      http: OutsideHTTP(client: client), clock: SystemClock())
             let device = fake.registerDevice(sandbox: true)
             let refused = await rejection {
                 try await apns.send(SilentPush(deviceToken: device, sandbox: true, credential: .init(receipt: "r", secret: "s")))
@@ -306,7 +306,7 @@ private func message(to phoneNumber: String = "+15555550100", code: String = "12
             limits.connectTimeout = .seconds(2)
             let client = try DeliveryHTTP.makeClient(extraTrustRootsPEM: [], limits: limits)
             let apns = try APNsClient(configuration: fake.configuration(privateKeyPEM: key.pemRepresentation),
-                                      httpClient: client, clock: SystemClock())
+                                      http: OutsideHTTP(client: client), clock: SystemClock())
             let device = fake.registerDevice(sandbox: true)
             await #expect {
                 try await apns.send(SilentPush(deviceToken: device, sandbox: true, credential: .init(receipt: "r", secret: "s")))

@@ -12,7 +12,7 @@ import Testing
     @Test func appleRevokesTheTokensOfAnAuthorizationCode() async throws {
         let teamKey = P256.Signing.PrivateKey()
         let apple = try await FakeApple.start(teamKey: teamKey.publicKey)
-        let client = AppleIDClient(baseURL: apple.baseURL, httpClient: HTTPClient.shared, clock: SystemClock())
+        let client = AppleIDClient(baseURL: apple.baseURL, http: OutsideHTTP(client: .shared), clock: SystemClock())
         let credentials = AppleIDClient.Credentials(
             teamID: apple.teamID, keyID: apple.keyID, clientID: "com.example.app", privateKeyPEM: teamKey.pemRepresentation)
         do {
@@ -42,7 +42,7 @@ import Testing
 
     @Test func facebookAccessTokensAreCheckedWithTheGraphAPI() async throws {
         let facebook = try await FakeFacebook.start()
-        let client = FacebookGraphClient(baseURL: facebook.graphURL, httpClient: HTTPClient.shared)
+        let client = FacebookGraphClient(baseURL: facebook.graphURL, http: OutsideHTTP(client: .shared))
         do {
             let token = facebook.makeUserAccessToken(userID: "10001", name: "Ada", email: "ada@example.com")
             let user = try await client.verify(accessToken: token, appID: facebook.appID, appSecret: facebook.appSecret)

@@ -60,7 +60,7 @@ private func hexSHA256(_ text: String) -> String {
 private func withProvider(_ keys: [TestKey], clock: TestClock = TestClock(),
                           _ body: (FakeJWKSServer, IdentityTokenVerifier) async throws -> Void) async throws {
     let fake = try await FakeJWKSServer.start(keys: keys.map(\.jwk))
-    let cache = JWKSCache(url: fake.url, httpClient: .shared, clock: clock)
+    let cache = JWKSCache(url: fake.url, http: OutsideHTTP(client: .shared), clock: clock)
     do {
         try await body(fake, IdentityTokenVerifier(keys: cache, clock: clock))
     } catch {

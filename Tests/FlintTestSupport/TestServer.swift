@@ -2,6 +2,7 @@ import FlintServer
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import Tracing
 
 /// Which database a test runs on. Store and API suites run on both.
 public enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -116,9 +117,10 @@ public final class TestServer: Sendable {
     public static let masterKey = Data(repeating: 7, count: 32).base64EncodedString()
 
     /// Starts a server. Pass `database` to share one (another node, or a restart); it is then not dropped by `stop()`.
+    /// `tracer` is the server's (`FlintTracer` with a `RecordingSpanExporter` to read its spans).
     public static func start(emulator: Bool = true, database kind: TestDatabase = .sqlite, sharing shared: ScratchDatabase? = nil,
                              clock: TestClock = TestClock(), projectID: String = "demo-flint",
-                             publicURL: String? = nil,
+                             publicURL: String? = nil, tracer: any Tracer = FlintTracer(),
                              configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database: ScratchDatabase
         if let shared { database = shared } else { database = try await ScratchDatabase.make(kind) }
@@ -127,7 +129,7 @@ public final class TestServer: Sendable {
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
             emulator: emulator, projectID: projectID, publicURL: publicURL)
         configure(&configuration)
-        let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey])
+        let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey], tracer: tracer)
         let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: log.logger())
         let apiKey = try await server.defaultAPIKey()
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import FlintWire
 import Foundation
 
@@ -14,17 +13,14 @@ public final class APNsClient: PushSender {
     static let maximumDeviceTokenBytes = 100
 
     private let configuration: DeliveryConfiguration.APNs
-    private let httpClient: HTTPClient
-    private let limits: OutsideCallLimits
+    private let http: OutsideHTTP
     private let clock: any FlintClock
     let providerToken: APNsProviderToken
 
     /// Throws `DeliveryConfigurationError` if the configured key is not a P-256 private key.
-    public init(configuration: DeliveryConfiguration.APNs, httpClient: HTTPClient,
-                limits: OutsideCallLimits = OutsideCallLimits(), clock: any FlintClock) throws {
+    public init(configuration: DeliveryConfiguration.APNs, http: OutsideHTTP, clock: any FlintClock) throws {
         self.configuration = configuration
-        self.httpClient = httpClient
-        self.limits = limits
+        self.http = http
         self.clock = clock
         providerToken = try APNsProviderToken(teamID: configuration.teamID, keyID: configuration.keyID,
                                               privateKeyPEM: configuration.privateKeyPEM, clock: clock)
@@ -68,7 +64,7 @@ public final class APNsClient: PushSender {
             ("apns-priority", "5"),
             ("apns-expiration", String(clock.seconds + Self.expirationSeconds)),
         ])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "APNs")
+        let answer = try await http.send(request, to: .apns)
         guard answer.status == 200 else {
             let reason = answer.jsonString("reason") ?? answer.bodyText
             if reason == "ExpiredProviderToken" { providerToken.invalidate(token) }

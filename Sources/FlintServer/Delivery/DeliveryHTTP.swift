@@ -4,8 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 
-/// The outgoing-HTTP plumbing the delivery and identity-provider clients share: one client, bounded waits,
-/// bounded answers (`OutsideCallLimits`).
+/// The outgoing-HTTP plumbing the delivery and identity-provider clients share: the client, its TLS, requests and
+/// answers. `OutsideHTTP.send` sends them, bounded and measured.
 enum DeliveryHTTP {
     /// An HTTP client for the outside services: the system's trust roots plus `extraTrustRootsPEM`, TLS 1.2
     /// or later, `limits`' connect timeout, no redirects (a redirect must not carry credentials
@@ -57,23 +57,6 @@ enum DeliveryHTTP {
         func jsonString(_ key: String) -> String? {
             guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return nil }
             return object[key] as? String
-        }
-    }
-
-    /// Sends `request` and reads the answer, within `limits.requestTimeout` from start to the last byte and up
-    /// to `limits.maximumResponseBytes`. Transport failures, timeouts and oversized answers become
-    /// `DeliveryError.unavailable` naming `service`; HTTP error statuses are returned for the caller to judge.
-    static func send(_ request: HTTPClientRequest, with client: HTTPClient, limits: OutsideCallLimits, service: String)
-        async throws -> Answer {
-        do {
-            // The client's own deadline ends when the answer's head arrives; the body is bounded here.
-            return try await withDeadline(limits.requestTimeout) {
-                let response = try await client.execute(request, timeout: limits.requestTimeout)
-                let body = try await response.body.collect(upTo: limits.maximumResponseBytes)
-                return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
-            }
-        } catch {
-            throw DeliveryError.unavailable("\(service): \(error)")
         }
     }
 

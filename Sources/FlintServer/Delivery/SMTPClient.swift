@@ -18,6 +18,8 @@ import NIOSSL
 public struct SMTPClient: Sendable {
     public let configuration: DeliveryConfiguration.SMTP
     public var limits: OutsideCallLimits
+    /// Each message is one outside call (`smtp`): counted, timed and traced.
+    public var telemetry: Telemetry
     /// The name given in EHLO.
     public var clientName = "localhost"
     private let tlsContext: NIOSSLContext
@@ -25,10 +27,11 @@ public struct SMTPClient: Sendable {
 
     /// Throws `DeliveryConfigurationError` for an unusable trust-root bundle.
     public init(configuration: DeliveryConfiguration.SMTP, extraTrustRootsPEM: [String] = [],
-                limits: OutsideCallLimits = OutsideCallLimits(),
+                limits: OutsideCallLimits = OutsideCallLimits(), telemetry: Telemetry = Telemetry(),
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         self.configuration = configuration
         self.limits = limits
+        self.telemetry = telemetry
         self.group = group
         tlsContext = try NIOSSLContext(configuration: DeliveryHTTP.clientTLS(extraTrustRootsPEM: extraTrustRootsPEM))
     }
@@ -44,6 +47,12 @@ public struct SMTPClient: Sendable {
     /// Sends `message` (a whole RFC 5322 message; any line endings) from `from` to `recipients`.
     public func send(from: String, to recipients: [String], message: String) async throws {
         for address in [from] + recipients { try MIMEMessage.checkHeaderValue(address, name: "address") }
+        try await telemetry.outsideCall(.smtp, { _ in
+            try await submit(from: from, to: recipients, message: message)
+        }, outcome: { .success })
+    }
+
+    private func submit(from: String, to recipients: [String], message: String) async throws {
         let where_ = "SMTP \(configuration.host):\(configuration.port)"
         let channel: any Channel
         let handler: NIOLoopBound<SMTPReplyHandler>

@@ -14,8 +14,10 @@ public struct SMTPEmailSender: EmailSender {
 
     /// Throws `DeliveryConfigurationError` for an unusable trust-root bundle.
     public init(configuration: DeliveryConfiguration.SMTP, extraTrustRootsPEM: [String] = [],
-                limits: OutsideCallLimits = OutsideCallLimits(), clock: any FlintClock) throws {
-        self.init(client: try SMTPClient(configuration: configuration, extraTrustRootsPEM: extraTrustRootsPEM, limits: limits),
+                limits: OutsideCallLimits = OutsideCallLimits(), telemetry: Telemetry = Telemetry(),
+                clock: any FlintClock) throws {
+        self.init(client: try SMTPClient(configuration: configuration, extraTrustRootsPEM: extraTrustRootsPEM, limits: limits,
+                                         telemetry: telemetry),
                   clock: clock)
     }
 

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 
 /// Checks captcha tokens with a siteverify endpoint (reCAPTCHA `https://www.google.com/recaptcha/api/siteverify`,
@@ -11,14 +10,12 @@ public struct SiteVerifyClient: CaptchaVerifier {
 
     private let url: String
     private let secret: String
-    private let httpClient: HTTPClient
-    private let limits: OutsideCallLimits
+    private let http: OutsideHTTP
 
-    public init(url: String, secret: String, httpClient: HTTPClient, limits: OutsideCallLimits = OutsideCallLimits()) {
+    public init(url: String, secret: String, http: OutsideHTTP) {
         self.url = url
         self.secret = secret
-        self.httpClient = httpClient
-        self.limits = limits
+        self.http = http
     }
 
     private struct Answer: Decodable {
@@ -32,7 +29,7 @@ public struct SiteVerifyClient: CaptchaVerifier {
         let request = DeliveryHTTP.post(url, contentType: "application/x-www-form-urlencoded",
                                         body: Data(FormURLEncoding.encode(fields).utf8),
                                         headers: [("accept", "application/json")])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "siteverify")
+        let answer = try await http.send(request, to: .captcha)
         guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
         guard let decoded = try? JSONDecoder().decode(Answer.self, from: answer.body) else {
             throw DeliveryError.unavailable("siteverify: not a siteverify answer: \(answer.bodyText)")

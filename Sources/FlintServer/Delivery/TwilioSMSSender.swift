@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 
 /// The `twilio` SMS provider: Twilio's Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`,
@@ -9,25 +8,22 @@ public struct TwilioSMSSender: SMSSender {
     private let endpoint: String
     private let authorization: String
     private let from: String
-    private let httpClient: HTTPClient
-    private let limits: OutsideCallLimits
+    private let http: OutsideHTTP
 
     /// `baseURL` is `https://api.twilio.com` in production.
-    public init(baseURL: String, accountSID: String, authToken: String, from: String, httpClient: HTTPClient,
-                limits: OutsideCallLimits = OutsideCallLimits()) {
+    public init(baseURL: String, accountSID: String, authToken: String, from: String, http: OutsideHTTP) {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         endpoint = "\(base)/2010-04-01/Accounts/\(FormURLEncoding.escape(accountSID))/Messages.json"
         authorization = "Basic " + Data("\(accountSID):\(authToken)".utf8).base64EncodedString()
         self.from = from
-        self.httpClient = httpClient
-        self.limits = limits
+        self.http = http
     }
 
     public func send(_ message: SMSMessage) async throws {
         let form = FormURLEncoding.encode([("To", message.phoneNumber), ("From", from), ("Body", message.text)])
         let request = DeliveryHTTP.post(endpoint, contentType: "application/x-www-form-urlencoded", body: Data(form.utf8),
                                         headers: [("authorization", authorization), ("accept", "application/json")])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "Twilio")
+        let answer = try await http.send(request, to: .twilio)
         guard answer.status == 201 else {
             throw DeliveryError.rejected(status: answer.status, detail: answer.jsonString("message") ?? answer.bodyText)
         }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import FlintWire
 import Foundation
 import Logging
@@ -23,8 +22,7 @@ public struct UserDeletedEvent: Codable, Sendable, Equatable {
 struct UserDeletedWebhook: Sendable {
     let url: String
     let secret: String
-    let httpClient: HTTPClient
-    let limits: OutsideCallLimits
+    let http: OutsideHTTP
     let clock: any FlintClock
     let logger: Logger
 
@@ -37,10 +35,10 @@ struct UserDeletedWebhook: Sendable {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let body = try encoder.encode(event)
             let signature = WebhookSignature.header(body: body, secret: secret, timestamp: clock.seconds)
-            let answer = try await DeliveryHTTP.send(
+            let answer = try await http.send(
                 DeliveryHTTP.post(url, contentType: "application/json", body: body,
                                   headers: [(WebhookSignature.headerName, signature)]),
-                with: httpClient, limits: limits, service: "user-deletion webhook")
+                to: .webhook)
             guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
         } catch {
             logger.error("The user-deletion webhook failed", metadata: [

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 
@@ -72,16 +71,13 @@ public struct WebhookSMSSender: SMSSender {
     public var metricsName: String { "webhook" }
     private let url: String
     private let secret: String
-    private let httpClient: HTTPClient
-    private let limits: OutsideCallLimits
+    private let http: OutsideHTTP
     private let clock: any FlintClock
 
-    public init(url: String, secret: String, httpClient: HTTPClient, limits: OutsideCallLimits = OutsideCallLimits(),
-                clock: any FlintClock) {
+    public init(url: String, secret: String, http: OutsideHTTP, clock: any FlintClock) {
         self.url = url
         self.secret = secret
-        self.httpClient = httpClient
-        self.limits = limits
+        self.http = http
         self.clock = clock
     }
 
@@ -92,7 +88,7 @@ public struct WebhookSMSSender: SMSSender {
         let signature = WebhookSignature.header(body: body, secret: secret, timestamp: clock.seconds)
         let request = DeliveryHTTP.post(url, contentType: "application/json", body: body,
                                         headers: [(WebhookSignature.headerName, signature)])
-        let answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "SMS webhook")
+        let answer = try await http.send(request, to: .smsWebhook)
         guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
     }
 }

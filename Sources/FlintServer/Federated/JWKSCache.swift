@@ -13,7 +13,7 @@ import _CryptoExtras
 ///   but fetches start at most once per `refetchFloor`, so tokens with made-up key ids cannot make us
 ///   hammer the provider. The floor also spaces out retries while the provider is down.
 /// - When the provider is unreachable or answers nonsense, the last good document keeps being used.
-/// - Concurrent callers share one in-flight fetch, bounded in time and size by `limits`.
+/// - Concurrent callers share one in-flight fetch, bounded in time and size by the `OutsideHTTP` limits.
 public final class JWKSCache: Sendable {
     /// A public key of the document, with the algorithm it is for.
     public enum Key: Sendable {
@@ -43,9 +43,7 @@ public final class JWKSCache: Sendable {
     public let defaultMaxAge: TimeInterval
     public let maximumMaxAge: TimeInterval
     public let refetchFloor: TimeInterval
-    public let limits: OutsideCallLimits
-
-    private let httpClient: HTTPClient
+    private let http: OutsideHTTP
     private let clock: any FlintClock
     private let state = NIOLockedValueBox(State())
 
@@ -59,17 +57,16 @@ public final class JWKSCache: Sendable {
 
     /// - Parameters:
     ///   - url: the JWKS address, e.g. `https://appleid.apple.com/auth/keys`.
-    ///   - httpClient: the client to fetch with; owned (and shut down) by the caller.
-    public init(url: String, httpClient: HTTPClient, clock: any FlintClock,
+    ///   - http: the client to fetch with (owned, and shut down, by the caller) and its limits.
+    public init(url: String, http: OutsideHTTP, clock: any FlintClock,
                 defaultMaxAge: TimeInterval = 3600, maximumMaxAge: TimeInterval = 86400,
-                refetchFloor: TimeInterval = 60, limits: OutsideCallLimits = OutsideCallLimits()) {
+                refetchFloor: TimeInterval = 60) {
         self.url = url
-        self.httpClient = httpClient
+        self.http = http
         self.clock = clock
         self.defaultMaxAge = defaultMaxAge
         self.maximumMaxAge = maximumMaxAge
         self.refetchFloor = refetchFloor
-        self.limits = limits
     }
 
     /// The key with id `kid`, fetching the document first when it is missing, expired, or lacks the id
@@ -137,9 +134,9 @@ public final class JWKSCache: Sendable {
         request.headers.add(name: "user-agent", value: "Flint")
         let answer: DeliveryHTTP.Answer
         do {
-            answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: url)
+            answer = try await http.send(request, to: .jwks)
         } catch {
-            throw FetchError(detail: "\(error)")
+            throw FetchError(detail: "\(url): \(error)")
         }
         guard answer.isSuccess else { throw FetchError(detail: "\(url): HTTP \(answer.status)") }
         guard let keys = Self.parse(answer.body) else { throw FetchError(detail: "\(url): not a JWKS document") }

@@ -6,19 +6,24 @@ import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
+import Tracing
 
-/// What the server takes from its surroundings: time, randomness, environment variables.
-/// Tests inject a clock they control.
+/// What the server takes from its surroundings: time, randomness, environment variables, and where its traces
+/// go. Tests inject a clock they control and a tracer that records.
 public struct ServerEnvironment: Sendable {
     public var clock: any FlintClock
     public var random: any RandomSource
     public var variables: [String: String]
+    /// Spans around each request, store call and outside call. The default propagates trace context and
+    /// records nothing (`FlintTracer` without an exporter); `flint serve --otlp-endpoint` brings swift-otel's.
+    public var tracer: any Tracer
 
     public init(clock: any FlintClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
-                variables: [String: String] = ProcessInfo.processInfo.environment) {
+                variables: [String: String] = ProcessInfo.processInfo.environment, tracer: any Tracer = FlintTracer()) {
         self.clock = clock
         self.random = random
         self.variables = variables
+        self.tracer = tracer
     }
 }
 
@@ -48,7 +53,9 @@ public final class AuthServer: Sendable {
     let proofOfWork: ProofOfWork
     public let logger: Logger
     /// Requests, latencies and the rest, served at the management listener's `/metrics`.
-    public let metrics = ServerMetrics()
+    public var metrics: ServerMetrics { telemetry.metrics }
+    /// The metrics and the tracer that the middleware, the store and the outside-call clients measure with.
+    let telemetry: Telemetry
     private let boundPublicURL = NIOLockedValueBox<String?>(nil)
     private let boundManagementPort = NIOLockedValueBox<Int?>(nil)
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
@@ -60,25 +67,30 @@ public final class AuthServer: Sendable {
     /// Opens the store (migrating it), loads or creates the signing keys and the default project.
     public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
                             logger: Logger = Logger(label: "flint")) async throws -> AuthServer {
+        let telemetry = Telemetry(metrics: ServerMetrics(), tracer: environment.tracer)
         let store = try await Store.open(
-            databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger)
+            databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger,
+            telemetry: telemetry)
         do {
-            return try await AuthServer(configuration: configuration, store: store, environment: environment, logger: logger)
+            return try await AuthServer(configuration: configuration, store: store, telemetry: telemetry,
+                                        environment: environment, logger: logger)
         } catch {
             try? await store.close()
             throw error
         }
     }
 
-    private init(configuration: ServerConfiguration, store: Store, environment: ServerEnvironment, logger: Logger) async throws {
+    private init(configuration: ServerConfiguration, store: Store, telemetry: Telemetry, environment: ServerEnvironment,
+                 logger: Logger) async throws {
         self.configuration = configuration
         self.store = store
+        self.telemetry = telemetry
         self.logger = logger
         let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
             environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
-        janitor = Janitor(store: store, metrics: metrics, clock: environment.clock,
+        janitor = Janitor(store: store, metrics: telemetry.metrics, clock: environment.clock,
                           refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds, logger: logger)
-        usage = UsageCounters(store: store, clock: environment.clock, metrics: metrics, logger: logger)
+        usage = UsageCounters(store: store, clock: environment.clock, metrics: telemetry.metrics, logger: logger)
         keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
         try await keyring.start()
         let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
@@ -104,7 +116,7 @@ public final class AuthServer: Sendable {
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery
         if !policy.makesOutsideCalls { deliveryConfiguration = DeliveryConfiguration() }
-        delivery = try DeliveryServices.make(deliveryConfiguration, clock: environment.clock, logger: logger)
+        delivery = try DeliveryServices.make(deliveryConfiguration, telemetry: telemetry, clock: environment.clock, logger: logger)
         emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, store: store,
                                   secrets: secrets, usage: usage, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
@@ -145,25 +157,21 @@ public final class AuthServer: Sendable {
         customTokens = CustomTokenService(
             store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
         let providers = configuration.identityProviderEndpoints
-        let httpClient = delivery.httpClient
-        let limits = configuration.delivery.limits
+        let http = delivery.http
         federated = FederatedService(
             store: store, tokens: tokens, secrets: secrets,
             apple: AppleSignIn(
                 verifier: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.appleJWKSURL, httpClient: httpClient, clock: environment.clock,
-                                    limits: limits),
+                    keys: JWKSCache(url: providers.appleJWKSURL, http: http, clock: environment.clock),
                     clock: environment.clock),
                 issuers: providers.appleIssuers),
             facebook: FacebookSignIn(
-                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, httpClient: httpClient, limits: limits),
+                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, http: http),
                 limitedLogin: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.facebookJWKSURL, httpClient: httpClient, clock: environment.clock,
-                                    limits: limits),
+                    keys: JWKSCache(url: providers.facebookJWKSURL, http: http, clock: environment.clock),
                     clock: environment.clock),
                 issuers: providers.facebookIssuers),
-            appleID: AppleIDClient(baseURL: providers.appleBaseURL, httpClient: httpClient, limits: limits,
-                                   clock: environment.clock),
+            appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                 purpose: "federated-pending-credential", lifetimeSeconds: 3600),
@@ -208,8 +216,10 @@ public final class AuthServer: Sendable {
     }
 
     /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
-    /// `onRunning` receives the bound port, once the management listener (if any) listens too.
-    public func run(handleSignals: Bool = true, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// `onRunning` receives the bound port, once the management listener (if any) listens too. `services` run
+    /// alongside and stop after everything else (a span exporter, which then sends the last spans).
+    public func run(handleSignals: Bool = true, alongside services: [any Service] = [],
+                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let boundPublicURL = self.boundPublicURL
         let configuration = self.configuration
         let (managementListens, managementBound) = AsyncStream<Void>.makeStream()
@@ -227,7 +237,7 @@ public final class AuthServer: Sendable {
         // Graceful shutdown stops the services last to first: the outbox drains after the last request has
         // been answered (and has queued what it queues). What earlier nodes left it is queued before serving.
         await emailOutbox.requeueLeftovers()
-        var services: [any Service] = [emailOutbox, app, janitor, usage]
+        var services: [any Service] = services + [emailOutbox, app, janitor, usage]
         if handleSignals, let certificates = configuration.tls {
             services.append(CertificateReloader(certificates: certificates, logger: logger))
         }
@@ -283,7 +293,7 @@ public final class AuthServer: Sendable {
     /// One routing table: every feature's endpoints under all their aliases.
     private func makeRouter() -> Router<FlintRequestContext> {
         let router = Router(context: FlintRequestContext.self)
-        router.add(middleware: TelemetryMiddleware(metrics: metrics))
+        router.add(middleware: TelemetryMiddleware(telemetry: telemetry))
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         for endpoint in makeEndpoints() {

@@ -9,12 +9,16 @@ import NIOConcurrencyHelpers
 public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
+    /// Metadata of the moment (the current trace's `trace_id`: `FlintTracer.logMetadataProvider`).
+    public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let write: @Sendable (String) -> Void
 
     /// - Parameter write: where each line goes (standard output, or a test's buffer).
-    public init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardOutput) {
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
+                write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardOutput) {
         self.label = label
+        self.metadataProvider = metadataProvider
         self.write = write
     }
 
@@ -25,7 +29,9 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: Any] = [:]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
+        let current = metadataProvider?.get() ?? [:]
+        let all = metadata.merging(current) { _, new in new }.merging(event.metadata ?? [:]) { _, new in new }
+        for (key, value) in all {
             fields[key] = Self.plain(value)
         }
         fields["time"] = Self.timestamp(Date())

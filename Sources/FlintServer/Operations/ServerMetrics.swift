@@ -16,6 +16,7 @@ public final class ServerMetrics: Sendable {
 
     private let counters = NIOLockedValueBox<[InstrumentKey: Metrics.Counter]>([:])
     private let gauges = NIOLockedValueBox<[InstrumentKey: Metrics.Gauge]>([:])
+    private let timers = NIOLockedValueBox<[InstrumentKey: Metrics.Timer]>([:])
 
     private struct InstrumentKey: Hashable {
         let name: String
@@ -33,6 +34,12 @@ public final class ServerMetrics: Sendable {
         factory.defaultDurationHistogramBuckets = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10),
+        ]
+        // Store statements take microseconds to a few milliseconds: finer buckets at the low end.
+        factory.durationHistogramBuckets[Self.storeQueryDuration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .seconds(1),
         ]
         self.factory = factory
     }
@@ -85,6 +92,22 @@ public final class ServerMetrics: Sendable {
             cache[key] = made
             return made
         }
+    }
+
+    /// The timer `name` with `dimensions` (low-cardinality values only), made on first use: callers on hot paths
+    /// keep what it returns rather than asking again.
+    func timer(_ name: String, dimensions: [(String, String)]) -> Metrics.Timer {
+        Self.instrument(in: timers, name: name, dimensions: dimensions) {
+            Metrics.Timer(label: name, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    static let storeQueryDuration = "flint_store_query_duration_seconds"
+
+    /// One outside call (see `Telemetry.outsideCall`).
+    func recordOutsideCall(_ service: OutsideService, outcome: OutsideCallOutcome, duration: Duration) {
+        increment("flint_outside_calls_total", dimensions: [("service", service.rawValue), ("outcome", outcome.rawValue)])
+        timer("flint_outside_call_duration_seconds", dimensions: [("service", service.rawValue)]).record(duration: duration)
     }
 
     /// The Prometheus text exposition of every metric.

@@ -7,8 +7,10 @@ import Logging
 public final class Store: Sendable {
     public let database: any SQLDatabase
 
-    public init(database: any SQLDatabase) {
-        self.database = database
+    /// With `telemetry`, every statement and transaction is timed and traced (`InstrumentedDatabase`); without,
+    /// nothing is measured (the CLI's stores).
+    public init(database: any SQLDatabase, telemetry: Telemetry? = nil) {
+        self.database = telemetry.map { InstrumentedDatabase(database, telemetry: $0) } ?? database
     }
 
     /// The SQLite store's file in the data directory.
@@ -16,7 +18,8 @@ public final class Store: Sendable {
 
     /// Opens the database `url` names (`postgres://…`), or the SQLite file in `dataDirectory`,
     /// and brings its schema up to date.
-    public static func open(databaseURL: String?, dataDirectory: URL, logger: Logger) async throws -> Store {
+    public static func open(databaseURL: String?, dataDirectory: URL, logger: Logger, telemetry: Telemetry? = nil)
+        async throws -> Store {
         let database: any SQLDatabase
         if let databaseURL, !databaseURL.isEmpty {
             database = try await PostgresDatabase.connect(url: databaseURL, logger: logger)
@@ -27,7 +30,7 @@ public final class Store: Sendable {
             database = try SQLiteDatabase(path: dataDirectory.appendingPathComponent(sqliteFileName).path)
         }
         try await Migrations.migrate(database)
-        return Store(database: database)
+        return Store(database: database, telemetry: telemetry)
     }
 
     public func close() async throws {

@@ -19,6 +19,8 @@ public final class FakeWebhookReceiver: FakeService {
     public let messages = Recorder<SMSMessage>()
     /// Accepted user-deletion events, in order.
     public let deletions = Recorder<UserDeletedEvent>()
+    /// The `traceparent` header of every request that had one, in order.
+    public let traceParents = Recorder<String>()
     /// How far a timestamp may be from the fake's clock.
     public static let tolerance: TimeInterval = 300
 
@@ -45,6 +47,7 @@ public final class FakeWebhookReceiver: FakeService {
         await server.withLockedValue { $0 }?.stop()
         messages.finish()
         deletions.finish()
+        traceParents.finish()
     }
 
     /// The SMS provider setting that reaches this fake (`secret` to test a wrong one).
@@ -61,6 +64,7 @@ public final class FakeWebhookReceiver: FakeService {
     }
 
     func handle(_ request: Request) async -> Response {
+        if let traceParent = FakeHTTP.header(request, "traceparent") { traceParents.append(traceParent) }
         guard ["/sms", "/user-deleted"].contains(request.uri.path) else { return FakeHTTP.json(404, ["error": "not found"]) }
         guard request.method == .post else { return FakeHTTP.json(405, ["error": "method not allowed"]) }
         let body = await FakeHTTP.body(request) ?? Data()

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 
@@ -16,8 +15,7 @@ struct AppleIDClient: Sendable {
     }
 
     let baseURL: String
-    let httpClient: HTTPClient
-    var limits = OutsideCallLimits()
+    let http: OutsideHTTP
     let clock: any FlintClock
 
     /// The audience Apple expects in client secrets, whatever the base URL.
@@ -91,9 +89,8 @@ struct AppleIDClient: Sendable {
     private func post(_ path: String, _ fields: [(String, String)]) async throws -> DeliveryHTTP.Answer {
         let body = Data(FormURLEncoding.encode(fields).utf8)
         do {
-            return try await DeliveryHTTP.send(
-                DeliveryHTTP.post(baseURL + path, contentType: "application/x-www-form-urlencoded", body: body),
-                with: httpClient, limits: limits, service: "Apple")
+            return try await http.send(
+                DeliveryHTTP.post(baseURL + path, contentType: "application/x-www-form-urlencoded", body: body), to: .apple)
         } catch {
             throw FlintError.unavailable("Apple", cause: error)
         }

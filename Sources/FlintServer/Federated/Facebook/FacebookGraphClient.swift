@@ -9,8 +9,7 @@ import Foundation
 /// for server calls. The base URL is Facebook's unless `FLINT_FACEBOOK_GRAPH_URL` names another.
 struct FacebookGraphClient: Sendable {
     let baseURL: String
-    let httpClient: HTTPClient
-    var limits = OutsideCallLimits()
+    let http: OutsideHTTP
 
     /// What Facebook says about a user access token, and the profile behind it.
     struct VerifiedUser: Sendable {
@@ -51,7 +50,7 @@ struct FacebookGraphClient: Sendable {
         request.headers.add(name: "user-agent", value: "Flint")
         let answer: DeliveryHTTP.Answer
         do {
-            answer = try await DeliveryHTTP.send(request, with: httpClient, limits: limits, service: "Facebook")
+            answer = try await http.send(request, to: .facebook)
         } catch {
             throw FlintError.unavailable("Facebook", cause: error)
         }
