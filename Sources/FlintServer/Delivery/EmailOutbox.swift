@@ -94,13 +94,13 @@ public final class EmailOutbox: Service, Sendable {
         default: refusal = .closed
         }
         finish(number)
-        usage.emailFailed(projectID: message.projectID, provider: sender.metricsName)
+        usage.count(.failed, .email, projectID: message.projectID, provider: sender.metricsName)
         throw FlintError.unavailable("Sending the email", cause: refusal)
     }
 
     /// Counts an email a limit refused before it was queued.
     func countRefused(projectID: String, reason: UsageCounters.Refusal) {
-        usage.emailRefused(projectID: projectID, provider: sender.metricsName, reason: reason)
+        usage.count(.refused(reason), .email, projectID: projectID, provider: sender.metricsName)
     }
 
     /// Returns once no message is queued or being sent (or the outbox has stopped).
@@ -200,7 +200,7 @@ public final class EmailOutbox: Service, Sendable {
         for attempt in 1...max(1, settings.attempts) {
             do {
                 try await sender.send(message)
-                usage.emailSent(projectID: message.projectID, provider: sender.metricsName)
+                usage.count(.sent, .email, projectID: message.projectID, provider: sender.metricsName)
                 finish(number)
                 return
             } catch {
@@ -211,7 +211,7 @@ public final class EmailOutbox: Service, Sendable {
                     "error": "\(error)",
                 ])
                 guard retrying else {
-                    usage.emailFailed(projectID: message.projectID, provider: sender.metricsName)
+                    usage.count(.failed, .email, projectID: message.projectID, provider: sender.metricsName)
                     finish(number)
                     return
                 }

@@ -64,7 +64,7 @@ public struct PhoneService: Sendable {
         do {
             try await defence()
         } catch let error as FlintError where error.isClientError {
-            usage.smsRefused(projectID: caller.projectID, provider: sms.metricsName, reason: reason)
+            usage.count(.refused(reason), .sms, projectID: caller.projectID, provider: sms.metricsName)
             throw error
         }
     }
@@ -78,11 +78,11 @@ public struct PhoneService: Sendable {
             try await sms.send(SMSMessage(
                 projectID: caller.projectID, phoneNumber: phoneNumber, code: code, text: text.text, locale: text.locale))
         } catch {
-            usage.smsFailed(projectID: caller.projectID, provider: sms.metricsName)
+            usage.count(.failed, .sms, projectID: caller.projectID, provider: sms.metricsName)
             try? await store.deleteVerificationCode(id: VerificationCodes.id(of: sessionInfo))
             throw FlintError.unavailable("Sending the verification code", cause: error)
         }
-        usage.smsSent(projectID: caller.projectID, provider: sms.metricsName)
+        usage.count(.sent, .sms, projectID: caller.projectID, provider: sms.metricsName)
         return sessionInfo
     }
 

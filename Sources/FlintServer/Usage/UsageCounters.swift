@@ -120,40 +120,37 @@ public final class UsageCounters: Service, Sendable {
         add(Series(.signIns, label: provider), projectID: projectID)
     }
 
-    /// A verification SMS handed to `provider`.
-    func smsSent(projectID: String, provider: String) {
-        metrics.increment("flint_sms_total", dimensions: Self.outcome("sent", provider: provider))
-        add(Series(.smsSent), projectID: projectID)
+    /// What became of a verification SMS or an action email.
+    enum Delivery {
+        /// Handed to the provider.
+        case sent
+        /// The provider did not take it (for an email: after every retry).
+        case failed
+        /// A defence stopped it before it reached the provider.
+        case refused(Refusal)
     }
 
-    /// A verification SMS `provider` did not take.
-    func smsFailed(projectID: String, provider: String) {
-        metrics.increment("flint_sms_total", dimensions: Self.outcome("failed", provider: provider))
-        add(Series(.smsFailed), projectID: projectID)
+    /// The kind of message a `Delivery` is about.
+    enum Channel {
+        case sms, email
     }
 
-    /// A verification SMS a defence refused before it reached `provider`.
-    func smsRefused(projectID: String, provider: String, reason: Refusal) {
-        metrics.increment("flint_sms_total", dimensions: Self.outcome("refused", provider: provider, reason: reason))
-        add(Series(.smsRefused, label: reason.rawValue), projectID: projectID)
-    }
-
-    /// An action email handed to `provider`.
-    func emailSent(projectID: String, provider: String) {
-        metrics.increment("flint_emails_total", dimensions: Self.outcome("sent", provider: provider))
-        add(Series(.emailsSent), projectID: projectID)
-    }
-
-    /// An action email `provider` did not take, after every retry.
-    func emailFailed(projectID: String, provider: String) {
-        metrics.increment("flint_emails_total", dimensions: Self.outcome("failed", provider: provider))
-        add(Series(.emailsFailed), projectID: projectID)
-    }
-
-    /// An action email a limit refused before it was queued for `provider`.
-    func emailRefused(projectID: String, provider: String, reason: Refusal) {
-        metrics.increment("flint_emails_total", dimensions: Self.outcome("refused", provider: provider, reason: reason))
-        add(Series(.emailsRefused, label: reason.rawValue), projectID: projectID)
+    /// Counts `delivery` of a message of `channel` through `provider`: `flint_sms_total` or `flint_emails_total`
+    /// by provider, outcome and reason (one label set for every outcome: Prometheus wants the same names on each),
+    /// and the dashboard's daily series.
+    func count(_ delivery: Delivery, _ channel: Channel, projectID: String, provider: String) {
+        let (outcome, metric, reason): (String, Metric, Refusal?) = switch (delivery, channel) {
+        case (.sent, .sms): ("sent", .smsSent, nil)
+        case (.failed, .sms): ("failed", .smsFailed, nil)
+        case (.refused(let reason), .sms): ("refused", .smsRefused, reason)
+        case (.sent, .email): ("sent", .emailsSent, nil)
+        case (.failed, .email): ("failed", .emailsFailed, nil)
+        case (.refused(let reason), .email): ("refused", .emailsRefused, reason)
+        }
+        metrics.increment(channel == .sms ? "flint_sms_total" : "flint_emails_total", dimensions: [
+            ("provider", provider), ("outcome", outcome), ("reason", reason?.rawValue ?? "none"),
+        ])
+        add(Series(metric, label: reason?.rawValue ?? ""), projectID: projectID)
     }
 
     /// An error answer with `code` from `route` (a template: `/v1/accounts:signInWithPassword`), counted for
@@ -170,11 +167,6 @@ public final class UsageCounters: Service, Sendable {
     /// An ID token checked, with `outcome` `valid` or the error's code (Prometheus only).
     func idTokenVerified(outcome: String) {
         metrics.increment("flint_id_token_verifications_total", dimensions: [("outcome", outcome)])
-    }
-
-    /// One label set for every outcome of a delivery counter: Prometheus wants the same label names on each.
-    private static func outcome(_ outcome: String, provider: String, reason: Refusal? = nil) -> [(String, String)] {
-        [("provider", provider), ("outcome", outcome), ("reason", reason?.rawValue ?? "none")]
     }
 
     /// Adds one to this node's tally.
