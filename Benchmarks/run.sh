@@ -110,10 +110,15 @@ now() { date +%s.%N; }
 
 # --- 2. start the server (before the first ceiling run, so its start-up is not in any measurement) --
 log "starting flint serve (production, SQLite) on $HOST with a fresh data dir"
-# The load comes from one client: lift the per-client sign-up limit (100 an hour by default). The management
-# listener's port is left to the kernel (0 turns it off), where the build has one.
+# The load comes from one client: lift the per-client sign-up limit (100 an hour by default). Where the build has
+# a management listener it stays on, as in production (metrics are recorded either way; the listener serves them),
+# on a port free a moment ago (its flag's 0 would turn it off), and /metrics is read once after the rounds.
 SERVE_FLAGS=(--host "$HOST" --port 0 --data-dir "$WORK/server-data")
-"$FLINT" serve --help 2>/dev/null | grep -q -- --management-port && SERVE_FLAGS+=(--management-port 0)
+MANAGEMENT_PORT=""
+if "$FLINT" serve --help 2>/dev/null | grep -q -- --management-port; then
+    MANAGEMENT_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    SERVE_FLAGS+=(--management-port "$MANAGEMENT_PORT")
+fi
 FLINT_SIGNUPS_PER_IP_PER_HOUR=1000000000 "$FLINT" serve "${SERVE_FLAGS[@]}" > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""
@@ -371,6 +376,10 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 kill -0 "$SERVER_PID" 2>/dev/null || die "server died during the runs"
+if [[ -n "$MANAGEMENT_PORT" ]]; then
+    curl -sf "http://$HOST:$MANAGEMENT_PORT/metrics" > "$WORK/raw/metrics.txt" || die "the management listener did not serve /metrics"
+    log "metrics on: /metrics served $(grep -vc '^#' "$WORK/raw/metrics.txt") series, $(wc -c < "$WORK/raw/metrics.txt") bytes"
+fi
 PEAK_RSS_KB="$(proc_kb "$SERVER_PID" VmHWM)"
 END_RSS_KB="$(proc_kb "$SERVER_PID" VmRSS)"
 END_THREADS="$(proc_kb "$SERVER_PID" Threads)"

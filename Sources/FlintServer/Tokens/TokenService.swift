@@ -149,10 +149,10 @@ public final class TokenService: Sendable {
     public func verifyIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
         do {
             let verified = try await checkIDToken(token, projectID: projectID)
-            usage.idTokenVerified(outcome: "valid")
+            usage.idTokenVerified()
             return verified
         } catch let error as FlintError {
-            usage.idTokenVerified(outcome: error.code)
+            usage.idTokenRefused(code: error.code)
             throw error
         }
     }

@@ -96,8 +96,9 @@ public final class UsageCounters: Service, Sendable {
     private let logger: Logger
     private let flushInterval: Duration
     private let tally = NIOLockedValueBox([Key: Int64]())
-    /// Found once: refreshing is the hottest path there is.
+    /// Found once: refreshing and verifying are the hottest paths there are.
     private let refreshes: Metrics.Counter
+    private let validIDTokens: Metrics.Counter
 
     init(store: Store, clock: any FlintClock, metrics: ServerMetrics, logger: Logger, flushInterval: Duration = .seconds(10)) {
         self.store = store
@@ -106,6 +107,7 @@ public final class UsageCounters: Service, Sendable {
         self.logger = logger
         self.flushInterval = flushInterval
         refreshes = metrics.counter("flint_token_refreshes_total")
+        validIDTokens = metrics.counter("flint_id_token_verifications_total", dimensions: [("outcome", "valid")])
     }
 
     static func day(ofSeconds seconds: Int64) -> Int64 { seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400 }
@@ -164,9 +166,12 @@ public final class UsageCounters: Service, Sendable {
     /// An ID token exchanged for a fresh one with a refresh token (Prometheus only: `flint_token_refreshes_total`).
     func tokenRefreshed() { refreshes.increment() }
 
-    /// An ID token checked, with `outcome` `valid` or the error's code (Prometheus only).
-    func idTokenVerified(outcome: String) {
-        metrics.increment("flint_id_token_verifications_total", dimensions: [("outcome", outcome)])
+    /// An ID token checked and found valid (Prometheus only).
+    func idTokenVerified() { validIDTokens.increment() }
+
+    /// An ID token refused with the error `code` (Prometheus only).
+    func idTokenRefused(code: String) {
+        metrics.increment("flint_id_token_verifications_total", dimensions: [("outcome", code)])
     }
 
     /// Adds one to this node's tally.
