@@ -431,7 +431,7 @@ paths = [
     ("JSONEncoder.encode", r"JSONEncoderC6encode"),
     ("SQLite sqlite3_step", r"^sqlite3_step$"),
     ("pwrite (WAL appends)", r"^__libc_pwrite"),
-    ("fdatasync (WAL checkpoints, on a cooperative thread)", r"^fdatasync$"),
+    ("fdatasync (WAL checkpoints: the checkpointer thread, or a writer catching up)", r"^fdatasync$"),
     ("random bytes (getrandom)", r"__x64_sys_getrandom"),
     ("HTTP parsing (llhttp)", r"c_nio_llhttp__internal_execute"),
     ("TCP send (kernel tcp_sendmsg)", r"^tcp_sendmsg$"),
