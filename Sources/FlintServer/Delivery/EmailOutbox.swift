@@ -98,9 +98,9 @@ public final class EmailOutbox: Service, Sendable {
         throw FlintError.unavailable("Sending the email", cause: refusal)
     }
 
-    /// Counts an email a limit refused before it was queued.
-    func countRefused(projectID: String, reason: UsageCounters.Refusal) {
-        usage.count(.refused(reason), .email, projectID: projectID, provider: sender.metricsName)
+    /// Runs a limit's check before a message is queued, counting its refusal as an email refused for `reason`.
+    func refusing(_ reason: UsageCounters.Refusal, projectID: String, _ limit: () async throws -> Void) async throws {
+        try await usage.countingRefusal(reason, of: .email, projectID: projectID, provider: sender.metricsName, limit)
     }
 
     /// Returns once no message is queued or being sent (or the outbox has stopped).

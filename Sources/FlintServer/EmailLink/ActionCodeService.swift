@@ -73,12 +73,7 @@ public struct ActionCodeService: Sendable {
         // The mail goes to the address being proved: the new one for a change.
         let recipient = type == .verifyAndChangeEmail ? (target.newEmail ?? target.email) : target.email
         if !returnLink, policy.limitsEmailSends {
-            do {
-                try await admit(address: recipient, caller: caller)
-            } catch let error as FlintError where error.isClientError {
-                outbox.countRefused(projectID: caller.projectID, reason: .rateLimit)
-                throw error
-            }
+            try await outbox.refusing(.rateLimit, projectID: caller.projectID) { try await admit(address: recipient, caller: caller) }
         }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
         if type == .passwordReset, target.user == nil {

@@ -59,14 +59,9 @@ public struct PhoneService: Sendable {
         return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)
     }
 
-    /// Runs a defence; its refusal (a client error, not a failing store) is counted as an SMS refused for `reason`.
+    /// Runs a defence, counting its refusal as an SMS refused for `reason`.
     private func refusing(_ reason: UsageCounters.Refusal, caller: Caller, _ defence: () async throws -> Void) async throws {
-        do {
-            try await defence()
-        } catch let error as FlintError where error.isClientError {
-            usage.count(.refused(reason), .sms, projectID: caller.projectID, provider: sms.metricsName)
-            throw error
-        }
+        try await usage.countingRefusal(reason, of: .sms, projectID: caller.projectID, provider: sms.metricsName, defence)
     }
 
     /// Issues a fresh code and sends it by SMS; the code is withdrawn if the SMS cannot be sent.

@@ -244,7 +244,7 @@ extension Store {
             [.text(projectID), .text(projectID), .int(Int64(limit)), .int(Int64(offset))])
     }
 
-    /// Every project's number of accounts (zero for a project without any), in one grouped query.
+    /// Every project's number of accounts (zero for a project without any), in one query.
     public func userCounts() async throws -> [(projectID: String, count: Int64)] {
         try await database.query("""
             SELECT p.project_id, (SELECT COUNT(*) FROM users u WHERE u.project_id = p.project_id) AS n

@@ -155,6 +155,18 @@ public final class UsageCounters: Service, Sendable {
         add(Series(metric, label: reason?.rawValue ?? ""), projectID: projectID)
     }
 
+    /// Runs `defence`; a refusal it throws (a client error, not a failing store) is counted as a message of
+    /// `channel` refused for `reason`, then thrown on.
+    func countingRefusal(_ reason: Refusal, of channel: Channel, projectID: String, provider: String,
+                         _ defence: () async throws -> Void) async throws {
+        do {
+            try await defence()
+        } catch let error as FlintError where error.isClientError {
+            count(.refused(reason), channel, projectID: projectID, provider: provider)
+            throw error
+        }
+    }
+
     /// An error answer with `code` from `route` (a template: `/v1/accounts:signInWithPassword`), counted for
     /// `projectID` when the request got as far as naming an existing project. By route and code, Prometheus
     /// shows how each sign-in method fails (`INVALID_PASSWORD` on `signInWithPassword`).

@@ -294,13 +294,13 @@ extension ConsoleRoutes {
     private func dashboardPage(_ context: ConsoleContext) async throws -> String {
         let days = try await usage.daily(projectID: context.project.id)
         let oldestFirst = Array(days.reversed())
-        let dates = oldestFirst.map { String(UserRecord.iso8601(milliseconds: $0.day * 86_400_000).prefix(10)) }  // 2026-11-24
+        let dates = oldestFirst.map { Self.date(of: $0) }
         /// A series per label of `metric` (sign-ins before they had a provider show as `other`).
         func byLabel(_ metric: UsageCounters.Metric, prefix: String = "") -> [ConsoleChart.Series] {
-            let labels = Set(oldestFirst.flatMap { $0.byLabel(metric).keys }).sorted()
+            let counts = oldestFirst.map { $0.byLabel(metric) }
+            let labels = Set(counts.flatMap(\.keys)).sorted()
             return labels.map { label in
-                ConsoleChart.Series(name: prefix + (label.isEmpty ? "other" : label),
-                                    counts: oldestFirst.map { $0.byLabel(metric)[label] ?? 0 })
+                ConsoleChart.Series(name: prefix + (label.isEmpty ? "other" : label), counts: counts.map { $0[label] ?? 0 })
             }
         }
         func total(_ metric: UsageCounters.Metric, as name: String) -> ConsoleChart.Series {
@@ -310,7 +310,7 @@ extension ConsoleRoutes {
             for (code, count) in day.byLabel(.errors) { sums[code, default: 0] += count }
         }
         let rows = days.map { day in
-            let date = String(UserRecord.iso8601(milliseconds: day.day * 86_400_000).prefix(10))
+            let date = Self.date(of: day)
             let cells = [UsageCounters.Metric.signIns, .smsSent, .smsRefused, .emailsSent, .emailsRefused, .errors]
                 .map { String(day.total($0)) }
             return (attributes: " data-day=\"\(date)\"", cells: [date] + cells)
@@ -332,5 +332,10 @@ extension ConsoleRoutes {
             <h2>By day</h2>
             \(ConsoleHTML.table(id: "usage", header: ["Day", "Sign-ins", "SMS sent", "SMS refused", "Emails sent", "Emails refused", "Errors"], rows: rows))
             """)
+    }
+
+    /// A day's UTC date, `2026-11-24`.
+    private static func date(of day: UsageCounters.Day) -> String {
+        String(UserRecord.iso8601(milliseconds: day.day * 86_400_000).prefix(10))
     }
 }
