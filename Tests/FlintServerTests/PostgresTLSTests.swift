@@ -1,5 +1,5 @@
 import Crypto
-import FlintServer
+@testable import FlintServer
 import FlintTestSupport
 import Foundation
 import Logging
@@ -48,6 +48,16 @@ import X509
         #expect(url.clientCertificatePath == "/etc/client.pem" && url.clientKeyPath == "/etc/client.key")
         let plain = try PostgresURL("postgres://u@db")
         #expect(plain.port == 5432 && plain.database == nil && plain.password == nil && plain.sslMode == .prefer)
+        #expect(plain.poolSize == PostgresURL.defaultPoolSize && url.poolSize == PostgresURL.defaultPoolSize)
+        #expect(try PostgresURL("postgres://u@db/f?pool_size=4").poolSize == 4)
+    }
+
+    /// Every connection inside the pool's minimum and no keep-alive: postgres-nio then arms no timer when a query
+    /// hands its connection back (each cancelled timer held memory until its deadline; see `PostgresDatabase`).
+    @Test func thePoolIsFixedSizeWithoutTimers() throws {
+        let pool = PostgresDatabase.poolConfiguration(try PostgresURL("postgres://u@db/f?pool_size=6"), tls: nil)
+        #expect(pool.options.minimumConnections == 6 && pool.options.maximumConnections == 6)
+        #expect(pool.options.keepAliveBehavior == nil)
     }
 
     @Test func badURLsAreRefusedWithTheirReason() {
@@ -55,6 +65,9 @@ import X509
         #expect(throws: PostgresURLError.invalidURL) { try PostgresURL("mysql://u@db/f") }
         #expect(throws: PostgresURLError.invalidURL) { try PostgresURL("postgres://db/f") }
         #expect(throws: PostgresURLError.clientCertificateWithoutKey) { try PostgresURL("postgres://u@db/f?sslcert=/c.pem") }
+        for size in ["0", "1001", "ten", ""] {
+            #expect(throws: PostgresURLError.invalidPoolSize(size)) { try PostgresURL("postgres://u@db/f?pool_size=\(size)") }
+        }
         #expect(PostgresURLError.unknownSSLMode("on").description.contains("disable, allow, prefer, require, verify-ca, verify-full"))
     }
 

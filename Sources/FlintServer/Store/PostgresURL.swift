@@ -13,6 +13,9 @@ import NIOSSL
 ///   certificate checks the chain, like `verify-ca`.
 /// - `sslcert`, `sslkey`: a PEM client certificate and its key, for servers that ask for one (both or neither).
 /// - `hostaddr`: the IP address to connect to; the host name is then only checked against the certificate.
+/// - `pool_size` (Flint's own, not libpq's): how many connections this node keeps open, 1–1000, default 10. See
+///   `PostgresDatabase` for why the pool is fixed-size; with several nodes, keep their sum below the server's
+///   `max_connections`.
 ///
 /// Host names are checked as swift-nio-ssl checks them: a certificate also passes `verify-full` when one of its IP
 /// entries is the address connected to.
@@ -51,6 +54,10 @@ public struct PostgresURL: Sendable, Equatable {
     public var rootCertificatePath: String?
     public var clientCertificatePath: String?
     public var clientKeyPath: String?
+    public var poolSize: Int
+
+    /// Connections per node when the URL does not say.
+    public static let defaultPoolSize = 10
 
     public init(_ url: String) throws(PostgresURLError) {
         guard let components = URLComponents(string: url),
@@ -74,6 +81,9 @@ public struct PostgresURL: Sendable, Equatable {
         self.clientCertificatePath = parameters["sslcert"]
         self.clientKeyPath = parameters["sslkey"]
         if (clientCertificatePath == nil) != (clientKeyPath == nil) { throw .clientCertificateWithoutKey }
+        let poolSize = parameters["pool_size"].map { Int($0) ?? 0 } ?? Self.defaultPoolSize
+        guard (1...1000).contains(poolSize) else { throw .invalidPoolSize(parameters["pool_size"] ?? "") }
+        self.poolSize = poolSize
     }
 
     public var tlsPolicy: TLSPolicy? {
@@ -132,6 +142,7 @@ public enum PostgresURLError: Error, Equatable, CustomStringConvertible {
     case unknownSSLMode(String)
     case clientCertificateWithoutKey
     case unreadableFile(parameter: String, path: String, reason: String)
+    case invalidPoolSize(String)
 
     public var description: String {
         switch self {
@@ -142,6 +153,8 @@ public enum PostgresURLError: Error, Equatable, CustomStringConvertible {
                 + PostgresURL.SSLMode.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         case .clientCertificateWithoutKey:
             "the PostgreSQL URL names sslcert or sslkey without the other"
+        case .invalidPoolSize(let value):
+            "pool_size \"\(value)\" in the PostgreSQL URL is not a whole number from 1 to 1000"
         case .unreadableFile(let parameter, let path, let reason):
             "cannot read \(parameter) \(path) of the PostgreSQL URL: \(reason)"
         }
