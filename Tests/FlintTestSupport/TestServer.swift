@@ -42,6 +42,8 @@ public struct ScratchDatabase: Sendable {
         try await withAdminDatabase { try await $0.query("CREATE DATABASE \(name)", []) }
         var components = URLComponents(string: try baseURL())!
         components.path = "/" + name
+        // Tests run side by side: a small pool each keeps them well inside the server's max_connections.
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "pool_size", value: "4")]
         return ScratchDatabase(kind: kind, dataDirectory: directory, databaseURL: components.string!)
     }
 
@@ -70,7 +72,9 @@ public struct ScratchDatabase: Sendable {
     }
 
     private static func withAdminDatabase(_ body: (PostgresDatabase) async throws -> Void) async throws {
-        let database = try await PostgresDatabase.connect(url: try baseURL(), logger: Logger(label: "flint-test"))
+        var components = URLComponents(string: try baseURL())!
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "pool_size", value: "1")]
+        let database = try await PostgresDatabase.connect(url: components.string!, logger: Logger(label: "flint-test"))
         do {
             try await body(database)
             try await database.close()

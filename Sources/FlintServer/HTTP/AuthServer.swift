@@ -296,6 +296,7 @@ public final class AuthServer: Sendable {
         router.add(middleware: TelemetryMiddleware(telemetry: telemetry))
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
+        router.add(middleware: CacheGenerationMiddleware())
         for endpoint in makeEndpoints() {
             for path in endpoint.paths {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)

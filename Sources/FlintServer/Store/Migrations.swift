@@ -204,6 +204,11 @@ enum Migrations {
             // Emails a node could not send before it stopped, sealed with the master key; the next node sends them.
             "CREATE TABLE pending_emails (sealed TEXT PRIMARY KEY)",
         ]),
+        (12, [
+            // Moved by every write of project settings and signing keys (see `CacheGeneration`).
+            "CREATE TABLE cache_generation (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)",
+            "INSERT INTO cache_generation (id, value) VALUES (1, 0)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -37,9 +37,23 @@ public final class Store: Sendable {
         try await database.close()
     }
 
-    /// See `SQLDatabase.externalChangeToken`: what a node checks before trusting what it cached.
+    /// What a node checks before trusting what it cached: the database's own change token where it has one for
+    /// free (SQLite, see `SQLDatabase.externalChangeToken`), else the cache generation, read once per request.
     public func externalChangeToken() async throws -> Int64? {
-        try await database.externalChangeToken()
+        if let token = try await database.externalChangeToken() { return token }
+        return try await CacheGeneration.current {
+            try await database.query("SELECT value FROM cache_generation WHERE id = 1", []).first?.int("value") ?? 0
+        }
+    }
+
+    /// Runs a write of something nodes cache, moving the cache generation in the same transaction.
+    @discardableResult
+    private func writingCached(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
+        try await database.transaction { tx in
+            let rows = try await tx.query(sql, binds)
+            try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
+            return rows
+        }
     }
 }
 
@@ -490,14 +504,14 @@ extension Store {
     }
 
     public func insertSigningKey(_ key: SigningKeyRecord) async throws {
-        try await database.query(
+        try await writingCached(
             "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
             .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
             .int(key.createdAt))
     }
 
     public func deleteSigningKey(kid: String) async throws {
-        try await database.query("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
+        try await writingCached("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
     }
 }
 
@@ -522,7 +536,7 @@ extension Store {
     /// Creates the project if it does not exist yet; returns whether it was created.
     @discardableResult
     public func createProject(projectID: String, settings: String, createdAt: Int64) async throws -> Bool {
-        let rows = try await database.query(
+        let rows = try await writingCached(
             "INSERT INTO projects (project_id, settings, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO NOTHING RETURNING project_id",
             .text(projectID), .text(settings), .int(createdAt))
         return !rows.isEmpty
@@ -531,7 +545,7 @@ extension Store {
     /// Stores new settings if they are still at `version` (compare-and-swap); returns the new version, or
     /// nil when another writer changed them first.
     public func updateProjectSettings(projectID: String, settings: String, ifVersion version: Int64) async throws -> Int64? {
-        try await database.query(
+        try await writingCached(
             "UPDATE projects SET settings = ?, version = version + 1 WHERE project_id = ? AND version = ? RETURNING version",
             .text(settings), .text(projectID), .int(version)
         ).first?.int("version")
