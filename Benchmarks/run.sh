@@ -408,7 +408,8 @@ for line in open(path):
 def category(dso, sym):
     if dso.startswith("[kernel") or dso == "[unknown]" and sym.startswith("0xffff"): return "kernel (TCP loopback, syscalls, futex)"
     if "sqlite" in dso: return "SQLite library"
-    if "BoringSSL" in sym or "boringssl" in sym.lower(): return "BoringSSL (RSA sign/verify, SHA-256)"
+    if dso.startswith("libcrypto"): return "OpenSSL libcrypto (RSA signing)"
+    if "BoringSSL" in sym or "boringssl" in sym.lower(): return "BoringSSL (RSA verify, SHA-256)"
     if dso.startswith("libc.") or "malloc" in sym or "free" == sym: return "libc (malloc/free, memcpy, locks)"
     if "Foundation" in dso or "Foundation" in sym: return "Foundation (JSON coding, Data, Date)"
     if dso.startswith("libswift") or dso.startswith("libdispatch") or sym.startswith("swift_"): return "Swift runtime/concurrency (retain/release, tasks)"
@@ -423,7 +424,7 @@ print(f"[bench]   top symbols:")
 for pct, dso, sym in sorted(rows, reverse=True)[:12]:
     print(f"[bench]   {pct:5.1f} %  {dso:<24} {sym[:90]}")
 # Inclusive ("children") shares of a few known paths. Async frames and BoringSSL's assembly break some
-# stacks, so these are lower bounds; RSA signing itself is best read from the flat BoringSSL share above.
+# stacks, so these are lower bounds; RSA signing itself is best read from the flat OpenSSL share above.
 paths = [
     ("JWT verify: SigningKeyring.verify (parse, base64url, RSA verify, JSON)", r"SigningKeyringC6verify"),
     ("base64url via Foundation String.replacingOccurrences", r"^\$sSy10FoundationE20replacingOccurrences"),

@@ -52,6 +52,14 @@ import X509
         #expect(try PostgresURL("postgres://u@db/f?pool_size=4").poolSize == 4)
     }
 
+    @Test func placeholdersAreNumberedInOrder() {
+        let query = PostgresDatabase.makeQuery(
+            "SELECT 'é' AS a WHERE x IN (" + Array(repeating: "?", count: 11).joined(separator: ", ") + ")",
+            Array(repeating: .int(1), count: 11))
+        #expect(query.sql == "SELECT 'é' AS a WHERE x IN ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+        #expect(query.binds.count == 11)
+    }
+
     /// Every connection inside the pool's minimum and no keep-alive: postgres-nio then arms no timer when a query
     /// hands its connection back (each cancelled timer held memory until its deadline; see `PostgresDatabase`).
     @Test func thePoolIsFixedSizeWithoutTimers() throws {

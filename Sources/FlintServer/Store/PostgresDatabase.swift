@@ -119,19 +119,22 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
-    /// Turns `?` placeholders into `$1…$n` and binds the values.
+    /// Turns `?` placeholders into `$1…$n` and binds the values. Works on UTF-8 bytes (`?` never occurs inside a
+    /// multi-byte sequence): walking the text as Characters cost about 5 % of a lookup's CPU.
     static func makeQuery(_ sql: String, _ binds: [SQLValue]) -> PostgresQuery {
-        var text = ""
-        text.reserveCapacity(sql.utf8.count + binds.count * 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sql.utf8.count + binds.count * 2)
         var index = 0
-        for character in sql {
-            if character == "?" {
+        for byte in sql.utf8 {
+            if byte == UInt8(ascii: "?") {
                 index += 1
-                text += "$\(index)"
+                bytes.append(UInt8(ascii: "$"))
+                bytes.append(contentsOf: String(index).utf8)
             } else {
-                text.append(character)
+                bytes.append(byte)
             }
         }
+        let text = String(decoding: bytes, as: UTF8.self)
         var bindings = PostgresBindings(capacity: binds.count)
         for value in binds {
             switch value {
