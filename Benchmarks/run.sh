@@ -93,8 +93,8 @@ if [[ -n "${FLINT_BIN:-}" ]]; then
     FLINT="$(cd "$(dirname "$FLINT_BIN")" && pwd)/$(basename "$FLINT_BIN")"
     log "using FLINT_BIN=$FLINT (no build)"
 else
-    log "building release binary (swift build -c release --product flint --scratch-path .build-release)"
-    (cd "$ROOT" && swift build -c release --product flint --scratch-path .build-release) >&2
+    log "building release binary (swift build --package-path Server -c release --product flint --scratch-path .build-release)"
+    (cd "$ROOT" && swift build --package-path Server -c release --product flint --scratch-path .build-release) >&2
     FLINT="$ROOT/.build-release/release/flint"
     [[ -x "$FLINT" ]] || die "build did not produce $FLINT"
 fi

@@ -11,7 +11,7 @@
 # FLINT_BIN names the flint executable (default: the debug build). Only 127.0.0.1 is contacted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FLINT_BIN="$(realpath "${FLINT_BIN:-.build/debug/flint}")"
+FLINT_BIN="$(realpath "${FLINT_BIN:-Server/.build/debug/flint}")"
 case "${1:-quick}" in
 quick) examples=5; seed=1 ;;
 long) examples="${FUZZ_EXAMPLES:-200}"; seed="${FUZZ_SEED:-$RANDOM}" ;;

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL, Chromium and the SQLite
-# headers from Debian, the official Python clients from PyPI) when missing, starts a private PostgreSQL
-# on 127.0.0.1, runs `swift test`, stops PostgreSQL again, and fuzzes a live server against its OpenAPI
-# document (scripts/fuzz.sh, bounded: about two minutes).
+# headers from Debian, the official Python clients from PyPI) when missing; builds and tests the client package
+# at the root, builds an app at FlintAuth's platform floors against it (scripts/check-client-app.sh) and its
+# documentation (scripts/docs.sh); then starts a private PostgreSQL on 127.0.0.1, runs the server package's
+# tests (Server/), stops PostgreSQL again, and fuzzes a live server against its OpenAPI document (scripts/fuzz.sh,
+# bounded: about two minutes).
+#
+#   scripts/test.sh                    # everything
+#   scripts/test.sh --filter Phone     # only the server package's tests, with swift test's arguments
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +23,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis" 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check -r Tests/python/requirements.txt
+    || python3 -m pip install --quiet --disable-pip-version-check -r Server/Tests/python/requirements.txt
+
+if [ $# -eq 0 ]; then
+    # The client: no dependencies, so this is quick.
+    swift build --build-tests
+    swift test --skip-build
+    scripts/check-client-app.sh
+    scripts/docs.sh
+fi
 
 FLINT_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
 FLINT_TEST_PG_CA="$(scripts/postgres.sh ca)"   # the CA of the server's certificate, for the TLS tests
@@ -26,6 +39,6 @@ export FLINT_TEST_DATABASE_URL FLINT_TEST_PG_CA
 trap 'scripts/postgres.sh stop' EXIT
 
 # Build everything first, the `flint` executable included: CLITests run the binary.
-swift build --build-tests
-swift test --skip-build "$@"
+swift build --package-path Server --build-tests
+swift test --package-path Server --skip-build "$@"
 [ $# -gt 0 ] || scripts/fuzz.sh

@@ -23,7 +23,7 @@ import urllib.request
 try:
     import websocket  # websocket-client
 except ImportError:
-    print("websocket-client is missing: pip install -r Tests/python/requirements.txt", file=sys.stderr)
+    print("websocket-client is missing: pip install -r Server/Tests/python/requirements.txt", file=sys.stderr)
     sys.exit(2)
 
 

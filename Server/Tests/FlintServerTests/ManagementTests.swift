@@ -146,8 +146,9 @@ struct PrivatePostgres {
     let directory: String
     let url: String
 
+    /// The repository's script (this file is in `Server/Tests/FlintServerTests/`).
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
 
     static func start() async throws -> PrivatePostgres {
         // Below the ephemeral range like the suite's own (15432), apart from it, and apart between test processes.

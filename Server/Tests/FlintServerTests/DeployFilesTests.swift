@@ -4,8 +4,9 @@ import Testing
 
 /// `deploy/`: the systemd unit and the Containerfile say what the README promises, and systemd accepts the unit.
 @Suite struct DeployFilesTests {
+    /// The repository's root (this file is in `Server/Tests/FlintServerTests/`).
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     private static func lines(_ file: String) throws -> [String] {
         try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8).split(separator: "\n")
@@ -31,7 +32,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let unit = try String(contentsOf: Self.root.appendingPathComponent("deploy/flint.service"), encoding: .utf8)
-            .replacingOccurrences(of: "/usr/local/bin/flint", with: Self.root.appendingPathComponent(".build/debug/flint").path)
+            .replacingOccurrences(of: "/usr/local/bin/flint", with: Self.root.appendingPathComponent("Server/.build/debug/flint").path)
         let path = folder.appendingPathComponent("flint.service").path
         try unit.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await ChildProcess.launch(analyze, ["verify", path]).finish()
