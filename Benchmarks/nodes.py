@@ -28,18 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import import_users, lua_file, post, start_server, wrk  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
-    except (FileNotFoundError, ProcessLookupError):
-        return 0.0
+from scale import cpu_seconds, import_users, lua_file, post, start_server, wrk  # noqa: E402
 
 
 def processes_named(name):

@@ -8,7 +8,8 @@ Usage:
   Benchmarks/phone_flow.py --url http://127.0.0.1:9099 --pid PID      # a server that is already running
 
 Each connection is one keep-alive HTTP/1.1 connection that repeats the three requests with a new phone number each
-time, so every sign-in creates a user (as a first sign-in does). The server runs in emulator mode on a fresh data
+time (+1 555 then run, process, connection and a 3-digit count), so every sign-in creates a user as a first sign-in
+does, until a connection's count passes 999 (or a run against the same server repeats) and numbers sign in again. The server runs in emulator mode on a fresh data
 directory (or `--database-url`). Everything targets 127.0.0.1 and stops after `--seconds`.
 """
 
@@ -24,7 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import HOST, PROJECT, start_server  # noqa: E402
+from scale import HOST, PROJECT, cpu_seconds, start_server  # noqa: E402
 
 
 class Connection:
@@ -53,12 +54,12 @@ class Connection:
         return json.loads(data)
 
 
-async def worker(port, number_base, deadline, latencies):
+async def worker(port, prefix, deadline, latencies):
     connection = Connection(port)
     await connection.open()
     count = 0
     while time.monotonic() < deadline:
-        phone = f"+1555{number_base + count:07d}"
+        phone = f"+1555{prefix}{count % 1000:03d}"
         started = time.monotonic()
         sent = await connection.call("POST", "/v1/accounts:sendVerificationCode?key=fake", {"phoneNumber": phone})
         listing = await connection.call("GET", f"/emulator/v1/projects/{PROJECT}/verificationCodes")
@@ -72,11 +73,11 @@ async def worker(port, number_base, deadline, latencies):
     connection.writer.close()
 
 
-def run_process(port, connections, first_number, seconds, queue):
+def run_process(port, connections, prefix, seconds, queue):
     async def main():
         deadline = time.monotonic() + seconds
         latencies = []
-        await asyncio.gather(*(worker(port, first_number + index * 100_000, deadline, latencies)
+        await asyncio.gather(*(worker(port, f"{prefix}{index:02d}", deadline, latencies)
                                for index in range(connections)))
         return latencies
     started = time.process_time()
@@ -84,20 +85,14 @@ def run_process(port, connections, first_number, seconds, queue):
     queue.put((latencies, time.process_time() - started))
 
 
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def measure(port, pid, seconds, connections, processes, first_number):
+def measure(port, pid, seconds, connections, processes, run):
     """Runs the flow for `seconds` from `processes` client processes; returns the figures."""
     queue = multiprocessing.Queue()
     per_process = max(1, connections // processes)
     cpu_before = cpu_seconds(pid)
     started = time.monotonic()
     workers = [multiprocessing.Process(target=run_process, args=(
-        port, per_process, first_number + index * 10_000_000, seconds, queue)) for index in range(processes)]
+        port, per_process, f"{run}{index}", seconds, queue)) for index in range(processes)]
     for process in workers:
         process.start()
     results = [queue.get(timeout=seconds + 120) for _ in workers]
@@ -139,10 +134,10 @@ def main():
     else:
         sys.exit("give --flint or --url and --pid")
     try:
-        number = int(time.time()) % 1000 * 1_000_000_000 % 9_000_000 if arguments.url else 0
-        measure(port, pid, arguments.warmup, arguments.connections, arguments.processes, number)
-        figures = measure(port, pid, arguments.seconds, arguments.connections, arguments.processes,
-                          number + 500_000_000 % 9_000_000)
+        if not (1 <= arguments.processes <= 9 and arguments.connections <= 99 * arguments.processes):
+            sys.exit("at most 9 processes of 99 connections each")
+        measure(port, pid, arguments.warmup, arguments.connections, arguments.processes, 0)
+        figures = measure(port, pid, arguments.seconds, arguments.connections, arguments.processes, 1)
         print(json.dumps(figures))
         print(f"phone sign-in: {figures['per_second']:,.0f}/s  p50 {figures['p50_ms']:.2f} ms  p99 {figures['p99_ms']:.2f} ms  "
               f"server {figures['server_cpu_ms_per_sign_in']:.3f} ms CPU a sign-in ({figures['server_cores']:.2f} cores), "

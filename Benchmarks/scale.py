@@ -114,6 +114,16 @@ def lua_file(directory, name, body, request_function=""):
     return path
 
 
+def cpu_seconds(pid):
+    """User plus system CPU time of a process so far (0 once it is gone); the other benchmarks share it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+
+
 def rss_mb(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
