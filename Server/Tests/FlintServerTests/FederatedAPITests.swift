@@ -128,7 +128,7 @@ import Testing
                 == "INVALID_CREDENTIAL_OR_PROVIDER_ID")
             #expect(try await Self.signIn(client, postBody: Self.postBody([("providerId", "apple.com")])).errorCode
                 == "INVALID_IDP_RESPONSE")
-            #expect(try await Self.signIn(client, postBody: Self.postBody([("id_token", token), ("providerId", "google.com")]))
+            #expect(try await Self.signIn(client, postBody: Self.postBody([("id_token", token), ("providerId", "github.com")]))
                 .errorCode == "OPERATION_NOT_ALLOWED")
             // The fields may also come in the request URI's fragment.
             let fragment = try await Self.signIn(client, postBody: nil,
@@ -199,6 +199,82 @@ import Testing
             ]
             for (token, expected) in refused {
                 #expect(try await Self.signIn(client, postBody: body(token)).errorCode == expected)
+            }
+        }
+    }
+
+    // MARK: Google
+
+    @Test(arguments: TestDatabase.allCases)
+    func googleIDTokensAreCheckedAgainstGooglesKeysAndTheClientID(database: TestDatabase) async throws {
+        try await FederatedProviders.withServer(database: database) { server, providers in
+            let client = TestClient(server)
+            let google = providers.google
+            func body(_ token: String, nonce: String? = nil) -> String {
+                var fields = [("id_token", token), ("providerId", "google.com")]
+                if let nonce { fields.append(("nonce", nonce)) }
+                return Self.postBody(fields)
+            }
+            let token = try google.makeIDToken(sub: "110169484474386276334", email: "Grace@Example.com", name: "Grace Hopper",
+                                               picture: "https://lh3.googleusercontent.com/a/grace")
+            let first = try await Self.signIn(client, postBody: body(token))
+            #expect(first.status == 200, "\(first.body)")
+            #expect(first["isNewUser"] == true)
+            #expect(first["providerId"] == "google.com")
+            // Firebase names a Google account by issuer and subject.
+            #expect(first["federatedId"] == "https://accounts.google.com/110169484474386276334")
+            #expect(first["email"] == "grace@example.com")
+            // Google vouches for the address.
+            #expect(first["emailVerified"] == true)
+            #expect(first["displayName"] == "Grace Hopper")
+            #expect(first["firstName"] == "Grace")
+            #expect(first["photoUrl"] == "https://lh3.googleusercontent.com/a/grace")
+            #expect(first["oauthIdToken"] == .string(token))
+            #expect(claims(of: first.string("idToken"))["firebase"]?["sign_in_provider"] == "google.com")
+
+            // Either spelling of Google's issuer; a nonce the token carries must come with its raw value.
+            let bare = try google.makeIDToken(sub: "110169484474386276334", issuer: "accounts.google.com")
+            #expect(try await Self.signIn(client, postBody: body(bare))["localId"] == first["localId"])
+            let withNonce = try google.makeIDToken(sub: "110169484474386276334", nonce: Self.rawNonce)
+            #expect(try await Self.signIn(client, postBody: body(withNonce, nonce: Self.rawNonce))["localId"] == first["localId"])
+
+            let refused: [(String, String?, String)] = [
+                (try google.makeIDToken(sub: "2", audience: "other-client.apps.googleusercontent.com"), nil, "INVALID_IDP_RESPONSE"),
+                (try google.makeIDToken(sub: "2", signWith: .foreignKey), nil, "INVALID_IDP_RESPONSE"),
+                (try google.makeIDToken(sub: "2", signWith: .none), nil, "INVALID_IDP_RESPONSE"),
+                (try google.makeIDToken(sub: "2", issuer: "https://evil.example.com"), nil, "INVALID_IDP_RESPONSE"),
+                (try google.makeIDToken(sub: "2", expiresIn: -600), nil, "INVALID_IDP_RESPONSE"),
+                (try google.makeIDToken(sub: "2", nonce: Self.rawNonce), nil, "MISSING_OR_INVALID_NONCE"),
+                (try google.makeIDToken(sub: "2", nonce: Self.rawNonce), "another nonce", "MISSING_OR_INVALID_NONCE"),
+            ]
+            for (token, nonce, expected) in refused {
+                #expect(try await Self.signIn(client, postBody: body(token, nonce: nonce)).errorCode == expected)
+            }
+            #expect(try await server.server.store.user(projectID: server.projectID, providerID: "google.com", rawID: "2") == nil)
+        }
+    }
+
+    @Test func googleAccessTokensAreCheckedWithTokenInfo() async throws {
+        try await FederatedProviders.withServer { server, providers in
+            let client = TestClient(server)
+            let google = providers.google
+            func body(_ accessToken: String) -> String { Self.postBody([("access_token", accessToken), ("providerId", "google.com")]) }
+            let token = google.makeAccessToken(sub: "2001", email: "linus@example.com", name: "Linus Torvalds")
+            let reply = try await Self.signIn(client, postBody: body(token))
+            #expect(reply.status == 200, "\(reply.body)")
+            #expect(reply["federatedId"] == "https://accounts.google.com/2001")
+            #expect(reply["email"] == "linus@example.com")
+            #expect(reply["emailVerified"] == true)
+            #expect(reply["displayName"] == "Linus Torvalds")
+            #expect(reply["oauthAccessToken"] == .string(token))
+            // The token went to token info in the query and to user info as a bearer, nowhere else.
+            #expect(google.requests.all.map(\.path) == ["/tokeninfo", "/v1/userinfo"])
+            #expect(google.requests.all.last?.authorization == FakeGoogle.redacted)
+
+            for bad in [google.makeAccessToken(sub: "2002", clientID: "other-client.apps.googleusercontent.com"),
+                        google.makeAccessToken(sub: "2003", valid: false), google.makeAccessToken(sub: "2004", expiresIn: -1),
+                        "ya29.made-up"] {
+                #expect(try await Self.signIn(client, postBody: body(bad)).errorCode == "INVALID_IDP_RESPONSE")
             }
         }
     }

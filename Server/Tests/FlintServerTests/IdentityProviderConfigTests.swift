@@ -28,14 +28,17 @@ import Testing
             #expect(created["appleSignInConfig"]?["bundleIds"] == ["com.example.app"])
             #expect(created["appleSignInConfig"]?["codeFlowConfig"]?["privateKey"] == nil)
             #expect(try await call("POST", base + "?idpId=apple.com", apple).status == 409)
-            #expect(try await call("POST", base + "?idpId=google.com", apple).errorCode == "INVALID_PROVIDER_ID")
+            #expect(try await call("POST", base + "?idpId=twitter.com", apple).errorCode == "INVALID_PROVIDER_ID")
+            #expect(try await call("POST", base + "?idpId=google.com", ["enabled": true]).errorCode == "INVALID_CONFIG")
+            let google = try await call("POST", base + "?idpId=google.com", ["enabled": true, "clientId": "1-web.apps.googleusercontent.com"])
+            #expect(google["clientId"] == "1-web.apps.googleusercontent.com" && google["appleSignInConfig"] == nil)
 
             let facebook = try await call("POST", base + "?idpId=facebook.com", [
                 "enabled": true, "clientId": "1234", "clientSecret": "app-secret",
             ])
             #expect(facebook["clientSecret"] == .string("REDACTED"))
             let list = try await call("GET", base)
-            #expect(list["defaultSupportedIdpConfigs"]?.arrayValue?.count == 2)
+            #expect(list["defaultSupportedIdpConfigs"]?.arrayValue?.count == 3)
 
             let patched = try await call("PATCH", base + "/apple.com?updateMask=appleSignInConfig.bundleIds", [
                 "appleSignInConfig": ["bundleIds": ["com.example.app", "com.example.other"]], "clientId": "ignored",

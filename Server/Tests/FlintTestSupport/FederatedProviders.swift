@@ -11,6 +11,7 @@ public struct FederatedProviders: Sendable {
 
     public let apple: FakeApple
     public let facebook: FakeFacebook
+    public let google: FakeGoogle
     /// The team's key: Flint signs Apple client secrets with it; the fake checks them with its public half.
     public let appleTeamKey: P256.Signing.PrivateKey
 
@@ -20,7 +21,13 @@ public struct FederatedProviders: Sendable {
         let apple = try await FakeApple.start(teamKey: teamKey.publicKey, clock: clock)
         do {
             let facebook = try await FakeFacebook.start(clock: clock)
-            return FederatedProviders(apple: apple, facebook: facebook, appleTeamKey: teamKey)
+            do {
+                let google = try await FakeGoogle.start(clock: clock)
+                return FederatedProviders(apple: apple, facebook: facebook, google: google, appleTeamKey: teamKey)
+            } catch {
+                await facebook.stop()
+                throw error
+            }
         } catch {
             await apple.stop()
             throw error
@@ -30,6 +37,7 @@ public struct FederatedProviders: Sendable {
     public func stop() async {
         await apple.stop()
         await facebook.stop()
+        await google.stop()
     }
 
     /// Points a server configuration at the fakes (the issuers stay the real ones: the fakes use them).
@@ -37,10 +45,13 @@ public struct FederatedProviders: Sendable {
         configuration.identityProviderEndpoints.appleBaseURL = apple.baseURL
         configuration.identityProviderEndpoints.facebookGraphURL = facebook.graphURL
         configuration.identityProviderEndpoints.facebookJWKSURL = facebook.jwksURL
+        configuration.identityProviderEndpoints.googleJWKSURL = google.jwksURL
+        configuration.identityProviderEndpoints.googleTokenInfoURL = google.tokenInfoURL
+        configuration.identityProviderEndpoints.googleUserInfoURL = google.userInfoURL
     }
 
-    /// Enables `apple.com` (bundle ID, Services ID, team key) and `facebook.com` (app id and secret) on
-    /// the server's project.
+    /// Enables `apple.com` (bundle ID, Services ID, team key), `facebook.com` (app id and secret) and `google.com`
+    /// (the OAuth client ID) on the server's project.
     public func register(on server: TestServer) async throws {
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.apple, DefaultSupportedIdpConfig(
             enabled: true, clientId: Self.servicesID,
@@ -48,6 +59,8 @@ public struct FederatedProviders: Sendable {
                 teamId: apple.teamID, keyId: apple.keyID, privateKey: appleTeamKey.pemRepresentation))))
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.facebook, DefaultSupportedIdpConfig(
             enabled: true, clientId: facebook.appID, clientSecret: facebook.appSecret))
+        _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.google, DefaultSupportedIdpConfig(
+            enabled: true, clientId: google.clientID))
     }
 
     /// Runs `body` with the fakes and a server (production mode unless `emulator`) set up for them (and

@@ -10,7 +10,9 @@ struct IdentityProviderConfigService: Sendable {
     let secrets: SecretBox
 
     /// The providers Flint verifies tokens of.
-    static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook]
+    static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook, ProviderID.google]
+    /// Providers that cannot verify anything without a client ID, and what the ID is to them.
+    static let requiredClientID = [ProviderID.facebook: "the app ID", ProviderID.google: "the OAuth client ID"]
 
     func endpoints(callers: CallerResolver) -> [Endpoint] {
         let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/defaultSupportedIdpConfigs")
@@ -85,8 +87,8 @@ struct IdentityProviderConfigService: Sendable {
             if changes("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
                 provider.sealedPrivateKey = privateKey
             }
-            if id == ProviderID.facebook, provider.enabled, provider.clientID?.isEmpty ?? true {
-                throw FlintError(.invalidProviderConfig, "facebook.com needs clientId (the app ID)")
+            if let meaning = Self.requiredClientID[id], provider.enabled, provider.clientID?.isEmpty ?? true {
+                throw FlintError(.invalidProviderConfig, "\(id) needs clientId (\(meaning))")
             }
             settings.identityProviders[id] = provider
         }

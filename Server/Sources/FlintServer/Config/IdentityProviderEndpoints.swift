@@ -1,4 +1,4 @@
-/// Where Flint reaches Sign in with Apple and Facebook, and which issuers it expects in their ID tokens.
+/// Where Flint reaches Sign in with Apple, Facebook and Google, and which issuers it expects in their ID tokens.
 /// The defaults are the providers' own; tests (and proxies) point the URLs elsewhere. The issuers stay
 /// the real ones unless set explicitly, so pointing a URL at a proxy does not loosen token checks.
 public struct IdentityProviderEndpoints: Sendable, Equatable {
@@ -13,6 +13,14 @@ public struct IdentityProviderEndpoints: Sendable, Equatable {
     /// Limited Login's issuer (its OpenID configuration names `https://www.facebook.com`; the
     /// `limited.facebook.com` host is accepted as well).
     public var facebookIssuers = ["https://www.facebook.com", "https://limited.facebook.com"]
+    /// The JWKS of Google's ID tokens.
+    public var googleJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
+    /// Google issues ID tokens under both spellings.
+    public var googleIssuers = ["https://accounts.google.com", "accounts.google.com"]
+    /// Google's token-info endpoint, for access tokens.
+    public var googleTokenInfoURL = "https://oauth2.googleapis.com/tokeninfo"
+    /// Google's OpenID user-info endpoint, for access tokens.
+    public var googleUserInfoURL = "https://openidconnect.googleapis.com/v1/userinfo"
 
     public init() {}
 
@@ -21,9 +29,10 @@ public struct IdentityProviderEndpoints: Sendable, Equatable {
 }
 
 extension IdentityProviderEndpoints {
-    /// Reads `FLINT_APPLE_BASE_URL`, `FLINT_APPLE_ISSUER`, `FLINT_FACEBOOK_GRAPH_URL`,
-    /// `FLINT_FACEBOOK_JWKS_URL` and `FLINT_FACEBOOK_ISSUER` (unset or empty keeps the default; an
-    /// issuer variable replaces the whole list with its one value).
+    /// Reads `FLINT_APPLE_BASE_URL`, `FLINT_APPLE_ISSUER`, `FLINT_FACEBOOK_GRAPH_URL`, `FLINT_FACEBOOK_JWKS_URL`,
+    /// `FLINT_FACEBOOK_ISSUER`, `FLINT_GOOGLE_JWKS_URL`, `FLINT_GOOGLE_TOKENINFO_URL`, `FLINT_GOOGLE_USERINFO_URL` and
+    /// `FLINT_GOOGLE_ISSUER` (unset or empty keeps the default; an issuer variable replaces the whole list with its
+    /// one value).
     public init(environment: [String: String]) throws {
         let variables = EnvironmentReader(environment)
         self.init()
@@ -34,5 +43,9 @@ extension IdentityProviderEndpoints {
         facebookJWKSURL = try variables.url("FLINT_FACEBOOK_JWKS_URL", because: "Facebook", default: facebookJWKSURL)
         if let issuer = variables["FLINT_APPLE_ISSUER"] { appleIssuers = [issuer] }
         if let issuer = variables["FLINT_FACEBOOK_ISSUER"] { facebookIssuers = [issuer] }
+        googleJWKSURL = try variables.url("FLINT_GOOGLE_JWKS_URL", because: "Google", default: googleJWKSURL)
+        googleTokenInfoURL = try variables.url("FLINT_GOOGLE_TOKENINFO_URL", because: "Google", default: googleTokenInfoURL)
+        googleUserInfoURL = try variables.url("FLINT_GOOGLE_USERINFO_URL", because: "Google", default: googleUserInfoURL)
+        if let issuer = variables["FLINT_GOOGLE_ISSUER"] { googleIssuers = [issuer] }
     }
 }

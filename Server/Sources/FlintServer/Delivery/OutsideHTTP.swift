@@ -42,6 +42,26 @@ public struct OutsideHTTP: Sendable {
     }
 }
 
+extension OutsideHTTP {
+    /// A GET to an identity provider's API (Facebook's Graph API, Google's OAuth endpoints). Not reaching it, or a
+    /// server error from it, is an outage (503 naming the service); other answers are returned for the caller to judge.
+    func providerGET(_ url: String, from service: OutsideService, bearer: String? = nil) async throws -> DeliveryHTTP.Answer {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "user-agent", value: "Flint")
+        if let bearer { request.headers.add(name: "authorization", value: "Bearer \(bearer)") }
+        let answer: DeliveryHTTP.Answer
+        do {
+            answer = try await send(request, to: service)
+        } catch {
+            throw FlintError.unavailable(service.displayName, cause: error)
+        }
+        guard answer.status < 500 else {
+            throw FlintError.unavailable(service.displayName, cause: DeliveryError.rejected(status: answer.status, detail: answer.bodyText))
+        }
+        return answer
+    }
+}
+
 /// Writes trace context into an outgoing request's headers.
 private struct HTTPHeadersInjector: Injector {
     func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {

@@ -9,6 +9,7 @@ public struct FederatedService: Sendable {
     let secrets: SecretBox
     let apple: AppleSignIn
     let facebook: FacebookSignIn
+    let google: GoogleSignIn
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
@@ -82,8 +83,10 @@ public struct FederatedService: Sendable {
             identity = try await facebook.verify(assertion, configuration: configuration) {
                 try configuration.sealedClientSecret.map { try openSecret($0, providerID: ProviderID.facebook, caller: caller) }
             }
+        case ProviderID.google:
+            identity = try await google.verify(assertion, configuration: configuration)
         default:
-            throw FlintError(.invalidProviderID, "Flint verifies apple.com and facebook.com credentials only.")
+            throw FlintError(.invalidProviderID, "Flint verifies apple.com, facebook.com and google.com credentials only.")
         }
         return (identity, providerTokens, nil)
     }

@@ -171,6 +171,13 @@ public final class AuthServer: Sendable {
                     keys: JWKSCache(url: providers.facebookJWKSURL, http: http, clock: environment.clock),
                     clock: environment.clock),
                 issuers: providers.facebookIssuers),
+            google: GoogleSignIn(
+                verifier: IdentityTokenVerifier(
+                    keys: JWKSCache(url: providers.googleJWKSURL, http: http, clock: environment.clock),
+                    clock: environment.clock),
+                issuers: providers.googleIssuers,
+                oauth: GoogleOAuthClient(
+                    tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http)),
             appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,

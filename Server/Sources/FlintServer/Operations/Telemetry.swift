@@ -16,7 +16,7 @@ public struct Telemetry: Sendable {
 
 /// The outside services Flint calls, as the outside-call metrics' `service` label: a fixed set, never a URL.
 public enum OutsideService: String, Sendable {
-    case apple, facebook, jwks, apns, captcha, twilio
+    case apple, facebook, google, jwks, apns, captcha, twilio
     case smsWebhook = "sms_webhook"
     /// The user-deletion webhook.
     case webhook
@@ -27,6 +27,7 @@ public enum OutsideService: String, Sendable {
         switch self {
         case .apple: "Apple"
         case .facebook: "Facebook"
+        case .google: "Google"
         case .jwks: "JWKS"
         case .apns: "APNs"
         case .captcha: "siteverify"

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Crypto
 import FlintWire
 import Foundation
@@ -44,19 +43,8 @@ struct FacebookGraphClient: Sendable {
         FlintError(.invalidIDPResponse, message).withCause("Facebook \(path): HTTP \(answer.status): \(answer.bodyText)")
     }
 
-    /// The answer to a GET; a server error is an outage (503). Facebook's answers never reach the client.
+    /// The answer to a GET (Facebook's answers never reach the client).
     private func get(_ path: String, _ query: [(String, String)]) async throws -> DeliveryHTTP.Answer {
-        var request = HTTPClientRequest(url: baseURL + path + "?" + FormURLEncoding.encode(query))
-        request.headers.add(name: "user-agent", value: "Flint")
-        let answer: DeliveryHTTP.Answer
-        do {
-            answer = try await http.send(request, to: .facebook)
-        } catch {
-            throw FlintError.unavailable("Facebook", cause: error)
-        }
-        guard answer.status < 500 else {
-            throw FlintError.unavailable("Facebook", cause: DeliveryError.rejected(status: answer.status, detail: answer.bodyText))
-        }
-        return answer
+        try await http.providerGET(baseURL + path + "?" + FormURLEncoding.encode(query), from: .facebook)
     }
 }

@@ -1,0 +1,39 @@
+import FlintWire
+import Foundation
+
+/// Sign in with Google. An ID token is checked against Google's keys, either spelling of Google's issuer, the
+/// project's client ID as audience, its expiry and, when the token carries one, the nonce. An access token is
+/// checked with Google's token-info endpoint (it must be live and issued to the project's client ID) and the
+/// profile read from the user-info endpoint (`GoogleOAuthClient`). Google vouches for `email_verified`.
+struct GoogleSignIn: Sendable {
+    let verifier: IdentityTokenVerifier
+    let issuers: [String]
+    let oauth: GoogleOAuthClient
+
+    func verify(_ assertion: IdpAssertion, configuration: ProjectSettings.IdentityProvider) async throws -> ProviderIdentity {
+        guard let clientID = configuration.clientID, !clientID.isEmpty else {
+            throw FlintError(.invalidProviderConfig, "google.com has no OAuth client ID (clientId) configured.")
+        }
+        if let idToken = assertion.idToken {
+            let token: VerifiedIdentityToken
+            do {
+                token = try await verifier.verify(idToken, expectedIssuers: issuers, audiences: [clientID],
+                                                  rawNonce: assertion.rawNonce, nonceRule: .plain)
+            } catch {
+                throw error.flintError
+            }
+            var identity = ProviderIdentity(providerID: ProviderID.google, rawID: token.subject,
+                                            email: token.email?.lowercased(), emailVerified: token.emailVerified ?? false)
+            identity.readProfile(fromClaims: token.claims)
+            return identity
+        }
+        guard let accessToken = assertion.accessToken else { throw FlintError(.invalidIDPResponse) }
+        let profile = try await oauth.verify(accessToken: accessToken, clientID: clientID)
+        guard let subject = profile["sub"]?.stringValue, !subject.isEmpty else { throw FlintError(.invalidIDPResponse) }
+        var identity = ProviderIdentity(providerID: ProviderID.google, rawID: subject,
+                                        email: profile["email"]?.stringValue?.lowercased(),
+                                        emailVerified: IdentityTokenVerifier.flag(profile["email_verified"]) ?? false)
+        identity.readProfile(fromClaims: profile)
+        return identity
+    }
+}
