@@ -53,13 +53,17 @@ struct Serve: AsyncParsableCommand {
               FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
               FLINT_TRUSTED_PROXIES             proxies whose X-Forwarded-For names the client (CIDRs)
 
-            Sign in with Apple and Facebook Login (for proxies; the issuers stay the real ones unless set):
+            Sign in with Apple, Facebook Login and Google (for proxies; the issuers stay the real ones unless set):
 
               FLINT_APPLE_BASE_URL       default https://appleid.apple.com (/auth/keys, /auth/token, /auth/revoke)
               FLINT_APPLE_ISSUER         the one issuer to accept instead of Apple's two
               FLINT_FACEBOOK_GRAPH_URL   default https://graph.facebook.com
               FLINT_FACEBOOK_JWKS_URL    Limited Login's key set (default Facebook's)
               FLINT_FACEBOOK_ISSUER      the one issuer to accept instead of Facebook's
+              FLINT_GOOGLE_JWKS_URL      Google's ID-token key set (default https://www.googleapis.com/oauth2/v3/certs)
+              FLINT_GOOGLE_TOKENINFO_URL default https://oauth2.googleapis.com/tokeninfo (access tokens)
+              FLINT_GOOGLE_USERINFO_URL  default https://openidconnect.googleapis.com/v1/userinfo
+              FLINT_GOOGLE_ISSUER        the one issuer to accept instead of Google's two spellings
 
             Email limits:
 
