@@ -20,15 +20,13 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import cpu_seconds, import_users, lua_file, post, start_server, wrk  # noqa: E402
+from scale import cpu_seconds, import_users, lua_file, post, start_server, stop_servers, wrk  # noqa: E402
 
 
 def processes_named(name):
@@ -135,13 +133,7 @@ end
         print("\nCores for a peak rate R (requests/s) of one scenario: Flint R × Flint µs/req / 1e6, "
               "PostgreSQL R × PG µs/req / 1e6.")
     finally:
-        for server in servers:
-            server.send_signal(signal.SIGTERM)
-        for server in servers:
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        stop_servers(servers)
 
 
 if __name__ == "__main__":

@@ -18,14 +18,12 @@ import asyncio
 import json
 import multiprocessing
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import HOST, PROJECT, cpu_seconds, start_server  # noqa: E402
+from scale import HOST, PROJECT, cpu_seconds, start_server, stop_servers  # noqa: E402
 
 
 class Connection:
@@ -144,11 +142,7 @@ def main():
               f"client {figures['client_cores']:.2f} cores")
     finally:
         if server:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_servers([server])
 
 
 if __name__ == "__main__":

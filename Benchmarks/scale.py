@@ -62,6 +62,17 @@ def start_server(flint, data_dir, database_url):
     sys.exit("flint serve did not report its port within 60 s")
 
 
+def stop_servers(servers):
+    """SIGTERM to every server, then waits for each (up to 30 s; then it is killed)."""
+    for server in servers:
+        server.send_signal(signal.SIGTERM)
+    for server in servers:
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def import_users(port, first, last):
     """Imports users u<first> … u<last - 1> in batches."""
     for start in range(first, last, BATCH):
@@ -209,11 +220,7 @@ end
             loaded = size
             print(json.dumps(row), flush=True)
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_servers([server])
     print()
     print(f"{'users':>10}  {'import/s':>9}  " + "  ".join(f"{s + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7}"
                                                         for s in ["lookup", "refresh", "sign-in"]) + f"  {'RSS MB':>7}")
