@@ -57,3 +57,54 @@ public struct DefaultSupportedIdpConfigList: Codable, Sendable {
         self.nextPageToken = nextPageToken
     }
 }
+
+/// An OpenID Connect provider (`projects/{p}/oauthIdpConfigs/{oidc.…}`), as the Admin SDKs'
+/// `create_oidc_provider_config` and friends send and read it.
+public struct OAuthIdpConfig: Codable, Sendable, Equatable {
+    /// Which flows the provider is used with.
+    public struct ResponseType: Codable, Sendable, Equatable {
+        /// The app sends the provider's ID token.
+        public var idToken: Bool?
+        /// The authorization-code flow (needs `clientSecret`).
+        public var code: Bool?
+
+        public init(idToken: Bool? = nil, code: Bool? = nil) {
+            self.idToken = idToken
+            self.code = code
+        }
+    }
+
+    /// `projects/{p}/oauthIdpConfigs/{providerId}`.
+    public var name: String?
+    /// The OAuth client ID: the audience of the provider's ID tokens.
+    public var clientId: String?
+    /// The provider's issuer; its discovery document is at `{issuer}/.well-known/openid-configuration`.
+    public var issuer: String?
+    public var displayName: String?
+    public var enabled: Bool?
+    /// Write-only in effect: answers carry `REDACTED` when one is stored.
+    public var clientSecret: String?
+    public var responseType: ResponseType?
+
+    public init(name: String? = nil, clientId: String? = nil, issuer: String? = nil, displayName: String? = nil,
+                enabled: Bool? = nil, clientSecret: String? = nil, responseType: ResponseType? = nil) {
+        self.name = name
+        self.clientId = clientId
+        self.issuer = issuer
+        self.displayName = displayName
+        self.enabled = enabled
+        self.clientSecret = clientSecret
+        self.responseType = responseType
+    }
+}
+
+/// `GET projects/{p}/oauthIdpConfigs`: one page.
+public struct OAuthIdpConfigList: Codable, Sendable {
+    public var oauthIdpConfigs: [OAuthIdpConfig]
+    public var nextPageToken: String?
+
+    public init(oauthIdpConfigs: [OAuthIdpConfig], nextPageToken: String? = nil) {
+        self.oauthIdpConfigs = oauthIdpConfigs
+        self.nextPageToken = nextPageToken
+    }
+}

@@ -165,4 +165,21 @@ try:
     raise AssertionError("duplicate email accepted")
 except auth.EmailAlreadyExistsError:
     pass
+
+# OpenID Connect provider configs, through the Admin SDK's provider-config API.
+oidc = auth.create_oidc_provider_config("oidc.okta", client_id="okta-client", issuer="https://example.okta.com",
+                                        display_name="Okta", enabled=True)
+assert oidc.provider_id == "oidc.okta" and oidc.issuer == "https://example.okta.com", oidc
+assert oidc.id_token_response_type and not oidc.code_response_type
+assert auth.get_oidc_provider_config("oidc.okta").display_name == "Okta"
+updated = auth.update_oidc_provider_config("oidc.okta", display_name="Okta SSO", client_secret="s3cret",
+                                           code_response_type=True)
+assert updated.display_name == "Okta SSO" and updated.code_response_type and updated.client_id == "okta-client"
+assert [config.provider_id for config in auth.list_oidc_provider_configs().iterate_all()] == ["oidc.okta"]
+auth.delete_oidc_provider_config("oidc.okta")
+try:
+    auth.get_oidc_provider_config("oidc.okta")
+    raise AssertionError("deleted provider config still found")
+except auth.ConfigurationNotFoundError:
+    pass
 print("firebase-admin checks passed")

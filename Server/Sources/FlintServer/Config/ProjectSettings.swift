@@ -125,7 +125,7 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     /// are sealed with the master key.
     public struct IdentityProvider: Codable, Sendable, Equatable {
         public var enabled: Bool
-        /// Apple: the Services ID; Facebook: the app ID.
+        /// Apple: the Services ID; Facebook: the app ID; Google and OpenID Connect: the OAuth client ID.
         public var clientID: String?
         /// Facebook: the app secret, sealed.
         public var sealedClientSecret: String?
@@ -135,6 +135,10 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         public var teamID: String?
         public var keyID: String?
         public var sealedPrivateKey: String?
+        /// OpenID Connect (`oidc.…`): the issuer, the name shown for it, and whether the code flow is on.
+        public var issuer: String?
+        public var displayName: String?
+        public var codeFlow: Bool?
 
         public init(enabled: Bool = true, clientID: String? = nil, bundleIDs: [String] = []) {
             self.enabled = enabled

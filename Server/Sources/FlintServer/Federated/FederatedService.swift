@@ -10,6 +10,7 @@ public struct FederatedService: Sendable {
     let apple: AppleSignIn
     let facebook: FacebookSignIn
     let google: GoogleSignIn
+    let oidc: OIDCSignIn
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
@@ -85,8 +86,10 @@ public struct FederatedService: Sendable {
             }
         case ProviderID.google:
             identity = try await google.verify(assertion, configuration: configuration)
+        case let id where id.hasPrefix(ProviderID.oidcPrefix):
+            identity = try await oidc.verify(assertion, configuration: configuration)
         default:
-            throw FlintError(.invalidProviderID, "Flint verifies apple.com, facebook.com and google.com credentials only.")
+            throw FlintError(.invalidProviderID, "Flint verifies apple.com, facebook.com, google.com and oidc.* credentials only.")
         }
         return (identity, providerTokens, nil)
     }

@@ -43,6 +43,7 @@ public final class AuthServer: Sendable {
     public let serviceAccounts: ServiceAccounts
     public let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
+    let oidcProviderConfigs: OIDCProviderConfigService
     let projectConfig: ProjectConfigService
     public let delivery: DeliveryServices
     /// Per-day counts of sign-ins, SMS and emails, for the console.
@@ -146,6 +147,7 @@ public final class AuthServer: Sendable {
                 purpose: "totp-enrollment", lifetimeSeconds: 1800),
             clock: environment.clock, random: environment.random)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
+        oidcProviderConfigs = OIDCProviderConfigService(projects: projects, secrets: secrets)
         projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy)
         let publicURLForKeys = boundPublicURL
         serviceAccounts = ServiceAccounts(
@@ -178,6 +180,7 @@ public final class AuthServer: Sendable {
                 issuers: providers.googleIssuers,
                 oauth: GoogleOAuthClient(
                     tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http)),
+            oidc: OIDCSignIn(http: http, clock: environment.clock),
             appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
@@ -213,13 +216,24 @@ public final class AuthServer: Sendable {
         return ProjectConfigService.config(of: updated)
     }
 
-    /// Creates or replaces the configuration of a built-in identity provider (`apple.com`, `facebook.com`),
-    /// as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
+    /// Creates or replaces the configuration of a built-in identity provider (`apple.com`, `facebook.com`,
+    /// `google.com`), as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
     public func configureIdentityProvider(_ projectID: String, _ providerID: String, _ config: DefaultSupportedIdpConfig)
         async throws -> DefaultSupportedIdpConfig {
-        let id = try IdentityProviderConfigService.providerID(providerID)
+        try await configure(identityProviderConfigs, projectID, providerID, config)
+    }
+
+    /// Creates or replaces an OpenID Connect provider (`oidc.…`), as an admin `POST`/`PATCH …/oauthIdpConfigs` would.
+    public func configureOIDCProvider(_ projectID: String, _ providerID: String, _ config: OAuthIdpConfig)
+        async throws -> OAuthIdpConfig {
+        try await configure(oidcProviderConfigs, projectID, providerID, config)
+    }
+
+    private func configure<Kind: ProviderConfigKind>(_ kind: Kind, _ projectID: String, _ providerID: String,
+                                                     _ config: Kind.Config) async throws -> Kind.Config {
+        let id = try Kind.providerID(providerID)
         let project = try await projects.ensureProject(projectID)
-        return try await identityProviderConfigs.save(id, config, mask: nil, caller: Caller(project: project, isAdmin: true))
+        return try await kind.save(id, config, mask: nil, caller: Caller(project: project, isAdmin: true))
     }
 
     /// Serves HTTP until cancelled or, with `handleSignals`, until SIGINT/SIGTERM (then shuts down gracefully).
@@ -319,7 +333,8 @@ public final class AuthServer: Sendable {
             serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
         endpoints += actionCodes.endpoints(callers: callers)
-        endpoints += identityProviderConfigs.endpoints(callers: callers)
+        endpoints += identityProviderConfigs.endpoints(callers: callers, projects: projects)
+        endpoints += oidcProviderConfigs.endpoints(callers: callers, projects: projects)
         endpoints += federated.endpoints(callers: callers)
         endpoints += multiFactor.endpoints(callers: callers)
         endpoints += serviceAccounts.endpoints

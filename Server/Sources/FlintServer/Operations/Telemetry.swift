@@ -17,6 +17,8 @@ public struct Telemetry: Sendable {
 /// The outside services Flint calls, as the outside-call metrics' `service` label: a fixed set, never a URL.
 public enum OutsideService: String, Sendable {
     case apple, facebook, google, jwks, apns, captcha, twilio
+    /// An OpenID Connect provider's discovery document.
+    case oidc
     case smsWebhook = "sms_webhook"
     /// The user-deletion webhook.
     case webhook
@@ -28,6 +30,7 @@ public enum OutsideService: String, Sendable {
         case .apple: "Apple"
         case .facebook: "Facebook"
         case .google: "Google"
+        case .oidc: "OpenID provider"
         case .jwks: "JWKS"
         case .apns: "APNs"
         case .captcha: "siteverify"

@@ -1,0 +1,76 @@
+import FlintWire
+import Foundation
+import Hummingbird
+
+/// One kind of identity-provider configuration the admin API manages, all kept in the project's
+/// `identityProviders` under the provider's id: the built-in providers (`defaultSupportedIdpConfigs`) and
+/// OpenID Connect providers (`oauthIdpConfigs`).
+protocol ProviderConfigKind: Sendable {
+    associatedtype Config: Codable & Sendable & SendableMetatype
+    associatedtype Page: Codable & Sendable & SendableMetatype
+    /// The collection's name in `v2/projects/{p}/…`.
+    static var collection: String { get }
+    /// The query parameter that names a new provider's id.
+    static var idParameter: String { get }
+    /// The id, if it is one of this kind; else `INVALID_PROVIDER_ID`.
+    static func providerID(_ raw: String?) throws -> String
+    static func isOfThisKind(_ id: String) -> Bool
+    /// The stored provider as the wire shows it (secrets redacted).
+    static func config(_ provider: ProjectSettings.IdentityProvider, id: String, projectID: String) -> Config
+    static func page(_ configs: [Config], nextPageToken: String?) -> Page
+    /// Creates or changes a provider: every field present in `body`, or those `mask` names.
+    func save(_ id: String, _ body: Config, mask: UpdateMask?, caller: Caller) async throws -> Config
+}
+
+extension ProviderConfigKind {
+    /// Lists (a page of `pageSize`, at most 100, after `pageToken`), creates, reads, changes and deletes.
+    func endpoints(callers: CallerResolver, projects: ProjectDirectory) -> [Endpoint] {
+        let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)")
+        let item = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)/:providerId")
+        func contract(query: [String] = [], body: Bool = true) -> EndpointContract {
+            EndpointContract(credentials: .admin, query: query, request: body ? [.json(Config.self)] : [], response: .json(Config.self))
+        }
+        /// The caller and the provider the path names, which must exist.
+        @Sendable func existing(_ request: Request, _ context: FlintRequestContext) async throws -> (Caller, String) {
+            let caller = try await callers.resolve(request, context: context, access: .admin)
+            let id = try Self.providerID(context.parameters.get("providerId"))
+            guard caller.project.settings.identityProviders[id] != nil else { throw FlintError(.configurationNotFound, status: .notFound) }
+            return (caller, id)
+        }
+        return [
+            .get(collection, access: .admin, query: ["pageSize", "pageToken"], callers: callers) { request, caller in
+                let size = min(100, max(1, request.uri.queryParameters.get("pageSize").flatMap { Int($0) } ?? 100))
+                let after = request.uri.queryParameters.get("pageToken").flatMap { $0.isEmpty ? nil : $0 }
+                let ids = caller.project.settings.identityProviders.keys.filter { Self.isOfThisKind($0) && $0 > (after ?? "") }.sorted()
+                let shown = ids.prefix(size)
+                return Self.page(shown.compactMap { id in
+                    caller.project.settings.identityProviders[id].map { Self.config($0, id: id, projectID: caller.projectID) }
+                }, nextPageToken: ids.count > size ? shown.last : nil)
+            },
+            Endpoint(method: .post, paths: collection, contract: contract(query: [Self.idParameter])) { request, context in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                let id = try Self.providerID(request.uri.queryParameters.get(Self.idParameter))
+                let body = try await JSONBody.decode(Config.self, from: request)
+                if caller.project.settings.identityProviders[id] != nil {
+                    throw FlintError(sentence: "DUPLICATE_IDP_CONFIG", status: .conflict, reason: "alreadyExists")
+                }
+                return try JSONBody.response(try await save(id, body, mask: nil, caller: caller))
+            },
+            Endpoint(method: .get, paths: item, contract: contract(body: false)) { request, context in
+                let (caller, id) = try await existing(request, context)
+                return try JSONBody.response(Self.config(caller.project.settings.identityProviders[id]!, id: id, projectID: caller.projectID))
+            },
+            Endpoint(method: .patch, paths: item, contract: contract(query: ["updateMask"])) { request, context in
+                let (caller, id) = try await existing(request, context)
+                let body = try await JSONBody.decode(Config.self, from: request)
+                let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
+                return try JSONBody.response(try await save(id, body, mask: mask, caller: caller))
+            },
+            Endpoint(method: .delete, paths: item, contract: EndpointContract(credentials: .admin, response: .anyJSONObject)) { request, context in
+                let (caller, id) = try await existing(request, context)
+                try await projects.updateSettings(caller.projectID) { $0.identityProviders[id] = nil }
+                return JSONBody.response(data: Data("{}".utf8))
+            },
+        ]
+    }
+}
