@@ -301,8 +301,14 @@ public struct DeleteAccountResponse: Codable, Sendable {
 /// `accounts:createAuthUri` (v3 `createAuthUri`): the sign-in methods of an email.
 public struct CreateAuthURIRequest: Codable, Sendable {
     public var identifier: String?
+    /// With `providerId`: where the provider sends the browser back (the redirect URI).
     public var continueUri: String?
+    /// A provider to start the redirect flow with (`oidc.…`), instead of looking up an `identifier`.
     public var providerId: String?
+    /// Scopes beyond `openid email profile`, separated by spaces or commas.
+    public var oauthScope: String?
+    /// Extra parameters for the provider's authorization request (`prompt`, `login_hint`, …).
+    public var customParameter: [String: String]?
     public var tenantId: String?
     /// Echoed back when given.
     public var sessionId: String?
@@ -319,6 +325,9 @@ public struct CreateAuthURIResponse: Codable, Sendable {
     public var allProviders: [String]?
     public var signinMethods: [String]?
     public var sessionId: String?
+    /// The redirect flow: where to send the browser, and for which provider.
+    public var authUri: String?
+    public var providerId: String?
 
     public init(kind: String? = "identitytoolkit#CreateAuthUriResponse", registered: Bool? = nil,
                 allProviders: [String]? = nil, signinMethods: [String]? = nil, sessionId: String? = nil) {

@@ -106,6 +106,89 @@ import Testing
         try await server.stop()
     }
 
+    /// The redirect flow: `createAuthUri` binds state, PKCE and a nonce to a session; the browser's return with a code
+    /// finishes it once, the code exchanged with the client secret and the verifier.
+    @Test(arguments: TestDatabase.allCases)
+    func theCodeFlowSignsInThroughTheRedirect(database: TestDatabase) async throws {
+        let clock = TestClock()
+        let provider = try await FakeOIDCProvider.start(clock: clock)
+        defer { Task { await provider.stop() } }
+        let server = try await TestServer.start(emulator: false, database: database, clock: clock)
+        do {
+            _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
+                clientId: provider.clientID, issuer: provider.issuer, enabled: true, clientSecret: provider.clientSecret,
+                responseType: .init(code: true)))
+            let client = TestClient(server)
+            let redirect = "http://localhost/__/auth/handler"
+            func start(_ extra: [String: JSONValue] = [:]) async throws -> TestClient.Reply {
+                var body: [String: JSONValue] = ["providerId": "oidc.corp", "continueUri": .string(redirect)]
+                for (key, value) in extra { body[key] = value }
+                return try await client.post("/v1/accounts:createAuthUri", body)
+            }
+            func finish(_ sessionID: String?, _ query: String) async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:signInWithIdp", [
+                    "requestUri": .string(redirect + "?" + query), "sessionId": sessionID.map { .string($0) } ?? .null,
+                    "returnSecureToken": true,
+                ])
+            }
+            let started = try await start(["oauthScope": "groups", "customParameter": ["prompt": "login", "state": "forged"]])
+            #expect(started.status == 200, "\(started.body)")
+            #expect(started["providerId"] == "oidc.corp")
+            let authURI = try #require(started.string("authUri"))
+            let sessionID = try #require(started.string("sessionId"))
+            let query = Dictionary(try #require(URLComponents(string: authURI)?.queryItems).map { ($0.name, $0.value ?? "") },
+                                   uniquingKeysWith: { first, _ in first })
+            #expect(authURI.hasPrefix(provider.issuer + "/authorize?"))
+            #expect(query["response_type"] == "code" && query["client_id"] == provider.clientID && query["redirect_uri"] == redirect)
+            #expect(query["scope"] == "openid email profile groups" && query["prompt"] == "login")
+            #expect(query["code_challenge_method"] == "S256" && query["nonce"]?.isEmpty == false)
+            // A custom parameter cannot replace what binds the flow.
+            let state = try #require(query["state"])
+            #expect(state != "forged" && !authURI.contains("forged"))
+
+            let code = try #require(provider.issueCode(for: authURI, subject: "emp-9", email: "grace@corp.example"))
+            let signedIn = try await finish(sessionID, "code=\(code)&state=\(state)")
+            #expect(signedIn.status == 200, "\(signedIn.body)")
+            #expect(signedIn["providerId"] == "oidc.corp" && signedIn["federatedId"] == "emp-9")
+            #expect(signedIn["email"] == "grace@corp.example" && signedIn["oauthIdToken"] != nil)
+            // The session is spent: its code cannot be sent again, nor another.
+            #expect(try await finish(sessionID, "code=\(code)&state=\(state)").errorCode == "INVALID_IDP_RESPONSE")
+
+            // A state of another session, an error from the provider, a made-up or missing session: refused, and no
+            // code is exchanged for them.
+            let other = try await start()
+            let otherURI = try #require(other.string("authUri"))
+            let otherCode = try #require(provider.issueCode(for: otherURI, subject: "emp-10"))
+            #expect(try await finish(other.string("sessionId"), "code=\(otherCode)&state=\(state)").errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await finish(other.string("sessionId"), "error=access_denied&state=x").errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await finish("made-up", "code=\(otherCode)&state=x").errorCode == "INVALID_IDP_RESPONSE")
+            #expect(provider.requests.all.filter { $0 == "/token" }.count == 1)
+            #expect(try await server.server.store.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-10") == nil)
+
+            // The session expires after ten minutes.
+            let late = try await start()
+            let lateURI = try #require(late.string("authUri"))
+            let lateCode = try #require(provider.issueCode(for: lateURI, subject: "emp-11"))
+            let lateState = try #require(URLComponents(string: lateURI)?.queryItems?.first { $0.name == "state" }?.value)
+            clock.advance(seconds: 601)
+            #expect(try await finish(late.string("sessionId"), "code=\(lateCode)&state=\(lateState)").errorCode == "INVALID_IDP_RESPONSE")
+
+            // Only authorized domains may receive the browser; only configured oidc.* providers with the code flow on.
+            #expect(try await client.post("/v1/accounts:createAuthUri", [
+                "providerId": "oidc.corp", "continueUri": "https://evil.example.com/cb",
+            ]).errorCode == "UNAUTHORIZED_DOMAIN")
+            #expect(try await start(["providerId": "oidc.none"]).errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(try await start(["providerId": "github.com"]).errorCode == "INVALID_PROVIDER_ID")
+            _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.tokens", OAuthIdpConfig(
+                clientId: provider.clientID, issuer: provider.issuer, enabled: true))
+            #expect(try await start(["providerId": "oidc.tokens"]).errorCode == "INVALID_CONFIG")
+        } catch {
+            try await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
     /// A discovery document that names another issuer is not the configured provider's: nothing is trusted.
     @Test func aDiscoveryDocumentForAnotherIssuerIsRefused() async throws {
         let clock = TestClock()

@@ -3,7 +3,8 @@ import Hummingbird
 
 /// The account operations' addresses, user-facing and admin (`projects/{p}/…`).
 extension AccountService {
-    func endpoints(callers: CallerResolver, actionCodes: ActionCodeService) -> [Endpoint] {
+    /// `federated` answers `createAuthUri` when it names a provider (the redirect flow).
+    func endpoints(callers: CallerResolver, actionCodes: ActionCodeService, federated: FederatedService) -> [Endpoint] {
         [
             .json(Endpoint.accountPaths("signUp", legacy: "signupNewUser") + Endpoint.identityToolkitPaths("projects/:projectId/accounts"),
                   callers: callers) { (body: SignUpRequest, caller) in try await signUp(body, caller: caller) },
@@ -26,7 +27,9 @@ extension AccountService {
                 try await delete(body, caller: caller)
             },
             .json(Endpoint.accountPaths("createAuthUri", legacy: "createAuthUri"), callers: callers) {
-                (body: CreateAuthURIRequest, caller) in try await createAuthURI(body, caller: caller)
+                (body: CreateAuthURIRequest, caller) in
+                if let provider = body.providerId, !provider.isEmpty { return try await federated.createAuthURI(body, caller: caller) }
+                return try await createAuthURI(body, caller: caller)
             },
             .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie"), access: .admin, callers: callers) {
                 (body: CreateSessionCookieRequest, caller) in

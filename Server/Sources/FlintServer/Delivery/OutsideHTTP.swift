@@ -43,12 +43,18 @@ public struct OutsideHTTP: Sendable {
 }
 
 extension OutsideHTTP {
-    /// A GET to an identity provider's API (Facebook's Graph API, Google's OAuth endpoints). Not reaching it, or a
-    /// server error from it, is an outage (503 naming the service); other answers are returned for the caller to judge.
+    /// A GET to an identity provider's API (Facebook's Graph API, Google's OAuth endpoints, OpenID discovery). Not
+    /// reaching it, or a server error from it, is an outage (503 naming the service); other answers are returned for
+    /// the caller to judge.
     func providerGET(_ url: String, from service: OutsideService, bearer: String? = nil) async throws -> DeliveryHTTP.Answer {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "user-agent", value: "Flint")
         if let bearer { request.headers.add(name: "authorization", value: "Bearer \(bearer)") }
+        return try await providerSend(request, to: service)
+    }
+
+    /// `request` to an identity provider's API, with `providerGET`'s rule for outages.
+    func providerSend(_ request: HTTPClientRequest, to service: OutsideService) async throws -> DeliveryHTTP.Answer {
         let answer: DeliveryHTTP.Answer
         do {
             answer = try await send(request, to: service)

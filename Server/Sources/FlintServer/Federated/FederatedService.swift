@@ -11,6 +11,7 @@ public struct FederatedService: Sendable {
     let facebook: FacebookSignIn
     let google: GoogleSignIn
     let oidc: OIDCSignIn
+    let codeFlow: AuthorizationCodeFlow
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
@@ -68,6 +69,14 @@ public struct FederatedService: Sendable {
             if try await pendingCredentials.isSpent(opened) { throw FlintError(.invalidPendingToken) }
             return (opened.payload.identity, ProviderTokens(), opened)
         }
+        // The browser's return from the provider in the redirect flow: a code (or an error) for the session.
+        if policy.verifiesProviderTokens, let sessionID = request.sessionId, !sessionID.isEmpty {
+            let fields = try IdpAssertion.fields(requestURI: request.requestUri, postBody: request.postBody)
+            if fields["code"] != nil || fields["error"] != nil {
+                let (identity, tokens) = try await codeFlow.finish(sessionID: sessionID, callback: fields, caller: caller)
+                return (identity, tokens, nil)
+            }
+        }
         let assertion = try IdpAssertion.parse(requestURI: request.requestUri, postBody: request.postBody)
         let providerTokens = ProviderTokens(idToken: assertion.idToken, accessToken: assertion.accessToken)
         if !policy.verifiesProviderTokens { return (try EmulatorAssertions.identity(assertion), providerTokens, nil) }
@@ -92,6 +101,34 @@ public struct FederatedService: Sendable {
             throw FlintError(.invalidProviderID, "Flint verifies apple.com, facebook.com, google.com and oidc.* credentials only.")
         }
         return (identity, providerTokens, nil)
+    }
+
+    // MARK: The redirect flow
+
+    /// `createAuthUri` with a provider: the provider's authorization URL and the session that finishes the flow
+    /// (`signInWithIdp` with the session and the URL the provider sends the browser back to).
+    public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
+        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        let providerID = (request.providerId ?? "").lowercased()
+        guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
+        guard let url = URLComponents(string: continueURI), url.scheme?.isEmpty == false, let host = url.host, !host.isEmpty
+        else { throw FlintError(.invalidContinueURI) }
+        guard !policy.checksContinueURLDomain || ActionCodeService.isAuthorized(host, settings: caller.project.settings) else {
+            throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
+        }
+        guard providerID.hasPrefix(ProviderID.oidcPrefix) else {
+            throw FlintError(.invalidProviderID, "Flint starts the redirect flow for oidc.* providers only.")
+        }
+        guard let configuration = caller.project.settings.identityProviders[providerID], configuration.enabled else {
+            throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")
+        }
+        let started = try await codeFlow.start(
+            providerID: providerID, redirectURI: continueURI, extraScopes: request.oauthScope,
+            customParameters: request.customParameter ?? [:], configuration: configuration, projectID: caller.projectID)
+        var response = CreateAuthURIResponse(sessionId: started.sessionID)
+        response.authUri = started.authURI
+        response.providerId = providerID
+        return response
     }
 
     // MARK: Finding the account

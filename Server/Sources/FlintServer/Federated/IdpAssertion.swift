@@ -19,11 +19,11 @@ struct IdpAssertion: Sendable, Equatable {
     /// Fields longer than this are refused before any parsing (ID tokens are a few kilobytes).
     static let maximumFieldLength = IdentityTokenVerifier.maximumLength
 
-    static func parse(requestURI: String?, postBody: String?) throws -> IdpAssertion {
+    /// The fields of `requestUri`'s query and fragment and of `postBody`, the body winning.
+    static func fields(requestURI: String?, postBody: String?) throws -> [String: String] {
         guard let requestURI, !requestURI.isEmpty else { throw FlintError(.missingRequestURI) }
         guard let components = URLComponents(string: requestURI), let scheme = components.scheme, !scheme.isEmpty
         else { throw FlintError(.invalidRequestURI) }
-
         var fields: [String: String] = [:]
         for (name, value) in FormURLEncoding.decode(components.percentEncodedQuery ?? "")
             + FormURLEncoding.decode(components.percentEncodedFragment ?? "")
@@ -33,8 +33,13 @@ struct IdpAssertion: Sendable, Equatable {
         if fields.values.contains(where: { $0.utf8.count > maximumFieldLength }) {
             throw FlintError(.invalidIDPResponse, "A credential field is too large.")
         }
+        return fields
+    }
+
+    static func parse(requestURI: String?, postBody: String?) throws -> IdpAssertion {
+        let fields = try fields(requestURI: requestURI, postBody: postBody)
         guard let providerID = fields["providerId"]?.lowercased(), !providerID.isEmpty else {
-            throw FlintError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestURI)")
+            throw FlintError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestURI ?? "")")
         }
         func field(_ name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
         let assertion = IdpAssertion(

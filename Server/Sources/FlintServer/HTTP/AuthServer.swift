@@ -160,6 +160,7 @@ public final class AuthServer: Sendable {
             store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
         let providers = configuration.identityProviderEndpoints
         let http = delivery.http
+        let oidc = OIDCSignIn(http: http, clock: environment.clock)
         federated = FederatedService(
             store: store, tokens: tokens, secrets: secrets,
             apple: AppleSignIn(
@@ -180,7 +181,12 @@ public final class AuthServer: Sendable {
                 issuers: providers.googleIssuers,
                 oauth: GoogleOAuthClient(
                     tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http)),
-            oidc: OIDCSignIn(http: http, clock: environment.clock),
+            oidc: oidc,
+            codeFlow: AuthorizationCodeFlow(
+                sessions: SingleUseTokens(
+                    secrets: secrets, store: store, clock: environment.clock, random: environment.random,
+                    purpose: "federated-code-flow-session", lifetimeSeconds: 600),
+                oidc: oidc, secrets: secrets, random: environment.random),
             appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
@@ -331,7 +337,7 @@ public final class AuthServer: Sendable {
         let callers = CallerResolver(
             projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
             serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
-        var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes)
+        var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes, federated: federated)
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers, projects: projects)
         endpoints += oidcProviderConfigs.endpoints(callers: callers, projects: projects)

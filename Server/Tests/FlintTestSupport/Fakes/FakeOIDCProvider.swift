@@ -1,3 +1,4 @@
+import Crypto
 import FlintServer
 import Foundation
 import Hummingbird
@@ -8,8 +9,12 @@ import NIOConcurrencyHelpers
 /// - `GET /.well-known/openid-configuration` → `{issuer, jwks_uri, …}`, naming `discoveryIssuer` (the real issuer
 ///   unless a test makes it lie)
 /// - `GET /keys` → the JWKS of the keys that sign its ID tokens
+/// - `POST /token` (the code flow) → `{id_token, access_token}` for a code `issueCode` made, once, when the client
+///   authenticates with HTTP Basic (`clientID:clientSecret`), sends the same `redirect_uri`, and a `code_verifier`
+///   whose S256 is the code's challenge; otherwise 400 `invalid_client` / `invalid_grant`
 public final class FakeOIDCProvider: FakeService {
     public let clientID: String
+    public let clientSecret: String
     /// Paths asked for, in order.
     public let requests = Recorder<String>()
     /// The issuer the discovery document names; nil for the real one.
@@ -17,20 +22,31 @@ public final class FakeOIDCProvider: FakeService {
 
     private let clock: any FlintClock
     private let keys: FakeRSAKeys
+    /// Codes not yet exchanged, with what the authorization request bound to them.
+    private let codes = NIOLockedValueBox<[String: Grant]>([:])
     let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
+
+    private struct Grant {
+        var redirectURI: String
+        var challenge: String
+        var nonce: String?
+        var subject: String
+        var email: String?
+    }
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     public var issuer: String { "http://127.0.0.1:\(port)" }
 
-    private init(clientID: String, clock: any FlintClock) throws {
+    private init(clientID: String, clientSecret: String, clock: any FlintClock) throws {
         self.clientID = clientID
+        self.clientSecret = clientSecret
         self.clock = clock
         keys = try FakeRSAKeys()
     }
 
-    public static func start(clientID: String = "flint-web-client", clock: any FlintClock = SystemClock()) async throws
-        -> FakeOIDCProvider {
-        let fake = try FakeOIDCProvider(clientID: clientID, clock: clock)
+    public static func start(clientID: String = "flint-web-client", clientSecret: String = "flint-client-secret",
+                             clock: any FlintClock = SystemClock()) async throws -> FakeOIDCProvider {
+        let fake = try FakeOIDCProvider(clientID: clientID, clientSecret: clientSecret, clock: clock)
         try await fake.serve(name: "fake-oidc")
         return fake
     }
@@ -54,8 +70,25 @@ public final class FakeOIDCProvider: FakeService {
         return try keys.sign(claims, with: signature)
     }
 
+    /// What the provider does once the user signs in at `authorizationURL` (which must be this provider's, for this
+    /// client): a code bound to its redirect URI, PKCE challenge and nonce. Nil when the URL is not a valid request.
+    public func issueCode(for authorizationURL: String, subject: String, email: String? = nil) -> String? {
+        guard let url = URLComponents(string: authorizationURL), url.path == "/authorize" else { return nil }
+        let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        guard query["client_id"] == clientID, query["response_type"] == "code", query["code_challenge_method"] == "S256",
+              let redirectURI = query["redirect_uri"], let challenge = query["code_challenge"]
+        else { return nil }
+        let code = FakeHTTP.randomHex(bytes: 16)
+        codes.withLockedValue { $0[code] = Grant(redirectURI: redirectURI, challenge: challenge, nonce: query["nonce"],
+                                                 subject: subject, email: email) }
+        return code
+    }
+
     func handle(_ request: Request) async -> Response {
         requests.append(request.uri.path)
+        if request.uri.path == "/token", request.method == .post {
+            return exchange(FakeHTTP.form(await FakeHTTP.body(request) ?? Data()), authorization: request.headers[.authorization])
+        }
         switch request.uri.path {
         case "/.well-known/openid-configuration":
             return FakeHTTP.json(200, [
@@ -69,5 +102,21 @@ public final class FakeOIDCProvider: FakeService {
         default:
             return FakeHTTP.json(404, ["error": "not_found"])
         }
+    }
+
+    private func exchange(_ form: [String: String], authorization: String?) -> Response {
+        let basic = "Basic " + Data("\(clientID):\(clientSecret)".utf8).base64EncodedString()
+        guard authorization == basic, form["client_id"] == nil || form["client_id"] == clientID else {
+            return FakeHTTP.json(401, ["error": "invalid_client"])
+        }
+        guard form["grant_type"] == "authorization_code", let code = form["code"],
+              let grant = codes.withLockedValue({ $0.removeValue(forKey: code) }),
+              form["redirect_uri"] == grant.redirectURI, let verifier = form["code_verifier"],
+              Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") == grant.challenge,
+              let idToken = try? makeIDToken(sub: grant.subject, nonce: grant.nonce, email: grant.email, emailVerified: true)
+        else { return FakeHTTP.json(400, ["error": "invalid_grant"]) }
+        return FakeHTTP.json(200, ["id_token": idToken, "access_token": FakeHTTP.randomHex(bytes: 16), "token_type": "Bearer",
+                                   "expires_in": 3600])
     }
 }

@@ -12,8 +12,15 @@ final class OIDCSignIn: Sendable {
     /// How long a discovery document is trusted before it is read again.
     let discoveryMaxAge: TimeInterval
 
-    /// The key-set address each issuer's discovery document gave, with when it was read; and one cache per key set.
-    private let discovered = NIOLockedValueBox<[String: (jwksURI: String, readAt: Date)]>([:])
+    /// What an issuer's discovery document says, as far as Flint uses it.
+    struct Metadata: Sendable {
+        var jwksURI: String
+        var authorizationEndpoint: String?
+        var tokenEndpoint: String?
+    }
+
+    /// Each issuer's metadata with when it was read; and one key cache per key set.
+    private let discovered = NIOLockedValueBox<[String: (metadata: Metadata, readAt: Date)]>([:])
     private let keySets = NIOLockedValueBox<[String: JWKSCache]>([:])
 
     init(http: OutsideHTTP, clock: any FlintClock, discoveryMaxAge: TimeInterval = 3600) {
@@ -23,47 +30,63 @@ final class OIDCSignIn: Sendable {
     }
 
     func verify(_ assertion: IdpAssertion, configuration: ProjectSettings.IdentityProvider) async throws -> ProviderIdentity {
-        guard let issuer = configuration.issuer, !issuer.isEmpty, let clientID = configuration.clientID, !clientID.isEmpty else {
-            throw FlintError(.invalidProviderConfig, "\(assertion.providerID) needs an issuer and a client ID.")
-        }
         guard let idToken = assertion.idToken else {
             throw FlintError(.invalidIDPResponse, "Sign-in with \(assertion.providerID) needs an id_token.")
         }
-        let verifier = IdentityTokenVerifier(keys: try await keys(for: issuer), clock: clock)
+        return try await verify(idToken: idToken, rawNonce: assertion.rawNonce, providerID: assertion.providerID,
+                                configuration: configuration)
+    }
+
+    /// Checks an ID token of the provider: from the app, or from the code flow's token endpoint.
+    func verify(idToken: String, rawNonce: String?, providerID: String, configuration: ProjectSettings.IdentityProvider)
+        async throws -> ProviderIdentity {
+        let (issuer, clientID) = try Self.issuerAndClient(providerID, configuration)
+        let verifier = IdentityTokenVerifier(keys: keys(for: try await metadata(issuer)), clock: clock)
         let token: VerifiedIdentityToken
         do {
             token = try await verifier.verify(idToken, expectedIssuers: [issuer], audiences: [clientID],
-                                              rawNonce: assertion.rawNonce, nonceRule: .plain)
+                                              rawNonce: rawNonce, nonceRule: .plain)
         } catch {
             throw error.flintError
         }
-        var identity = ProviderIdentity(providerID: assertion.providerID, rawID: token.subject,
+        var identity = ProviderIdentity(providerID: providerID, rawID: token.subject,
                                         email: token.email?.lowercased(), emailVerified: token.emailVerified ?? false)
         identity.readProfile(fromClaims: token.claims)
         return identity
     }
 
-    /// The key cache of `issuer`'s key set, reading its discovery document when not known or too old.
-    private func keys(for issuer: String) async throws -> JWKSCache {
-        let now = clock.now()
-        let known = discovered.withLockedValue { $0[issuer] }
-        let jwksURI: String
-        if let known, now.timeIntervalSince(known.readAt) < discoveryMaxAge {
-            jwksURI = known.jwksURI
-        } else {
-            jwksURI = try await discover(issuer)
-            discovered.withLockedValue { $0[issuer] = (jwksURI, now) }
+    /// The configured issuer and client ID, both required.
+    static func issuerAndClient(_ providerID: String, _ configuration: ProjectSettings.IdentityProvider) throws
+        -> (issuer: String, clientID: String) {
+        guard let issuer = configuration.issuer, !issuer.isEmpty, let clientID = configuration.clientID, !clientID.isEmpty else {
+            throw FlintError(.invalidProviderConfig, "\(providerID) needs an issuer and a client ID.")
         }
-        return keySets.withLockedValue { caches in
-            if let cache = caches[jwksURI] { return cache }
-            let cache = JWKSCache(url: jwksURI, http: http, clock: clock)
-            caches[jwksURI] = cache
+        return (issuer, clientID)
+    }
+
+    /// `issuer`'s metadata, reading its discovery document when not known or too old.
+    func metadata(_ issuer: String) async throws -> Metadata {
+        let now = clock.now()
+        if let known = discovered.withLockedValue({ $0[issuer] }), now.timeIntervalSince(known.readAt) < discoveryMaxAge {
+            return known.metadata
+        }
+        let metadata = try await discover(issuer)
+        discovered.withLockedValue { $0[issuer] = (metadata, now) }
+        return metadata
+    }
+
+    /// The key cache of a key set, one per address.
+    private func keys(for metadata: Metadata) -> JWKSCache {
+        keySets.withLockedValue { caches in
+            if let cache = caches[metadata.jwksURI] { return cache }
+            let cache = JWKSCache(url: metadata.jwksURI, http: http, clock: clock)
+            caches[metadata.jwksURI] = cache
             return cache
         }
     }
 
     /// Reads the discovery document; it must be JSON naming the same issuer and a key set.
-    private func discover(_ issuer: String) async throws -> String {
+    private func discover(_ issuer: String) async throws -> Metadata {
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         let answer = try await http.providerGET(base + "/.well-known/openid-configuration", from: .oidc)
         guard answer.isSuccess, case .object(let document)? = try? JSONDecoder().decode(JSONValue.self, from: answer.body),
@@ -73,6 +96,7 @@ final class OIDCSignIn: Sendable {
             throw FlintError(.invalidIDPResponse, "The OpenID provider's discovery document does not describe \(issuer).")
                 .withCause("discovery: HTTP \(answer.status): \(answer.bodyText)")
         }
-        return jwksURI
+        return Metadata(jwksURI: jwksURI, authorizationEndpoint: document["authorization_endpoint"]?.stringValue,
+                        tokenEndpoint: document["token_endpoint"]?.stringValue)
     }
 }
