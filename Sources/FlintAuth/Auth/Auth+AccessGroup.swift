@@ -42,7 +42,7 @@ extension Auth {
 
     /// The access group last chosen with `useUserAccessGroup(_:)`, as remembered in the own store.
     var storedAccessGroup: String? {
-        (try? credentialStore.loadData(forKey: accessGroupKey)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) }
+        (try? credentialStore.loadData(forKey: accessGroupKey)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The own store's key of the chosen access group.
