@@ -19,6 +19,8 @@ let package = Package(
         // The client SDK: Foundation only (plus Security, UIKit or AppKit, and SafariServices where they exist).
         .target(name: "FlintAuth", dependencies: ["FlintWire"]),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
+        // FirebaseAuth's documentation snippets with `import FlintAuth`: they must compile in Swift 6 mode.
+        .testTarget(name: "FlintAuthCompatibilityTests", dependencies: ["FlintAuth"]),
         // FlintAuth's tests are in `Server/`: many run against a live server, and they share helpers.
     ]
 )

@@ -184,6 +184,30 @@ import Testing
         }
     }
 
+    @Test func passwordResetCompletionForms() async throws {
+        let client = FakeHTTPClient { _ in .ok([:]) }
+        try await withFakeAuth(client: client) { auth in
+            let settings = ActionCodeSettings()
+            settings.url = URL(string: "https://app.example/done")
+            let errors: [(any Error)?] = await [
+                withCheckedContinuation { continuation in
+                    auth.sendPasswordReset(withEmail: "a@b.example") { continuation.resume(returning: $0) }
+                },
+                withCheckedContinuation { continuation in
+                    auth.sendPasswordReset(withEmail: "a@b.example", actionCodeSettings: nil) { continuation.resume(returning: $0) }
+                },
+                withCheckedContinuation { continuation in
+                    auth.sendPasswordReset(withEmail: "a@b.example", actionCodeSettings: settings) { continuation.resume(returning: $0) }
+                },
+            ]
+            #expect(errors.allSatisfy { $0 == nil })
+            let sent = client.requests("accounts:sendOobCode")
+            try #require(sent.count == 3)
+            #expect(sent.allSatisfy { $0.string("requestType") == "PASSWORD_RESET" && $0.string("email") == "a@b.example" })
+            #expect(sent.map { $0.string("continueUrl") } == [nil, nil, "https://app.example/done"])
+        }
+    }
+
     @Test func completionHandlersReport() async throws {
         let client = FakeHTTPClient { _ in .ok(["email": "a@b.example", "requestType": "PASSWORD_RESET"]) }
         try await withFakeAuth(client: client) { auth in

@@ -74,4 +74,32 @@ import Testing
             #expect(log.all == ["state:\(first.uid)", "state:\(second.uid)", "state:\(first.uid)"])
         }
     }
+
+    @Test func authStateDidChangeIsPostedWhenTheIDTokenChanges() async throws {
+        try await withHarness { harness in
+            let auth = harness.auth
+            let posts = Counter()
+            let observer = NotificationCenter.default.addObserver(forName: .AuthStateDidChange, object: auth, queue: nil) { notification in
+                #expect(notification.object as? Auth === auth)
+                posts.next()
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+            // Another instance's changes are posted with that instance as the object.
+            let other = harness.makeAuth(store: InMemoryCredentialStore())
+            try await other.signInAnonymously()
+            await drainCallbacks(other)
+            #expect(posts.current == 0)
+
+            let user = try await auth.signInAnonymously().user
+            await drainCallbacks(auth)
+            #expect(posts.current == 1)
+            harness.server.clock.advance(seconds: 5)
+            _ = try await user.getIDToken(forcingRefresh: true)
+            try await user.reload()
+            try auth.signOut()
+            await drainCallbacks(auth)
+            #expect(posts.current == 3)
+            #expect(Auth.authStateDidChangeNotification.rawValue == "FIRAuthStateDidChangeNotification")
+        }
+    }
 }

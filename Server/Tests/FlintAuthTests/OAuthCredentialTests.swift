@@ -274,6 +274,26 @@ import Testing
         }
     }
 
+    @Test func googleSignInSendsBothTokens() async throws {
+        let client = Self.client { _ in
+            .ok(["localId": "uid-google", "idToken": "id-token", "refreshToken": "refresh-token", "expiresIn": "3600",
+                 "providerId": "google.com", "isNewUser": true, "email": "ada@gmail.example",
+                 "rawUserInfo": #"{"sub":"google-sub","email":"ada@gmail.example"}"#])
+        }
+        try await withFakeAuth(client: client) { auth in
+            let credential = GoogleAuthProvider.credential(withIDToken: "google-id-token", accessToken: "google-access-token")
+            #expect(credential.provider == GoogleAuthProviderID)
+            let result = try await auth.signIn(with: credential)
+            #expect(result.additionalUserInfo?.providerID == "google.com")
+            #expect(result.additionalUserInfo?.profile?["sub"] as? String == "google-sub")
+            #expect(try Self.postBody(client) == ["id_token": "google-id-token", "access_token": "google-access-token",
+                                                  "providerId": "google.com"])
+            let sent = try #require(client.requests("accounts:signInWithIdp").first)
+            #expect(sent.body["returnSecureToken"] as? Bool == true)
+            #expect(sent.body["autoCreate"] as? Bool == true)
+        }
+    }
+
     @Test func nonceHelper() {
         let nonce = AuthNonce.random()
         #expect(nonce.count == 32)
@@ -294,5 +314,8 @@ import Testing
         #expect(OAuthProvider(providerID: .apple).providerID == "apple.com")
         #expect(AuthProviderID.custom("oidc.example").rawValue == "oidc.example")
         #expect(OAuthProvider.id == "OAuth")
+        #expect(GoogleAuthProvider.id == "google.com")
+        #expect(GoogleAuthProviderID == "google.com")
+        #expect(GoogleAuthSignInMethod == "google.com")
     }
 }

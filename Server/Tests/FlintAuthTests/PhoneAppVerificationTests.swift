@@ -72,26 +72,23 @@ import Testing
         }
     }
 
-    @Test func completionHandlerGetsTheVerificationIDOnTheCallbackQueue() async throws {
+    @Test func completionHandlerGetsTheVerificationIDOnTheMainActor() async throws {
         let sequence = Counter()
         let client = FakeHTTPClient { FakeHTTPClient.standard($0, sequence: sequence.next()) }
         try await withFakeAuth(client: client) { auth in
             auth.settings?.isAppVerificationDisabledForTesting = true
-            let queue = DispatchQueue(label: "phone.callbacks")
-            let key = DispatchSpecificKey<Bool>()
-            queue.setSpecific(key: key, value: true)
-            auth.callbackQueue = queue
-            let (id, onQueue) = try await withCheckedThrowingContinuation { continuation in
+            auth.callbackQueue = DispatchQueue(label: "phone.callbacks")
+            let (id, onMain) = try await withCheckedThrowingContinuation { continuation in
                 PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("+15555550100", uiDelegate: nil) { id, error in
                     if let id {
-                        continuation.resume(returning: (id, DispatchQueue.getSpecific(key: key) == true))
+                        continuation.resume(returning: (id, isOnMainQueue()))
                     } else {
                         continuation.resume(throwing: error!)
                     }
                 }
             }
             #expect(id == "session-1")
-            #expect(onQueue)
+            #expect(onMain)
 
             let failure: (any Error)? = await withCheckedContinuation { continuation in
                 PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("", uiDelegate: nil, multiFactorSession: nil) { id, error in

@@ -106,32 +106,44 @@ import Testing
         }
     }
 
-    @Test func completionHandlersRunOnTheCallbackQueue() async throws {
+    @Test func completionHandlersRunOnTheMainActor() async throws {
         try await withHarness { harness in
-            let queue = DispatchQueue(label: "test.callbacks")
-            let key = DispatchSpecificKey<Bool>()
-            queue.setSpecific(key: key, value: true)
-            harness.auth.callbackQueue = queue
+            // The callback queue is for listeners; completion handlers run on the main actor regardless.
+            harness.auth.callbackQueue = DispatchQueue(label: "test.callbacks")
 
-            let (uid, onQueue) = try await withCheckedThrowingContinuation { continuation in
+            let (uid, onMain) = try await withCheckedThrowingContinuation { continuation in
                 harness.auth.signInAnonymously { result, error in
                     if let result {
-                        continuation.resume(returning: (result.user.uid, DispatchQueue.getSpecific(key: key) == true))
+                        continuation.resume(returning: (result.user.uid, isOnMainQueue()))
                     } else {
                         continuation.resume(throwing: error!)
                     }
                 }
             }
-            #expect(onQueue)
+            #expect(onMain)
             #expect(uid == harness.auth.currentUser?.uid)
 
             let failure: (any Error)? = await withCheckedContinuation { continuation in
                 harness.auth.signIn(withEmail: Harness.email(), password: "whatever") { result, error in
                     #expect(result == nil)
+                    #expect(isOnMainQueue())
                     continuation.resume(returning: error)
                 }
             }
             #expect(failure.flatMap(AuthErrorCode.init) == .userNotFound)
+        }
+    }
+
+    /// A main-actor class (a view controller, a view model) updates its own state inside a completion
+    /// handler, as Swift 6 apps written against FirebaseAuth do.
+    @Test func mainActorCallersUpdateTheirStateInCompletions() async throws {
+        try await withHarness { harness in
+            let model = SignInModel()
+            await model.signIn(harness.auth)
+            let (uid, isNewUser) = await (model.uid, model.isNewUser)
+            #expect(uid != nil)
+            #expect(uid == harness.auth.currentUser?.uid)
+            #expect(isNewUser)
         }
     }
 
@@ -149,6 +161,22 @@ import Testing
             #expect(signUp.headers["X-Firebase-Locale"] == "fr")
             // As FirebaseAuth does, the user is built from accounts:lookup.
             #expect(client.requests.map { $0.url.lastPathComponent } == ["accounts:signUp", "accounts:lookup"])
+        }
+    }
+}
+
+@MainActor
+private final class SignInModel {
+    var uid: String?
+    var isNewUser = false
+
+    func signIn(_ auth: Auth) async {
+        await withCheckedContinuation { continuation in
+            auth.signInAnonymously { result, _ in
+                self.uid = result?.user.uid
+                self.isNewUser = result?.additionalUserInfo?.isNewUser ?? false
+                continuation.resume()
+            }
         }
     }
 }

@@ -21,6 +21,22 @@ public final class FirebaseApp: NSObject, Sendable {
         self.configuration = configuration
     }
 
+    /// Configures the default app with `FirebaseOptions.defaultOptions()`: the `GoogleService-Info.plist`
+    /// of the main bundle, whose `FlintServerURL` names the Flint server. Traps if the default app is
+    /// already configured.
+    ///
+    /// Without a readable plist (on Linux the main bundle usually has none), FirebaseCore raises an
+    /// exception; FlintAuth logs an error instead and configures nothing, so `FirebaseApp.app()` stays nil
+    /// (and `Auth.auth()` traps). Use `configure(options:)` there.
+    public static func configure() {
+        guard let options = FirebaseOptions.defaultOptions() else {
+            NSLog("FlintAuth: FirebaseApp.configure() found no valid GoogleService-Info.plist in the main bundle; "
+                + "the default app is not configured. Add the plist or call FirebaseApp.configure(options:).")
+            return
+        }
+        configure(options: options)
+    }
+
     /// Configures the default app. Traps if it is already configured.
     public static func configure(options: FirebaseOptions) {
         configure(name: defaultAppName, options: options)
@@ -36,7 +52,7 @@ public final class FirebaseApp: NSObject, Sendable {
         }
     }
 
-    /// The default app, or nil if `configure(options:)` has not been called.
+    /// The default app, or nil if neither `configure()` nor `configure(options:)` configured it.
     public static func app() -> FirebaseApp? {
         app(name: defaultAppName)
     }
@@ -59,10 +75,10 @@ public final class FirebaseApp: NSObject, Sendable {
         deleteNow()
     }
 
-    /// Completion-handler form of `delete()`; `completion` runs on the callback queue.
-    public func delete(_ completion: @escaping @Sendable (Bool) -> Void) {
+    /// Completion-handler form of `delete()`; `completion` runs on the main actor.
+    public func delete(_ completion: @escaping @MainActor (Bool) -> Void) {
         let deleted = deleteNow()
-        DispatchQueue.authCallbacks.async { completion(deleted) }
+        Task { @MainActor in completion(deleted) }
     }
 
     private func deleteNow() -> Bool {

@@ -24,9 +24,9 @@ extension Auth {
     public func sendSignInLink(
         toEmail email: String,
         actionCodeSettings: ActionCodeSettings,
-        completion: (@Sendable ((any Error)?) -> Void)? = nil
+        completion: (@MainActor ((any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) {
+        completeOnMainActor(completion) {
             try await self.sendSignInLink(toEmail: email, actionCodeSettings: actionCodeSettings)
         }
     }
@@ -50,36 +50,32 @@ extension Auth {
     public func signIn(
         withEmail email: String,
         link: String,
-        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) { try await self.signIn(withEmail: email, link: link) }
+        completeOnMainActor(completion) { try await self.signIn(withEmail: email, link: link) }
     }
 
     // MARK: Password reset
 
-    /// Emails `email` a link to reset the password, which the project's page handles.
-    public func sendPasswordReset(withEmail email: String) async throws {
-        try await sendOobCode(SendOobCodeRequest(requestType: .passwordReset, email: email), settings: nil)
-    }
-
-    /// Completion-handler form of `sendPasswordReset(withEmail:)`.
-    public func sendPasswordReset(withEmail email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.sendPasswordReset(withEmail: email) }
-    }
-
-    /// Emails `email` a link to reset the password, continuing to `actionCodeSettings.url`, or
-    /// opening the app if `handleCodeInApp` is set (the app then calls `confirmPasswordReset`).
-    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings) async throws {
+    /// Emails `email` a link to reset the password. Without `actionCodeSettings` the project's page
+    /// handles the link; with them it continues to `actionCodeSettings.url`, or opens the app if
+    /// `handleCodeInApp` is set (the app then calls `confirmPasswordReset(withCode:newPassword:)`).
+    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil) async throws {
         try await sendOobCode(SendOobCodeRequest(requestType: .passwordReset, email: email), settings: actionCodeSettings)
+    }
+
+    /// Completion-handler form of `sendPasswordReset(withEmail:actionCodeSettings:)` without action code settings.
+    public func sendPasswordReset(withEmail email: String, completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        sendPasswordReset(withEmail: email, actionCodeSettings: nil, completion: completion)
     }
 
     /// Completion-handler form of `sendPasswordReset(withEmail:actionCodeSettings:)`.
     public func sendPasswordReset(
         withEmail email: String,
-        actionCodeSettings: ActionCodeSettings,
-        completion: (@Sendable ((any Error)?) -> Void)? = nil
+        actionCodeSettings: ActionCodeSettings?,
+        completion: (@MainActor ((any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) {
+        completeOnMainActor(completion) {
             try await self.sendPasswordReset(withEmail: email, actionCodeSettings: actionCodeSettings)
         }
     }
@@ -93,9 +89,9 @@ extension Auth {
     public func confirmPasswordReset(
         withCode code: String,
         newPassword: String,
-        completion: @escaping @Sendable ((any Error)?) -> Void
+        completion: @escaping @MainActor ((any Error)?) -> Void
     ) {
-        callbackQueue.complete(completion) { try await self.confirmPasswordReset(withCode: code, newPassword: newPassword) }
+        completeOnMainActor(completion) { try await self.confirmPasswordReset(withCode: code, newPassword: newPassword) }
     }
 
     /// Checks a password-reset code without using it up, and returns the address it was sent to.
@@ -108,8 +104,8 @@ extension Auth {
     }
 
     /// Completion-handler form of `verifyPasswordResetCode(_:)`.
-    public func verifyPasswordResetCode(_ code: String, completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
-        callbackQueue.complete(completion) { try await self.verifyPasswordResetCode(code) }
+    public func verifyPasswordResetCode(_ code: String, completion: @escaping @MainActor (String?, (any Error)?) -> Void) {
+        completeOnMainActor(completion) { try await self.verifyPasswordResetCode(code) }
     }
 
     // MARK: Action codes
@@ -123,8 +119,8 @@ extension Auth {
     }
 
     /// Completion-handler form of `checkActionCode(_:)`.
-    public func checkActionCode(_ code: String, completion: @escaping @Sendable (ActionCodeInfo?, (any Error)?) -> Void) {
-        callbackQueue.complete(completion) { try await self.checkActionCode(code) }
+    public func checkActionCode(_ code: String, completion: @escaping @MainActor (ActionCodeInfo?, (any Error)?) -> Void) {
+        completeOnMainActor(completion) { try await self.checkActionCode(code) }
     }
 
     /// Applies an email verification, email recovery or verify-and-change-email code. A signed-in
@@ -134,8 +130,8 @@ extension Auth {
     }
 
     /// Completion-handler form of `applyActionCode(_:)`.
-    public func applyActionCode(_ code: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        callbackQueue.complete(completion) { try await self.applyActionCode(code) }
+    public func applyActionCode(_ code: String, completion: @escaping @MainActor ((any Error)?) -> Void) {
+        completeOnMainActor(completion) { try await self.applyActionCode(code) }
     }
 
     /// `accounts:sendOobCode` of `request` with `settings`, if any.

@@ -15,7 +15,7 @@ extension Auth {
 
     /// Completion-handler form of `revokeToken(withAuthorizationCode:)`.
     public func revokeToken(withAuthorizationCode authorizationCode: String,
-                            completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.revokeToken(withAuthorizationCode: authorizationCode) }
+                            completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.revokeToken(withAuthorizationCode: authorizationCode) }
     }
 }

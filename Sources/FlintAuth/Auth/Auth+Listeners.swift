@@ -9,6 +9,13 @@ public typealias AuthStateDidChangeListenerHandle = NSObjectProtocol
 /// The handle that removes an ID-token listener.
 public typealias IDTokenDidChangeListenerHandle = NSObjectProtocol
 
+extension Notification.Name {
+    /// Posted on `NotificationCenter.default` when an `Auth`'s state changes, as FirebaseAuth posts it:
+    /// a user signs in or out, or the current user's ID token changes (whenever the ID-token listeners
+    /// are told). The notification's `object` is the `Auth`; it is posted on the `Auth`'s `callbackQueue`.
+    public static let AuthStateDidChange = Notification.Name("FIRAuthStateDidChangeNotification")
+}
+
 extension Auth {
     struct Listener: Sendable {
         enum Kind: Sendable {
@@ -24,6 +31,9 @@ extension Auth {
     }
 
     final class ListenerHandle: NSObject, Sendable {}
+
+    /// `Notification.Name.AuthStateDidChange`.
+    public static let authStateDidChangeNotification = Notification.Name.AuthStateDidChange
 
     /// Registers `listener`, called on the callback queue once right away with the current user,
     /// then each time a user signs in or out. Keep the handle to remove it.
@@ -64,8 +74,9 @@ extension Auth {
         }
     }
 
-    /// Tells the listeners about the current user if it differs from what they were last told.
-    /// Called with the lock held, so that notifications are queued in the order of the changes.
+    /// Tells the listeners about the current user if it differs from what they were last told, and
+    /// posts `AuthStateDidChange` if the ID token changed. Called with the lock held, so that
+    /// notifications are queued in the order of the changes.
     func notifyListeners(_ state: inout State) {
         let user = state.currentUser
         let userID = user?.uid
@@ -76,6 +87,12 @@ extension Auth {
         state.notifiedAccessToken = accessToken
         for listener in state.listeners where (listener.kind == .authState ? userChanged : tokenChanged) {
             deliver(to: listener, user: user, on: state.callbackQueue)
+        }
+        if tokenChanged {
+            state.callbackQueue.async { [weak self] in
+                guard let self else { return }
+                NotificationCenter.default.post(name: .AuthStateDidChange, object: self)
+            }
         }
     }
 

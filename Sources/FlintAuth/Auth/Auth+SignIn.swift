@@ -14,8 +14,8 @@ extension Auth {
     }
 
     /// Completion-handler form of `signInAnonymously()`.
-    public func signInAnonymously(completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.signInAnonymously() }
+    public func signInAnonymously(completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.signInAnonymously() }
     }
 
     /// Creates an email/password user and signs it in.
@@ -30,9 +30,9 @@ extension Auth {
     public func createUser(
         withEmail email: String,
         password: String,
-        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) { try await self.createUser(withEmail: email, password: password) }
+        completeOnMainActor(completion) { try await self.createUser(withEmail: email, password: password) }
     }
 
     /// Signs in with an email and password.
@@ -45,9 +45,9 @@ extension Auth {
     public func signIn(
         withEmail email: String,
         password: String,
-        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) { try await self.signIn(withEmail: email, password: password) }
+        completeOnMainActor(completion) { try await self.signIn(withEmail: email, password: password) }
     }
 
     /// Signs in with a provider's credential.
@@ -61,8 +61,25 @@ extension Auth {
     }
 
     /// Completion-handler form of `signIn(with:)`.
-    public func signIn(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.signIn(with: credential) }
+    public func signIn(with credential: AuthCredential, completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.signIn(with: credential) }
+    }
+
+    /// Signs in with a custom token that the app's own server minted with an Admin SDK
+    /// (`createCustomToken`), creating the user on first use. Its developer claims ride along in the
+    /// session's ID tokens. `additionalUserInfo.providerID` is `""`, as in FirebaseAuth. Throws
+    /// `invalidCustomToken` for a token the server does not accept and `customTokenMismatch` for one
+    /// of another project.
+    @discardableResult
+    public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
+        let response = try await backend.signIn(customToken: token)
+        return try await completeSignIn(response, isAnonymous: false,
+                                        additionalUserInfo: AdditionalUserInfo(providerID: "", isNewUser: response.isNewUser ?? false))
+    }
+
+    /// Completion-handler form of `signIn(withCustomToken:)`.
+    public func signIn(withCustomToken token: String, completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.signIn(withCustomToken: token) }
     }
 
     /// The sign-in methods (`"password"`, `"emailLink"`, IdP IDs) of the account with `email`;
@@ -73,8 +90,8 @@ extension Auth {
     }
 
     /// Completion-handler form of `fetchSignInMethods(forEmail:)`.
-    public func fetchSignInMethods(forEmail email: String, completion: (@Sendable ([String]?, (any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.fetchSignInMethods(forEmail: email) }
+    public func fetchSignInMethods(forEmail email: String, completion: (@MainActor ([String]?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.fetchSignInMethods(forEmail: email) }
     }
 
     /// Turns a sign-in answer into the current user (see `completeSignIn(tokens:isAnonymous:additionalUserInfo:credential:)`).

@@ -14,6 +14,10 @@ public final class Auth: NSObject, Sendable {
         /// Set by `useEmulator(withHost:port:)`; wins over `FirebaseOptions.serverURL`.
         var emulatorURL: URL?
         var callbackQueue: DispatchQueue = .authCallbacks
+        /// Where the signed-in user is kept: the instance's own store, or the one of `userAccessGroup`.
+        var store: any AuthCredentialStore
+        /// Set by `useUserAccessGroup(_:)`.
+        var userAccessGroup: String?
         var listeners: [Listener] = []
         /// What the listeners were last told: the signed-in uid and its ID token.
         var notifiedUserID: String?
@@ -24,7 +28,11 @@ public final class Auth: NSObject, Sendable {
     private static let instances = Locked<[String: Auth]>([:])
 
     private let firebaseApp: FirebaseApp
-    private let credentialStore: any AuthCredentialStore
+    /// The instance's own store of the signed-in user (unless a user access group is in use), which
+    /// also remembers the access group.
+    let credentialStore: any AuthCredentialStore
+    /// The store of a keychain access group (see `useUserAccessGroup(_:)`).
+    let accessGroupStore: @Sendable (String) throws -> any AuthCredentialStore
     private let httpClient: any AuthHTTPClient
     let state: Locked<State>
     /// Phone sign-in: recent code sends, the APNs token and app credential, the web flow.
@@ -54,17 +62,19 @@ public final class Auth: NSObject, Sendable {
         set { state[\.settings] = newValue?.copy() as? AuthSettings }
     }
 
-    /// Flint: where completion handlers and listeners run. Defaults to the main queue on Apple
-    /// platforms and to a private serial queue elsewhere (where nothing may service the main queue).
+    /// Flint: where listeners run and the `AuthStateDidChange` notification is posted (and, without
+    /// UIKit, where the `AuthUIDelegate` is called). Defaults to the main queue on Apple platforms and to
+    /// a private serial queue elsewhere (where nothing may service the main queue). Completion handlers
+    /// always run on the main actor.
     public var callbackQueue: DispatchQueue {
         get { state[\.callbackQueue] }
         set { state[\.callbackQueue] = newValue }
     }
 
-    /// The instance of the default app. Traps if `FirebaseApp.configure(options:)` was not called.
+    /// The instance of the default app. Traps if the default app is not configured.
     public static func auth() -> Auth {
         guard let app = FirebaseApp.app() else {
-            fatalError("The default FirebaseApp is not configured. Call FirebaseApp.configure(options:) first.")
+            fatalError("The default FirebaseApp is not configured. Call FirebaseApp.configure() or configure(options:) first.")
         }
         return auth(app: app)
     }
@@ -89,12 +99,15 @@ public final class Auth: NSObject, Sendable {
         self.init(app: app, credentialStore: credentialStore, httpClient: URLSessionHTTPClient.shared)
     }
 
-    init(app: FirebaseApp, credentialStore: any AuthCredentialStore, httpClient: any AuthHTTPClient) {
+    /// `accessGroupStore` makes the store of an access group; by default the Keychain's.
+    init(app: FirebaseApp, credentialStore: any AuthCredentialStore, httpClient: any AuthHTTPClient,
+         accessGroupStore: (@Sendable (String) throws -> any AuthCredentialStore)? = nil) {
         precondition(app.configuration.apiKey?.isEmpty == false, "FirebaseOptions.apiKey is required by Auth.")
         self.firebaseApp = app
         self.credentialStore = credentialStore
+        self.accessGroupStore = accessGroupStore ?? { try DefaultCredentialStore.make(for: app, accessGroup: $0) }
         self.httpClient = httpClient
-        self.state = Locked(State())
+        self.state = Locked(State(store: credentialStore))
         super.init()
         loadStoredUser()
     }
@@ -151,23 +164,40 @@ public final class Auth: NSObject, Sendable {
         "\(app.name)_firebase_user"
     }
 
-    private var storeKey: String { Self.storeKey(for: firebaseApp) }
+    var storeKey: String { Self.storeKey(for: firebaseApp) }
 
+    /// Loads the persisted user, from the store of the access group last chosen if there is one.
     private func loadStoredUser() {
-        guard let data = try? credentialStore.loadData(forKey: storeKey),
-              let snapshot = try? UserSnapshot(encoded: data)
-        else { return }
-        let user = User(snapshot: snapshot, auth: self)
+        if let group = storedAccessGroup, let store = try? accessGroupStore(group) {
+            state.withLock { state in
+                state.store = store
+                state.userAccessGroup = group
+            }
+        }
+        guard let user = try? storedUser(in: state[\.store]) else { return }
         state.withLock { state in
             state.currentUser = user
-            state.notifiedUserID = snapshot.uid
-            state.notifiedAccessToken = snapshot.tokens.accessToken
+            state.notifiedUserID = user.uid
+            state.notifiedAccessToken = user.snapshot.tokens.accessToken
         }
     }
 
-    private func save(_ user: User) throws {
+    /// The user persisted in `store`, if any (data that does not decode counts as none).
+    /// Throws `keychainError` if the store cannot be read.
+    func storedUser(in store: any AuthCredentialStore) throws -> User? {
+        let data: Data?
         do {
-            try credentialStore.saveData(try user.snapshot.encoded(), forKey: storeKey)
+            data = try store.loadData(forKey: storeKey)
+        } catch {
+            throw AuthErrorUtils.keychainError(underlying: error)
+        }
+        guard let data, let snapshot = try? UserSnapshot(encoded: data) else { return nil }
+        return User(snapshot: snapshot, auth: self)
+    }
+
+    private func save(_ user: User, in store: any AuthCredentialStore) throws {
+        do {
+            try store.saveData(try user.snapshot.encoded(), forKey: storeKey)
         } catch {
             throw AuthErrorUtils.keychainError(underlying: error)
         }
@@ -177,7 +207,7 @@ public final class Auth: NSObject, Sendable {
     /// If it cannot be persisted, the previous user stays and `keychainError` is thrown.
     func signInCompleted(_ user: User) throws {
         try state.withLock { state in
-            try save(user)
+            try save(user, in: state.store)
             state.currentUser = user
             notifyListeners(&state)
         }
@@ -187,7 +217,7 @@ public final class Auth: NSObject, Sendable {
     func userDidChange(_ user: User) throws {
         try state.withLock { state in
             guard state.currentUser === user else { return }
-            try save(user)
+            try save(user, in: state.store)
             notifyListeners(&state)
         }
     }
@@ -199,7 +229,7 @@ public final class Auth: NSObject, Sendable {
         try state.withLock { state in
             guard state.currentUser != nil else { return }
             do {
-                try credentialStore.removeData(forKey: storeKey)
+                try state.store.removeData(forKey: storeKey)
             } catch {
                 throw AuthErrorUtils.keychainError(underlying: error)
             }
@@ -219,7 +249,7 @@ public final class Auth: NSObject, Sendable {
 
     /// Deletes the persisted user, ignoring store failures, and signs it out.
     private func forgetCurrentUser(_ state: inout State) {
-        try? credentialStore.removeData(forKey: storeKey)
+        try? state.store.removeData(forKey: storeKey)
         state.currentUser = nil
         notifyListeners(&state)
     }

@@ -13,6 +13,11 @@ extension AuthBackend {
         return try await postFirstFactor(.signInWithPassword, request)
     }
 
+    /// `accounts:signInWithCustomToken` (v3 `verifyCustomToken`). Custom tokens skip second factors.
+    func signIn(customToken: String) async throws -> SignInResponse {
+        return try await post(.signInWithCustomToken, SignInWithCustomTokenRequest(token: customToken))
+    }
+
     /// `accounts:lookup` of the user an ID token belongs to. Like FirebaseAuth, anything but
     /// exactly one user in the answer is an `internalError`.
     func lookup(idToken: String) async throws -> UserRecord {

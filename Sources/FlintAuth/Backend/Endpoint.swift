@@ -10,6 +10,7 @@ struct Endpoint: Sendable, Equatable {
 
     static let signUp = identityToolkit("accounts:signUp")
     static let signInWithPassword = identityToolkit("accounts:signInWithPassword")
+    static let signInWithCustomToken = identityToolkit("accounts:signInWithCustomToken")
     static let lookup = identityToolkit("accounts:lookup")
     static let update = identityToolkit("accounts:update")
     static let delete = identityToolkit("accounts:delete")

@@ -73,25 +73,25 @@ public final class PhoneAuthProvider: NSObject, Sendable {
     }
 
     /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`; `completion`
-    /// runs on the `Auth`'s callback queue.
+    /// runs on the main actor.
     public func verifyPhoneNumber(
         _ phoneNumber: String,
         uiDelegate: AuthUIDelegate? = nil,
-        completion: (@Sendable (String?, (any Error)?) -> Void)?
+        completion: (@MainActor (String?, (any Error)?) -> Void)?
     ) {
         verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: nil, completion: completion)
     }
 
     /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`; `completion`
-    /// runs on the `Auth`'s callback queue.
+    /// runs on the main actor.
     public func verifyPhoneNumber(
         _ phoneNumber: String,
         uiDelegate: AuthUIDelegate? = nil,
         multiFactorSession: MultiFactorSession? = nil,
-        completion: (@Sendable (String?, (any Error)?) -> Void)?
+        completion: (@MainActor (String?, (any Error)?) -> Void)?
     ) {
         let presenter = makeWebPagePresenter(uiDelegate, callbackQueue: auth.callbackQueue)
-        auth.callbackQueue.complete(completion) {
+        completeOnMainActor(completion) {
             try await self.verify(phoneNumber, presenter: presenter, multiFactorSession: multiFactorSession)
         }
     }

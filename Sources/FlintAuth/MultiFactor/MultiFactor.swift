@@ -34,9 +34,9 @@ public final class MultiFactor: NSObject, Sendable {
         MultiFactorSession(kind: .enrollment(idToken: try await user.getIDToken(), user: user))
     }
 
-    /// Completion-handler form of `session()`; `completion` runs on the `Auth`'s callback queue.
-    public func getSessionWithCompletion(_ completion: (@Sendable (MultiFactorSession?, (any Error)?) -> Void)?) {
-        user.callbackQueue.complete(completion) { try await self.session() }
+    /// Completion-handler form of `session()`; `completion` runs on the main actor.
+    public func getSessionWithCompletion(_ completion: (@MainActor (MultiFactorSession?, (any Error)?) -> Void)?) {
+        completeOnMainActor(completion) { try await self.session() }
     }
 
     /// Enrolls the second factor `assertion` proves (`mfaEnrollment:finalize`) under `displayName`, then
@@ -50,13 +50,13 @@ public final class MultiFactor: NSObject, Sendable {
         }
     }
 
-    /// Completion-handler form of `enroll(with:displayName:)`; `completion` runs on the `Auth`'s callback queue.
+    /// Completion-handler form of `enroll(with:displayName:)`; `completion` runs on the main actor.
     public func enroll(
         with assertion: MultiFactorAssertion,
         displayName: String?,
-        completion: (@Sendable ((any Error)?) -> Void)?
+        completion: (@MainActor ((any Error)?) -> Void)?
     ) {
-        user.callbackQueue.complete(completion) { try await self.enroll(with: assertion, displayName: displayName) }
+        completeOnMainActor(completion) { try await self.enroll(with: assertion, displayName: displayName) }
     }
 
     /// Removes the enrolled second factor `factorInfo` (see `unenroll(withFactorUID:)`).
@@ -64,8 +64,8 @@ public final class MultiFactor: NSObject, Sendable {
         try await unenroll(withFactorUID: factorInfo.uid)
     }
 
-    /// Completion-handler form of `unenroll(with:)`; `completion` runs on the `Auth`'s callback queue.
-    public func unenroll(with factorInfo: MultiFactorInfo, completion: (@Sendable ((any Error)?) -> Void)?) {
+    /// Completion-handler form of `unenroll(with:)`; `completion` runs on the main actor.
+    public func unenroll(with factorInfo: MultiFactorInfo, completion: (@MainActor ((any Error)?) -> Void)?) {
         unenroll(withFactorUID: factorInfo.uid, completion: completion)
     }
 
@@ -77,9 +77,9 @@ public final class MultiFactor: NSObject, Sendable {
         }
     }
 
-    /// Completion-handler form of `unenroll(withFactorUID:)`; `completion` runs on the `Auth`'s callback queue.
-    public func unenroll(withFactorUID factorUID: String, completion: (@Sendable ((any Error)?) -> Void)?) {
-        user.callbackQueue.complete(completion) { try await self.unenroll(withFactorUID: factorUID) }
+    /// Completion-handler form of `unenroll(withFactorUID:)`; `completion` runs on the main actor.
+    public func unenroll(withFactorUID factorUID: String, completion: (@MainActor ((any Error)?) -> Void)?) {
+        completeOnMainActor(completion) { try await self.unenroll(withFactorUID: factorUID) }
     }
 
     /// Runs an enrollment RPC with a fresh ID token, then takes the new tokens it returns and reloads the user.

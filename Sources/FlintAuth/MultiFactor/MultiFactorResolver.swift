@@ -60,11 +60,11 @@ public final class MultiFactorResolver: NSObject, Sendable {
         }
     }
 
-    /// Completion-handler form of `resolveSignIn(with:)`; `completion` runs on the `Auth`'s callback queue.
+    /// Completion-handler form of `resolveSignIn(with:)`; `completion` runs on the main actor.
     public func resolveSignIn(
         with assertion: MultiFactorAssertion,
-        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)? = nil
+        completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        auth.callbackQueue.complete(completion) { try await self.resolveSignIn(with: assertion) }
+        completeOnMainActor(completion) { try await self.resolveSignIn(with: assertion) }
     }
 }

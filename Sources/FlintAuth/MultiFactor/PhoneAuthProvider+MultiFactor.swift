@@ -18,15 +18,15 @@ extension PhoneAuthProvider {
     }
 
     /// Completion-handler form of `verifyPhoneNumber(with:uiDelegate:multiFactorSession:)`; `completion` runs
-    /// on the `Auth`'s callback queue.
+    /// on the main actor.
     public func verifyPhoneNumber(
         with multiFactorInfo: PhoneMultiFactorInfo,
         uiDelegate: AuthUIDelegate? = nil,
         multiFactorSession: MultiFactorSession?,
-        completion: (@Sendable (String?, (any Error)?) -> Void)?
+        completion: (@MainActor (String?, (any Error)?) -> Void)?
     ) {
         let presenter = makeWebPagePresenter(uiDelegate, callbackQueue: auth.callbackQueue)
-        auth.callbackQueue.complete(completion) {
+        completeOnMainActor(completion) {
             try await self.sendSignInCode(to: multiFactorInfo, session: multiFactorSession, presenter: presenter)
         }
     }

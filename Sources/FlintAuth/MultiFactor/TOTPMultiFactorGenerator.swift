@@ -52,13 +52,12 @@ public final class TOTPMultiFactorGenerator: NSObject, Sendable {
         return TOTPSecret(info)
     }
 
-    /// Completion-handler form of `generateSecret(with:)`; `completion` runs on the user's `Auth`'s
-    /// callback queue.
+    /// Completion-handler form of `generateSecret(with:)`; `completion` runs on the main actor.
     public static func generateSecret(
         with session: MultiFactorSession,
-        completion: @escaping @Sendable (TOTPSecret?, (any Error)?) -> Void
+        completion: @escaping @MainActor (TOTPSecret?, (any Error)?) -> Void
     ) {
-        session.auth.callbackQueue.complete(completion) { try await generateSecret(with: session) }
+        completeOnMainActor(completion) { try await generateSecret(with: session) }
     }
 
     /// An assertion enrolling `secret` with the app's current `oneTimePassword`, for

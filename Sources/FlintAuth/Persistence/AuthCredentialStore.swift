@@ -2,7 +2,9 @@ import Foundation
 
 /// Where an `Auth` keeps its signed-in user (tokens included) between launches.
 ///
-/// FlintAuth stores one item per app, under the key `<app name>_firebase_user`. Implementations
+/// FlintAuth stores one item per app, under the key `<app name>_firebase_user`, and, once
+/// `Auth.useUserAccessGroup(_:)` chose a group, the group's name under
+/// `<app name>_firebase_user_access_group`. Implementations
 /// must be safe to call from any thread; calls for one `Auth` never overlap.
 public protocol AuthCredentialStore: Sendable {
     /// The item stored under `key`, or nil if there is none.
@@ -42,6 +44,16 @@ enum DefaultCredentialStore {
         #else
         let identifier = app.configuration.bundleID ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
         return FileCredentialStore(directory: FileCredentialStore.defaultDirectory(appIdentifier: identifier))
+        #endif
+    }
+
+    /// The store of keychain access group `accessGroup`, shared by the group's apps: its service names
+    /// the API key, which the project's apps have in common. `keychainError` without a Keychain.
+    static func make(for app: FirebaseApp, accessGroup: String) throws -> any AuthCredentialStore {
+        #if canImport(Security)
+        return KeychainCredentialStore(service: "firebase_auth_\(app.configuration.apiKey ?? "")", accessGroup: accessGroup)
+        #else
+        throw AuthErrorUtils.error(.keychainError, message: "Keychain access groups exist on Apple platforms only.")
         #endif
     }
 }

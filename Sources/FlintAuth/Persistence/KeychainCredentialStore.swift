@@ -8,10 +8,14 @@ import Security
 public struct KeychainCredentialStore: AuthCredentialStore {
     /// The `kSecAttrService` of the items.
     public let service: String
+    /// The `kSecAttrAccessGroup` of the items, a keychain-sharing group of the app's entitlements; nil
+    /// for the app's default group.
+    public let accessGroup: String?
 
-    /// A store of the items of Keychain service `service`.
-    public init(service: String) {
+    /// A store of the items of Keychain service `service`, in access group `accessGroup` if given.
+    public init(service: String, accessGroup: String? = nil) {
         self.service = service
+        self.accessGroup = accessGroup
     }
 
     public func loadData(forKey key: String) throws -> Data? {
@@ -48,12 +52,16 @@ public struct KeychainCredentialStore: AuthCredentialStore {
     }
 
     private func baseQuery(forKey key: String) -> [String: Any] {
-        [
+        var query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
             kSecAttrAccount as String: "firebase_auth_1_\(key)",
             kSecUseDataProtectionKeychain as String: true,
         ]
+        if let accessGroup {
+            query[kSecAttrAccessGroup as String] = accessGroup
+        }
+        return query
     }
 
     private static func check(_ status: OSStatus) throws {

@@ -1,9 +1,9 @@
 import Foundation
 
 extension DispatchQueue {
-    /// The default queue for completion handlers and listeners: the main queue where an app has a
-    /// main run loop (Apple platforms), otherwise one serial queue private to FlintAuth, so that
-    /// command-line tools and test runners that never service the main queue still get callbacks.
+    /// The default queue for listeners, the auth-state notification and (without UIKit) the UI delegate:
+    /// the main queue where an app has a main run loop (Apple platforms), otherwise one serial queue
+    /// private to FlintAuth, so that command-line tools that never service the main queue still get them.
     static let authCallbacks: DispatchQueue = {
         #if canImport(ObjectiveC)
         return .main
@@ -11,28 +11,36 @@ extension DispatchQueue {
         return DispatchQueue(label: "dev.flint.auth.callbacks")
         #endif
     }()
+}
 
-    /// Runs `operation` in a new task and reports its outcome to `completion` on this queue.
-    /// Backs the completion-handler twins of the SDK's `async` methods.
-    func complete<Value: Sendable>(
-        _ completion: (@Sendable (Value?, (any Error)?) -> Void)?,
-        _ operation: @escaping @Sendable () async throws -> Value
-    ) {
-        Task {
-            do {
-                let value = try await operation()
-                self.async { completion?(value, nil) }
-            } catch {
-                self.async { completion?(nil, error) }
+/// Runs `operation` in a new task and reports its outcome to `completion` on the main actor, as
+/// FirebaseAuth calls its completion handlers on the main queue. Backs the completion-handler twins of
+/// the SDK's `async` methods.
+func completeOnMainActor<Value: Sendable>(
+    _ completion: (@MainActor (Value?, (any Error)?) -> Void)?,
+    _ operation: @escaping @Sendable () async throws -> Value
+) {
+    Task {
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = .success(try await operation())
+        } catch {
+            outcome = .failure(error)
+        }
+        guard let completion else { return }
+        await MainActor.run {
+            switch outcome {
+            case .success(let value): completion(value, nil)
+            case .failure(let error): completion(nil, error)
             }
         }
     }
+}
 
-    /// `complete(_:_:)` for operations that produce no value.
-    func complete(
-        _ completion: (@Sendable ((any Error)?) -> Void)?,
-        _ operation: @escaping @Sendable () async throws -> Void
-    ) {
-        complete({ (_: Void?, error) in completion?(error) }, operation)
-    }
+/// `completeOnMainActor(_:_:)` for operations that produce no value.
+func completeOnMainActor(
+    _ completion: (@MainActor ((any Error)?) -> Void)?,
+    _ operation: @escaping @Sendable () async throws -> Void
+) {
+    completeOnMainActor(completion.map { completion in { @MainActor (_: Void?, error) in completion(error) } }, operation)
 }

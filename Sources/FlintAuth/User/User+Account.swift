@@ -11,8 +11,8 @@ extension User {
     }
 
     /// Completion-handler form of `reload()`.
-    public func reload(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.reload() }
+    public func reload(completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.reload() }
     }
 
     /// Changes the user's email. (Deprecated in FirebaseAuth in favour of a verified change.)
@@ -21,8 +21,8 @@ extension User {
     }
 
     /// Completion-handler form of `updateEmail(to:)`.
-    public func updateEmail(to email: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.updateEmail(to: email) }
+    public func updateEmail(to email: String, completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.updateEmail(to: email) }
     }
 
     /// Changes the user's password. Other sessions' ID tokens stop working; this one gets new tokens.
@@ -31,8 +31,8 @@ extension User {
     }
 
     /// Completion-handler form of `updatePassword(to:)`.
-    public func updatePassword(to password: String, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.updatePassword(to: password) }
+    public func updatePassword(to password: String, completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.updatePassword(to: password) }
     }
 
     /// A request to change the display name and photo URL; nothing is sent until `commitChanges`.
@@ -62,8 +62,9 @@ extension User {
     }
 
     /// Completion-handler form of `link(with:)`.
-    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)?) {
-        callbackQueue.complete(completion) { try await self.link(with: credential) }
+    public func link(with credential: AuthCredential,
+                     completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.link(with: credential) }
     }
 
     /// Signs in again with `credential`, which must belong to this user (else `userMismatch`),
@@ -89,9 +90,9 @@ extension User {
     /// Completion-handler form of `reauthenticate(with:)`.
     public func reauthenticate(
         with credential: AuthCredential,
-        completion: (@Sendable (AuthDataResult?, (any Error)?) -> Void)?
+        completion: (@MainActor (AuthDataResult?, (any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) { try await self.reauthenticate(with: credential) }
+        completeOnMainActor(completion) { try await self.reauthenticate(with: credential) }
     }
 
     /// Removes the identity of `provider` (e.g. `"password"`) from this user. Fails with
@@ -106,8 +107,8 @@ extension User {
     }
 
     /// Completion-handler form of `unlink(fromProvider:)`.
-    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, (any Error)?) -> Void)?) {
-        callbackQueue.complete(completion) { try await self.unlink(fromProvider: provider) }
+    public func unlink(fromProvider provider: String, completion: (@MainActor (User?, (any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.unlink(fromProvider: provider) }
     }
 
     /// Deletes the account on the server, then signs it out locally.
@@ -119,8 +120,8 @@ extension User {
     }
 
     /// Completion-handler form of `delete()`.
-    public func delete(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.delete() }
+    public func delete(completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.delete() }
     }
 
     /// Takes over new `tokens` of this user's account (from a re-authentication, or a change of its second

@@ -10,9 +10,9 @@ extension User {
     /// Completion-handler form of `sendEmailVerification(with:)`.
     public func sendEmailVerification(
         with actionCodeSettings: ActionCodeSettings? = nil,
-        completion: (@Sendable ((any Error)?) -> Void)? = nil
+        completion: (@MainActor ((any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
+        completeOnMainActor(completion) { try await self.sendEmailVerification(with: actionCodeSettings) }
     }
 
     /// Emails `newEmail` a link that, once opened (or its code passed to `Auth.applyActionCode(_:)`),
@@ -27,9 +27,9 @@ extension User {
     public func sendEmailVerification(
         beforeUpdatingEmail newEmail: String,
         actionCodeSettings: ActionCodeSettings? = nil,
-        completion: (@Sendable ((any Error)?) -> Void)? = nil
+        completion: (@MainActor ((any Error)?) -> Void)? = nil
     ) {
-        callbackQueue.complete(completion) {
+        completeOnMainActor(completion) {
             try await self.sendEmailVerification(beforeUpdatingEmail: newEmail, actionCodeSettings: actionCodeSettings)
         }
     }

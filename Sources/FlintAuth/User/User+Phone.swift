@@ -18,7 +18,7 @@ extension User {
     }
 
     /// Completion-handler form of `updatePhoneNumber(_:)`.
-    public func updatePhoneNumber(_ credential: PhoneAuthCredential, completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        callbackQueue.complete(completion) { try await self.updatePhoneNumber(credential) }
+    public func updatePhoneNumber(_ credential: PhoneAuthCredential, completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.updatePhoneNumber(credential) }
     }
 }

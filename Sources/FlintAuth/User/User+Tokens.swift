@@ -16,13 +16,13 @@ extension User {
     }
 
     /// Completion-handler form of `getIDToken()`.
-    public func getIDToken(completion: (@Sendable (String?, (any Error)?) -> Void)?) {
+    public func getIDToken(completion: (@MainActor (String?, (any Error)?) -> Void)?) {
         getIDTokenForcingRefresh(false, completion: completion)
     }
 
     /// Completion-handler form of `getIDToken(forcingRefresh:)`.
-    public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: (@Sendable (String?, (any Error)?) -> Void)?) {
-        callbackQueue.complete(completion) { try await self.getIDToken(forcingRefresh: forceRefresh) }
+    public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: (@MainActor (String?, (any Error)?) -> Void)?) {
+        completeOnMainActor(completion) { try await self.getIDToken(forcingRefresh: forceRefresh) }
     }
 
     /// The ID token (as `getIDToken(forcingRefresh:)`) together with its decoded claims.
@@ -31,16 +31,16 @@ extension User {
     }
 
     /// Completion-handler form of `getIDTokenResult()`.
-    public func getIDTokenResult(completion: (@Sendable (AuthTokenResult?, (any Error)?) -> Void)?) {
+    public func getIDTokenResult(completion: (@MainActor (AuthTokenResult?, (any Error)?) -> Void)?) {
         getIDTokenResult(forcingRefresh: false, completion: completion)
     }
 
     /// Completion-handler form of `getIDTokenResult(forcingRefresh:)`.
     public func getIDTokenResult(
         forcingRefresh forceRefresh: Bool,
-        completion: (@Sendable (AuthTokenResult?, (any Error)?) -> Void)?
+        completion: (@MainActor (AuthTokenResult?, (any Error)?) -> Void)?
     ) {
-        callbackQueue.complete(completion) { try await self.getIDTokenResult(forcingRefresh: forceRefresh) }
+        completeOnMainActor(completion) { try await self.getIDTokenResult(forcingRefresh: forceRefresh) }
     }
 
     /// Joins the refresh in flight, or starts one.

@@ -56,9 +56,6 @@ public final class User: NSObject, UserInfo, Sendable {
 
     // MARK: Internals shared by the operations
 
-    /// Where this user's completion handlers run: its `Auth`'s callback queue.
-    var callbackQueue: DispatchQueue { auth.callbackQueue }
-
     /// Applies `change` to the user's state, then persists it and tells listeners if this is the
     /// current user of its `Auth`.
     func update(_ change: (inout UserSnapshot) -> Void) throws {

@@ -50,7 +50,7 @@ public final class UserProfileChangeRequest: NSObject, Sendable {
     }
 
     /// Completion-handler form of `commitChanges()`.
-    public func commitChanges(completion: (@Sendable ((any Error)?) -> Void)? = nil) {
-        user.callbackQueue.complete(completion) { try await self.commitChanges() }
+    public func commitChanges(completion: (@MainActor ((any Error)?) -> Void)? = nil) {
+        completeOnMainActor(completion) { try await self.commitChanges() }
     }
 }

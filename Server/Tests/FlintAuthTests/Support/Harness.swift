@@ -80,6 +80,20 @@ func drainCallbacks(_ auth: Auth) async {
     }
 }
 
+/// Whether the caller runs on the main queue: where FlintAuth calls completion handlers, the main
+/// actor's queue (on Linux too, where a worker thread services it).
+func isOnMainQueue() -> Bool {
+    DispatchQueue.getSpecific(key: MainQueueMark.key) == true
+}
+
+private enum MainQueueMark {
+    static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+}
+
 /// Collects listener calls as strings such as `"state:<uid>"` or `"token:nil"`.
 final class EventLog: Sendable {
     private let events = Locked<[String]>([])

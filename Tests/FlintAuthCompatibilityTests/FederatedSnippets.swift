@@ -1,0 +1,109 @@
+import FlintAuth
+import Foundation
+
+/// "Authenticate Using Apple", "Authenticate Using Facebook Login" and "Authenticate Using Google Sign-In
+/// on Apple Platforms". The providers' own SDK types are replaced by the values the guides read from them.
+final class FederatedViewController: SnippetViewController {
+    // Unhashed nonce.
+    var currentNonce: String?
+
+    func startSignInWithAppleFlow() -> String {
+        let nonce = AuthNonce.random()
+        currentNonce = nonce
+        // request.nonce = sha256(nonce)
+        return AuthNonce.sha256(nonce)
+    }
+
+    /// The body of `authorizationController(controller:didCompleteWithAuthorization:)`.
+    func didCompleteWithAppleID(identityToken: Data?, fullName: PersonNameComponents?) {
+        guard let nonce = currentNonce else {
+            fatalError("Invalid state: A login callback was received, but no login request was sent.")
+        }
+        guard let appleIDToken = identityToken else {
+            print("Unable to fetch identity token")
+            return
+        }
+        guard let idTokenString = String(data: appleIDToken, encoding: .utf8) else {
+            print("Unable to serialize token string from data: \(appleIDToken.debugDescription)")
+            return
+        }
+        // Initialize a Firebase credential, including the user's full name.
+        let credential = OAuthProvider.appleCredential(withIDToken: idTokenString,
+                                                       rawNonce: nonce,
+                                                       fullName: fullName)
+        // Sign in with Firebase.
+        Auth.auth().signIn(with: credential) { authResult, error in
+            if let error {
+                // Error. If error.code == .MissingOrInvalidNonce, make sure
+                // you're sending the SHA256-hashed nonce as a hex string with
+                // your request to Apple.
+                print(error.localizedDescription)
+                return
+            }
+            // User is signed in to Firebase with Apple.
+            // ...
+            self.showMessagePrompt(authResult?.user.uid ?? "")
+        }
+    }
+
+    /// Deleting an account: revoke the Apple tokens first.
+    func deleteCurrentUser(authCodeString: String) {
+        let user = Auth.auth().currentUser
+        Task {
+            do {
+                try await Auth.auth().revokeToken(withAuthorizationCode: authCodeString)
+                try await user?.delete()
+                self.showMessagePrompt("Deleted")
+            } catch {
+                self.showMessagePrompt(error.localizedDescription)
+            }
+        }
+    }
+
+    /// Classic Facebook Login (`AccessToken.current!.tokenString`).
+    func facebookLogin(accessTokenString: String) {
+        let credential = FacebookAuthProvider
+            .credential(withAccessToken: accessTokenString)
+        Auth.auth().signIn(with: credential) { authResult, error in
+            if let error = error {
+                let authError = error as NSError
+                self.showMessagePrompt(authError.localizedDescription)
+                return
+            }
+            // User is signed in
+            // ...
+        }
+    }
+
+    /// Facebook Limited Login (`AuthenticationToken.current?.tokenString`).
+    func facebookLimitedLogin(idTokenString: String?) {
+        // Initialize a Firebase credential.
+        let nonce = currentNonce
+        let credential = OAuthProvider.credential(providerID: AuthProviderID.facebook,
+                                                  idToken: idTokenString!,
+                                                  rawNonce: nonce)
+        Auth.auth().signIn(with: credential) { authResult, error in
+            // ...
+        }
+    }
+
+    /// Google Sign-In (`result?.user.idToken?.tokenString`, `user.accessToken.tokenString`).
+    func googleSignIn(idToken: String?, accessTokenString: String) {
+        guard let idToken else {
+            // ...
+            return
+        }
+        let credential = GoogleAuthProvider.credential(withIDToken: idToken,
+                                                       accessToken: accessTokenString)
+        Auth.auth().signIn(with: credential) { result, error in
+            // At this point, our user is signed in
+        }
+        _ = GoogleAuthProviderID
+    }
+
+    func customTokenSignIn(customToken: String?) {
+        Auth.auth().signIn(withCustomToken: customToken ?? "") { user, error in
+            // ...
+        }
+    }
+}
