@@ -18,24 +18,8 @@ import Testing
         }
     }
 
-    static func client() -> FakeHTTPClient {
-        let sequence = Counter()
-        return FakeHTTPClient { sent in
-            switch sent.rpc {
-            case "accounts:signUp":
-                let n = sequence.next()
-                return .ok(["localId": "uid-\(n)", "idToken": "id-token-\(n)", "refreshToken": "refresh-\(n)", "expiresIn": "3600"])
-            case "accounts:lookup":
-                let uid = (sent.string("idToken") ?? "").replacingOccurrences(of: "id-token-", with: "uid-")
-                return .ok(["users": [["localId": uid]]])
-            default:
-                return .error("UNEXPECTED_RPC : \(sent.rpc)", status: 404)
-            }
-        }
-    }
-
     @Test func usersMoveIntoTheGroupAndTheChoiceIsRemembered() async throws {
-        let client = Self.client()
+        let client = FakeHTTPClient.anonymousAccounts()
         let groups = Groups()
         try await withFakeAuth(client: client) { fake in
             let app = try #require(fake.app)
@@ -74,7 +58,7 @@ import Testing
     }
 
     @Test func signingOutOfTheGroupSignsEveryAppOut() async throws {
-        let client = Self.client()
+        let client = FakeHTTPClient.anonymousAccounts()
         let groups = Groups()
         try await withFakeAuth(client: client) { fake in
             let app = try #require(fake.app)
@@ -91,7 +75,7 @@ import Testing
     /// Without a Keychain (Linux), a group is refused with `keychainError` and nothing changes; nil is fine.
     @Test func withoutAKeychainGroupsAreRefused() async throws {
         #if !canImport(Security)
-        try await withFakeAuth(client: Self.client()) { auth in
+        try await withFakeAuth(client: FakeHTTPClient.anonymousAccounts()) { auth in
             let user = try await auth.signInAnonymously().user
             let error = #expect(throws: (any Error).self) { try auth.useUserAccessGroup("TEAM.dev.flint.shared") }
             #expect(error.flatMap(AuthErrorCode.init) == .keychainError)

@@ -56,26 +56,6 @@ import Testing
         }
     }
 
-    /// Anonymous sign-ups `uid-<n>` with ID token `id-token-<n>`, and lookups of those tokens; a lookup
-    /// with API key `rejectedKey` fails with `INVALID_ID_TOKEN`.
-    static func client(rejectedKey: String? = nil) -> FakeHTTPClient {
-        let sequence = Counter()
-        return FakeHTTPClient { sent in
-            switch sent.rpc {
-            case "accounts:signUp":
-                let n = sequence.next()
-                return .ok(["localId": "uid-\(n)", "idToken": "id-token-\(n)", "refreshToken": "refresh-\(n)", "expiresIn": "3600"])
-            case "accounts:lookup" where sent.query["key"] == rejectedKey:
-                return .error("INVALID_ID_TOKEN")
-            case "accounts:lookup":
-                let uid = (sent.string("idToken") ?? "").replacingOccurrences(of: "id-token-", with: "uid-")
-                return .ok(["users": [["localId": uid, "displayName": "looked up with \(sent.query["key"] ?? "")"]]])
-            default:
-                return .error("UNEXPECTED_RPC : \(sent.rpc)", status: 404)
-            }
-        }
-    }
-
     /// A second `Auth` on `client`, of an app with `apiKey`.
     static func otherAuth(apiKey: String, client: FakeHTTPClient) throws -> Auth {
         let name = "flint-auth-fake-other-\(UUID().uuidString)"
@@ -85,7 +65,7 @@ import Testing
     }
 
     @Test func theSameKeyAndServerNeedNoRequest() async throws {
-        let client = Self.client()
+        let client = FakeHTTPClient.anonymousAccounts()
         try await withFakeAuth(client: client) { auth in
             let other = Auth(app: try #require(auth.app), credentialStore: InMemoryCredentialStore(), httpClient: client)
             let user = try await other.signInAnonymously().user
@@ -98,7 +78,7 @@ import Testing
     }
 
     @Test func anotherKeyIsCheckedThroughThisInstance() async throws {
-        let client = Self.client()
+        let client = FakeHTTPClient.anonymousAccounts()
         try await withFakeAuth(client: client) { auth in
             let other = try Self.otherAuth(apiKey: "other-key", client: client)
             let user = try await other.signInAnonymously().user
@@ -113,7 +93,7 @@ import Testing
     }
 
     @Test func aRejectedUserLeavesBothInstancesAsTheyWere() async throws {
-        let client = Self.client(rejectedKey: "fake-api-key")
+        let client = FakeHTTPClient.anonymousAccounts(rejectedKey: "fake-api-key")
         try await withFakeAuth(client: client) { auth in
             let other = try Self.otherAuth(apiKey: "other-key", client: client)
             let user = try await other.signInAnonymously().user
@@ -125,7 +105,7 @@ import Testing
     }
 
     @Test func nilUsersAndOtherTenantsAreRefused() async throws {
-        let client = Self.client()
+        let client = FakeHTTPClient.anonymousAccounts()
         try await withFakeAuth(client: client) { auth in
             let nullUser: (any Error)? = await withCheckedContinuation { continuation in
                 auth.updateCurrentUser(nil) { continuation.resume(returning: $0) }

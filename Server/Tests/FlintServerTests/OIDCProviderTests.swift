@@ -7,6 +7,33 @@ import Testing
 /// OpenID Connect providers (`oidc.…`): their admin CRUD as the Admin SDKs call it, and sign-in with their ID
 /// tokens against a fake provider found through its discovery document.
 @Suite struct OIDCProviderTests {
+    /// A production server and a fake provider on one clock, with `oidc.corp` configured for it (with `codeFlow`, its
+    /// secret and the code flow too); both stop afterwards, whether `body` succeeds or not.
+    private func withProvider(database: TestDatabase = .sqlite, codeFlow: Bool = false,
+                              prepare: (FakeOIDCProvider) -> Void = { _ in },
+                              _ body: (TestServer, FakeOIDCProvider, TestClock) async throws -> Void) async throws {
+        let clock = TestClock()
+        let provider = try await FakeOIDCProvider.start(clock: clock)
+        prepare(provider)
+        var failure: (any Error)?
+        do {
+            let server = try await TestServer.start(emulator: false, database: database, clock: clock)
+            do {
+                _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
+                    clientId: provider.clientID, issuer: provider.issuer, displayName: "Corp SSO", enabled: true,
+                    clientSecret: codeFlow ? provider.clientSecret : nil, responseType: codeFlow ? .init(code: true) : nil))
+                try await body(server, provider, clock)
+            } catch {
+                failure = error
+            }
+            try await server.stop()
+        } catch {
+            failure = failure ?? error
+        }
+        await provider.stop()
+        if let failure { throw failure }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func adminCreateListUpdateDelete(database: TestDatabase) async throws {
         try await withServer(database: database) { server, client in
@@ -60,13 +87,7 @@ import Testing
 
     @Test(arguments: TestDatabase.allCases)
     func idTokensAreCheckedThroughTheIssuersDiscoveryDocument(database: TestDatabase) async throws {
-        let clock = TestClock()
-        let provider = try await FakeOIDCProvider.start(clock: clock)
-        defer { Task { await provider.stop() } }
-        let server = try await TestServer.start(emulator: false, database: database, clock: clock)
-        do {
-            _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
-                clientId: provider.clientID, issuer: provider.issuer, displayName: "Corp SSO", enabled: true))
+        try await withProvider(database: database) { server, provider, _ in
             let client = TestClient(server)
             func signIn(_ token: String, nonce: String? = nil, provider id: String = "oidc.corp") async throws -> TestClient.Reply {
                 var fields = [("id_token", token), ("providerId", id)]
@@ -99,25 +120,14 @@ import Testing
             }
             #expect(try await signIn(token, provider: "oidc.unknown").errorCode == "OPERATION_NOT_ALLOWED")
             #expect(try await server.server.store.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-7") == nil)
-        } catch {
-            try await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     /// The redirect flow: `createAuthUri` binds state, PKCE and a nonce to a session; the browser's return with a code
     /// finishes it once, the code exchanged with the client secret and the verifier.
     @Test(arguments: TestDatabase.allCases)
     func theCodeFlowSignsInThroughTheRedirect(database: TestDatabase) async throws {
-        let clock = TestClock()
-        let provider = try await FakeOIDCProvider.start(clock: clock)
-        defer { Task { await provider.stop() } }
-        let server = try await TestServer.start(emulator: false, database: database, clock: clock)
-        do {
-            _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
-                clientId: provider.clientID, issuer: provider.issuer, enabled: true, clientSecret: provider.clientSecret,
-                responseType: .init(code: true)))
+        try await withProvider(database: database, codeFlow: true) { server, provider, clock in
             let client = TestClient(server)
             let redirect = "http://localhost/__/auth/handler"
             func start(_ extra: [String: JSONValue] = [:]) async throws -> TestClient.Reply {
@@ -182,33 +192,18 @@ import Testing
             _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.tokens", OAuthIdpConfig(
                 clientId: provider.clientID, issuer: provider.issuer, enabled: true))
             #expect(try await start(["providerId": "oidc.tokens"]).errorCode == "INVALID_CONFIG")
-        } catch {
-            try await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     /// A discovery document that names another issuer is not the configured provider's: nothing is trusted.
     @Test func aDiscoveryDocumentForAnotherIssuerIsRefused() async throws {
-        let clock = TestClock()
-        let provider = try await FakeOIDCProvider.start(clock: clock)
-        defer { Task { await provider.stop() } }
-        provider.discoveryIssuer.withLockedValue { $0 = "https://evil.example.com" }
-        let server = try await TestServer.start(emulator: false, clock: clock)
-        do {
-            _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
-                clientId: provider.clientID, issuer: provider.issuer, enabled: true))
+        try await withProvider(prepare: { $0.discoveryIssuer.withLockedValue { $0 = "https://evil.example.com" } }) { server, provider, _ in
             let reply = try await TestClient(server).post("/v1/accounts:signInWithIdp", [
                 "requestUri": "http://localhost", "returnSecureToken": true,
                 "postBody": .string(FormURLEncoding.encode([("id_token", try provider.makeIDToken(sub: "x")), ("providerId", "oidc.corp")])),
             ])
             #expect(reply.errorCode == "INVALID_IDP_RESPONSE")
             #expect(!provider.requests.all.contains("/keys"))
-        } catch {
-            try await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 }

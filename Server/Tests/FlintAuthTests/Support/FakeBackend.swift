@@ -172,3 +172,25 @@ final class FakeUIDelegate: AuthUIDelegate {
     }
 }
 #endif
+
+extension FakeHTTPClient {
+    /// Anonymous sign-ups `uid-<n>` with ID token `id-token-<n>`, and lookups of those tokens; a lookup
+    /// with API key `rejectedKey` fails with `INVALID_ID_TOKEN`.
+    static func anonymousAccounts(rejectedKey: String? = nil) -> FakeHTTPClient {
+        let sequence = Counter()
+        return FakeHTTPClient { sent in
+            switch sent.rpc {
+            case "accounts:signUp":
+                let n = sequence.next()
+                return .ok(["localId": "uid-\(n)", "idToken": "id-token-\(n)", "refreshToken": "refresh-\(n)", "expiresIn": "3600"])
+            case "accounts:lookup" where sent.query["key"] == rejectedKey:
+                return .error("INVALID_ID_TOKEN")
+            case "accounts:lookup":
+                let uid = (sent.string("idToken") ?? "").replacingOccurrences(of: "id-token-", with: "uid-")
+                return .ok(["users": [["localId": uid, "displayName": "looked up with \(sent.query["key"] ?? "")"]]])
+            default:
+                return .error("UNEXPECTED_RPC : \(sent.rpc)", status: 404)
+            }
+        }
+    }
+}
