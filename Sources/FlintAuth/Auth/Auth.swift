@@ -19,6 +19,8 @@ public final class Auth: NSObject, Sendable {
         /// Set by `useUserAccessGroup(_:)`.
         var userAccessGroup: String?
         var listeners: [Listener] = []
+        /// Set by the app, for the redirect flow.
+        var webAuthenticationPresenter: (any WebAuthenticationPresenter)?
         /// What the listeners were last told: the signed-in uid and its ID token.
         var notifiedUserID: String?
         var notifiedAccessToken: String?

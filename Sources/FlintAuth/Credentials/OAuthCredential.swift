@@ -23,15 +23,20 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     let pendingToken: String?
     /// Apple's `user` JSON with the name the app got on first sign-in, sent once with the ID token.
     let appleUserJSON: String?
+    /// The redirect flow: the server's session and the URL the provider sent the browser back to.
+    let sessionID: String?
+    let requestURI: String?
 
     init(provider: String, idToken: String?, accessToken: String?, secret: String? = nil, rawNonce: String? = nil,
-         pendingToken: String? = nil, appleUserJSON: String? = nil) {
+         pendingToken: String? = nil, appleUserJSON: String? = nil, sessionID: String? = nil, requestURI: String? = nil) {
         self.idToken = idToken
         self.accessToken = accessToken
         self.secret = secret
         self.rawNonce = rawNonce
         self.pendingToken = pendingToken
         self.appleUserJSON = appleUserJSON
+        self.sessionID = sessionID
+        self.requestURI = requestURI
         super.init(provider: provider)
     }
 
@@ -73,6 +78,9 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
         var request = SignInWithIdpRequest()
         if let pendingToken {
             request.pendingToken = pendingToken
+        } else if let sessionID, let requestURI {
+            request.sessionId = sessionID
+            request.requestUri = requestURI
         } else {
             request.postBody = postBody
         }

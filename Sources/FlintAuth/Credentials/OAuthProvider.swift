@@ -45,15 +45,32 @@ public final class OAuthProvider: NSObject, Sendable {
 
     /// The provider ID this provider makes credentials for.
     public let providerID: String
+    /// The `Auth` whose server runs the redirect flow; nil for `Auth.auth()`.
+    let auth: Auth?
+    private let request = Locked<(scopes: [String]?, customParameters: [String: String]?)>((nil, nil))
 
-    /// A provider of `providerID`, e.g. `"apple.com"`.
-    public init(providerID: String) {
+    /// A provider of `providerID`, e.g. `"apple.com"` or `"oidc.corp"`, for `auth` (`Auth.auth()` when nil).
+    public init(providerID: String, auth: Auth? = nil) {
         self.providerID = providerID
+        self.auth = auth
     }
 
     /// A provider of `providerID`.
-    public convenience init(providerID: AuthProviderID) {
-        self.init(providerID: providerID.rawValue)
+    public convenience init(providerID: AuthProviderID, auth: Auth? = nil) {
+        self.init(providerID: providerID.rawValue, auth: auth)
+    }
+
+    /// Scopes the redirect flow asks for beyond `openid email profile`.
+    public var scopes: [String]? {
+        get { request.withLock { $0.scopes } }
+        set { request.withLock { $0.scopes = newValue } }
+    }
+
+    /// Extra parameters of the provider's authorization request (`prompt`, `login_hint`, …); they cannot replace the
+    /// parameters that bind the flow.
+    public var customParameters: [String: String]? {
+        get { request.withLock { $0.customParameters } }
+        set { request.withLock { $0.customParameters = newValue } }
     }
 
     /// A Sign in with Apple credential: Apple's identity token, the unhashed nonce whose SHA-256 went

@@ -84,8 +84,25 @@ public final class FakeOIDCProvider: FakeService {
         return code
     }
 
+    /// The user who signs in when a browser opens `/authorize` (the provider's sign-in page, approved at once).
+    public let browserUser = NIOLockedValueBox<(subject: String, email: String?)?>(nil)
+
     func handle(_ request: Request) async -> Response {
         requests.append(request.uri.path)
+        if request.uri.path == "/authorize" {
+            // What the provider's page does once the user signs in: back to the redirect URI with a code and the state.
+            let url = issuer + "/authorize?" + (request.uri.query ?? "")
+            let state = URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value ?? ""
+            guard let user = browserUser.withLockedValue({ $0 }),
+                  let redirect = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "redirect_uri" })?.value,
+                  let code = issueCode(for: url, subject: user.subject, email: user.email)
+            else { return FakeHTTP.json(400, ["error": "invalid_request"]) }
+            var location = URLComponents(string: redirect)
+            location?.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state)]
+            var headers = HTTPFields()
+            headers[.location] = location?.string ?? redirect
+            return Response(status: .found, headers: headers)
+        }
         if request.uri.path == "/token", request.method == .post {
             return exchange(FakeHTTP.form(await FakeHTTP.body(request) ?? Data()), authorization: request.headers[.authorization])
         }
