@@ -106,4 +106,34 @@ final class FederatedViewController: SnippetViewController {
             // ...
         }
     }
+
+    /// A generic OAuth provider's web flow, as the guides for OpenID Connect and Microsoft write it.
+    func oauthProviderSignIn() {
+        let provider = OAuthProvider(providerID: "oidc.example-provider")
+        provider.customParameters = [
+            "prompt": "consent",
+            "login_hint": "user@example.com",
+        ]
+        provider.scopes = ["mail.read", "calendars.read"]
+        provider.getCredentialWith(nil) { credential, error in
+            if error != nil {
+                // Handle error.
+            }
+            if let credential = credential {
+                Auth.auth().signIn(with: credential) { authResult, error in
+                    if error != nil {
+                        // Handle error.
+                    }
+                    self.showMessagePrompt(authResult?.user.uid ?? "")
+                }
+            }
+        }
+    }
+
+    func oauthProviderSignInAsync() async throws {
+        let provider = OAuthProvider(providerID: "oidc.example-provider")
+        let credential = try await provider.getCredentialWith(nil)
+        let result = try await Auth.auth().signIn(with: credential)
+        showMessagePrompt(result.user.uid)
+    }
 }
