@@ -71,7 +71,7 @@ struct AuthorizationCodeFlow: Sendable {
         guard try await sessions.redeem(opened) else { throw FlintError(.invalidIDPResponse, "The sign-in session was used already.") }
 
         guard let configuration = caller.project.settings.identityProviders[session.providerID], configuration.enabled,
-              let sealed = configuration.sealedClientSecret
+              configuration.codeFlow == true, let sealed = configuration.sealedClientSecret
         else { throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.") }
         let (issuer, clientID) = try OIDCSignIn.issuerAndClient(session.providerID, configuration)
         let secret = try secrets.open(sealed, context: IdentityProviderConfigService.secretContext(
