@@ -59,8 +59,14 @@ struct IdentityProviderConfigService: ProviderConfigKind {
         try secrets.seal(Data(secret.utf8), context: secretContext(projectID: projectID, providerID: providerID))
     }
 
+    /// A provider's secret that `seal` sealed.
+    static func openSecret(_ sealed: String, with secrets: SecretBox, projectID: String, providerID: String) throws -> String {
+        String(decoding: try secrets.open(sealed, context: secretContext(projectID: projectID, providerID: providerID)),
+               as: UTF8.self)
+    }
+
     /// The context a provider's secrets are sealed under, so a sealed value cannot move between slots.
-    static func secretContext(projectID: String, providerID: String) -> String {
+    private static func secretContext(projectID: String, providerID: String) -> String {
         "idp-secret:\(projectID):\(providerID)"
     }
 

@@ -302,7 +302,6 @@ public struct FederatedService: Sendable {
 
     /// A provider secret (Facebook's app secret, Apple's private key) the admin API sealed.
     func openSecret(_ sealed: String, providerID: String, caller: Caller) throws -> String {
-        let context = IdentityProviderConfigService.secretContext(projectID: caller.projectID, providerID: providerID)
-        return String(decoding: try secrets.open(sealed, context: context), as: UTF8.self)
+        try IdentityProviderConfigService.openSecret(sealed, with: secrets, projectID: caller.projectID, providerID: providerID)
     }
 }

@@ -37,6 +37,25 @@ extension ProviderIdentity {
     }
 }
 
+extension IdentityTokenVerifier {
+    /// The identity an OpenID Connect ID token vouches for (Google, `oidc.…` providers): the token checked for its
+    /// signature, one of `issuers`, `audience`, its expiry and, when it carries one, the nonce (the raw nonce or its
+    /// hex SHA-256); the email verified as the token says; the profile from its claims.
+    func openIDIdentity(_ idToken: String, providerID: String, issuers: [String], audience: String, rawNonce: String?)
+        async throws -> ProviderIdentity {
+        let token: VerifiedIdentityToken
+        do {
+            token = try await verify(idToken, expectedIssuers: issuers, audiences: [audience], rawNonce: rawNonce, nonceRule: .plain)
+        } catch {
+            throw error.flintError
+        }
+        var identity = ProviderIdentity(providerID: providerID, rawID: token.subject, email: token.email?.lowercased(),
+                                        emailVerified: token.emailVerified ?? false)
+        identity.readProfile(fromClaims: token.claims)
+        return identity
+    }
+}
+
 /// The provider's own tokens, echoed back as `oauthIdToken` / `oauthAccessToken` so the SDK can build
 /// credentials from the answer.
 struct ProviderTokens: Sendable, Equatable {

@@ -15,17 +15,8 @@ struct GoogleSignIn: Sendable {
             throw FlintError(.invalidProviderConfig, "google.com has no OAuth client ID (clientId) configured.")
         }
         if let idToken = assertion.idToken {
-            let token: VerifiedIdentityToken
-            do {
-                token = try await verifier.verify(idToken, expectedIssuers: issuers, audiences: [clientID],
-                                                  rawNonce: assertion.rawNonce, nonceRule: .plain)
-            } catch {
-                throw error.flintError
-            }
-            var identity = ProviderIdentity(providerID: ProviderID.google, rawID: token.subject,
-                                            email: token.email?.lowercased(), emailVerified: token.emailVerified ?? false)
-            identity.readProfile(fromClaims: token.claims)
-            return identity
+            return try await verifier.openIDIdentity(idToken, providerID: ProviderID.google, issuers: issuers, audience: clientID,
+                                                     rawNonce: assertion.rawNonce)
         }
         guard let accessToken = assertion.accessToken else { throw FlintError(.invalidIDPResponse) }
         let profile = try await oauth.verify(accessToken: accessToken, clientID: clientID)

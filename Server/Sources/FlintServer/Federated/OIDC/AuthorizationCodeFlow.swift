@@ -74,13 +74,13 @@ struct AuthorizationCodeFlow: Sendable {
               configuration.codeFlow == true, let sealed = configuration.sealedClientSecret
         else { throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.") }
         let (issuer, clientID) = try OIDCSignIn.issuerAndClient(session.providerID, configuration)
-        let secret = try secrets.open(sealed, context: IdentityProviderConfigService.secretContext(
-            projectID: caller.projectID, providerID: session.providerID))
+        let secret = try IdentityProviderConfigService.openSecret(
+            sealed, with: secrets, projectID: caller.projectID, providerID: session.providerID)
         guard let tokenEndpoint = try await oidc.metadata(issuer).tokenEndpoint else {
             throw FlintError(.invalidIDPResponse, "The OpenID provider names no token endpoint.")
         }
-        let basic = Data("\(Self.formEscaped(clientID)):\(Self.formEscaped(String(decoding: secret, as: UTF8.self)))".utf8)
-            .base64EncodedString()
+        // RFC 6749 §2.3.1: the client ID and secret are form-encoded before they go into HTTP Basic.
+        let basic = Data("\(FormURLEncoding.escape(clientID)):\(FormURLEncoding.escape(secret))".utf8).base64EncodedString()
         let body = FormURLEncoding.encode([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", session.redirectURI),
             ("client_id", clientID), ("code_verifier", session.codeVerifier),
@@ -99,7 +99,4 @@ struct AuthorizationCodeFlow: Sendable {
                                              configuration: configuration)
         return (identity, ProviderTokens(idToken: idToken, accessToken: tokens["access_token"]?.stringValue))
     }
-
-    /// RFC 6749 §2.3.1: the client ID and secret are form-encoded before they go into HTTP Basic.
-    private static func formEscaped(_ text: String) -> String { FormURLEncoding.escape(text) }
 }

@@ -42,17 +42,8 @@ final class OIDCSignIn: Sendable {
         async throws -> ProviderIdentity {
         let (issuer, clientID) = try Self.issuerAndClient(providerID, configuration)
         let verifier = IdentityTokenVerifier(keys: keys(for: try await metadata(issuer)), clock: clock)
-        let token: VerifiedIdentityToken
-        do {
-            token = try await verifier.verify(idToken, expectedIssuers: [issuer], audiences: [clientID],
-                                              rawNonce: rawNonce, nonceRule: .plain)
-        } catch {
-            throw error.flintError
-        }
-        var identity = ProviderIdentity(providerID: providerID, rawID: token.subject,
-                                        email: token.email?.lowercased(), emailVerified: token.emailVerified ?? false)
-        identity.readProfile(fromClaims: token.claims)
-        return identity
+        return try await verifier.openIDIdentity(idToken, providerID: providerID, issuers: [issuer], audience: clientID,
+                                                 rawNonce: rawNonce)
     }
 
     /// The configured issuer and client ID, both required.
