@@ -372,13 +372,24 @@ public struct ActionCodeService: Sendable {
             if required { throw FlintError(.missingContinueURI) }
             return nil
         }
-        guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty
+        try Self.checkContinueURL(raw, settings: settings, checksDomain: policy.checksContinueURLDomain)
+        return raw
+    }
+
+    /// Checks a continue (or redirect) URL: an absolute http(s) URL on one of the project's authorized domains (when
+    /// `checksDomain`); with `appSchemes`, also an app's own scheme (RFC 8252's native redirect), which the provider
+    /// it is sent to must have registered. INVALID_CONTINUE_URI or UNAUTHORIZED_DOMAIN otherwise.
+    static func checkContinueURL(_ raw: String, settings: ProjectSettings, checksDomain: Bool, appSchemes: Bool = false) throws {
+        guard let url = URLComponents(string: raw), let scheme = url.scheme?.lowercased(), !scheme.isEmpty
         else { throw FlintError(.invalidContinueURI) }
-        guard !policy.checksContinueURLDomain || Self.isAuthorized(host, settings: settings) else {
+        guard scheme == "http" || scheme == "https" else {
+            if appSchemes { return }
+            throw FlintError(.invalidContinueURI)
+        }
+        guard let host = url.host, !host.isEmpty else { throw FlintError(.invalidContinueURI) }
+        guard !checksDomain || isAuthorized(host, settings: settings) else {
             throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
         }
-        return raw
     }
 
     /// The base of emailed links: `https://<linkDomain>` when the request names an authorized one.

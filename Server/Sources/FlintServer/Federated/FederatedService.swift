@@ -111,17 +111,10 @@ public struct FederatedService: Sendable {
         if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         let providerID = (request.providerId ?? "").lowercased()
         guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
-        guard let url = URLComponents(string: continueURI), let scheme = url.scheme?.lowercased(), !scheme.isEmpty
-        else { throw FlintError(.invalidContinueURI) }
-        // A web page must be on an authorized domain. An app's own scheme (RFC 8252's native redirect) is the
-        // provider's to allow: it redirects only to the URIs registered with it, and PKCE keeps an intercepted
-        // code useless.
-        if scheme == "http" || scheme == "https" {
-            guard let host = url.host, !host.isEmpty else { throw FlintError(.invalidContinueURI) }
-            guard !policy.checksContinueURLDomain || ActionCodeService.isAuthorized(host, settings: caller.project.settings) else {
-                throw FlintError(.unauthorizedDomain, "Domain not allowlisted by project")
-            }
-        }
+        // A web page must be on an authorized domain. An app's own scheme is the provider's to allow: it redirects
+        // only to the URIs registered with it, and PKCE keeps an intercepted code useless.
+        try ActionCodeService.checkContinueURL(continueURI, settings: caller.project.settings,
+                                               checksDomain: policy.checksContinueURLDomain, appSchemes: true)
         guard providerID.hasPrefix(ProviderID.oidcPrefix) else {
             throw FlintError(.invalidProviderID, "Flint starts the redirect flow for oidc.* providers only.")
         }
