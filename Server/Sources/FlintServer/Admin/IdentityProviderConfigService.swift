@@ -25,21 +25,20 @@ struct IdentityProviderConfigService: ProviderConfigKind {
 
     func save(_ id: String, _ body: DefaultSupportedIdpConfig, mask: UpdateMask?, caller: Caller) async throws
         -> DefaultSupportedIdpConfig {
-        func changes(_ field: String, present: Bool) -> Bool { mask?.covers(field) ?? present }
         // Sealed once, outside the compare-and-swap (which may run the change again).
         let clientSecret = try body.clientSecret.map { try seal($0, id: id, caller: caller) }
         let privateKey = try body.appleSignInConfig?.codeFlowConfig?.privateKey.map { try seal($0, id: id, caller: caller) }
         let project = try await projects.updateSettings(caller.projectID) { settings in
             var provider = settings.identityProviders[id] ?? ProjectSettings.IdentityProvider()
-            if changes("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
-            if changes("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
-            if changes("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
+            if mask.covers("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
+            if mask.covers("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
+            if mask.covers("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
             let apple = body.appleSignInConfig
-            if changes("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
+            if mask.covers("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
             let codeFlow = apple?.codeFlowConfig
-            if changes("appleSignInConfig.codeFlowConfig.teamId", present: codeFlow?.teamId != nil) { provider.teamID = codeFlow?.teamId }
-            if changes("appleSignInConfig.codeFlowConfig.keyId", present: codeFlow?.keyId != nil) { provider.keyID = codeFlow?.keyId }
-            if changes("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
+            if mask.covers("appleSignInConfig.codeFlowConfig.teamId", present: codeFlow?.teamId != nil) { provider.teamID = codeFlow?.teamId }
+            if mask.covers("appleSignInConfig.codeFlowConfig.keyId", present: codeFlow?.keyId != nil) { provider.keyID = codeFlow?.keyId }
+            if mask.covers("appleSignInConfig.codeFlowConfig.privateKey", present: codeFlow?.privateKey != nil) {
                 provider.sealedPrivateKey = privateKey
             }
             if let meaning = Self.requiredClientID[id], provider.enabled, provider.clientID?.isEmpty ?? true {

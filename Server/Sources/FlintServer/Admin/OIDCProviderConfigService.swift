@@ -34,7 +34,6 @@ struct OIDCProviderConfigService: ProviderConfigKind {
     }
 
     func save(_ id: String, _ body: OAuthIdpConfig, mask: UpdateMask?, caller: Caller) async throws -> OAuthIdpConfig {
-        func changes(_ field: String, present: Bool) -> Bool { mask?.covers(field) ?? present }
         if let issuer = body.issuer, URL(string: issuer)?.host == nil {
             throw FlintError(.invalidArgument, "issuer must be a URL.")
         }
@@ -43,12 +42,12 @@ struct OIDCProviderConfigService: ProviderConfigKind {
         }
         let project = try await projects.updateSettings(caller.projectID) { settings in
             var provider = settings.identityProviders[id] ?? ProjectSettings.IdentityProvider(enabled: false)
-            if changes("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
-            if changes("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
-            if changes("issuer", present: body.issuer != nil) { provider.issuer = body.issuer }
-            if changes("displayName", present: body.displayName != nil) { provider.displayName = body.displayName }
-            if changes("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
-            if changes("responseType.code", present: body.responseType?.code != nil) { provider.codeFlow = body.responseType?.code }
+            if mask.covers("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
+            if mask.covers("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
+            if mask.covers("issuer", present: body.issuer != nil) { provider.issuer = body.issuer }
+            if mask.covers("displayName", present: body.displayName != nil) { provider.displayName = body.displayName }
+            if mask.covers("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
+            if mask.covers("responseType.code", present: body.responseType?.code != nil) { provider.codeFlow = body.responseType?.code }
             guard provider.clientID?.isEmpty == false, provider.issuer?.isEmpty == false else {
                 throw FlintError(.invalidProviderConfig, "\(id) needs clientId and issuer.")
             }

@@ -328,3 +328,10 @@ struct UpdateMask: Sendable {
         paths.contains { field == $0 || field.hasPrefix($0 + ".") }
     }
 }
+
+extension Optional where Wrapped == UpdateMask {
+    /// Whether a change writes `field`: the mask names it (or a parent), or, without a mask, the body has it.
+    func covers(_ field: String, present: Bool) -> Bool {
+        self?.covers(field) ?? present
+    }
+}

@@ -18,13 +18,15 @@ protocol ProviderConfigKind: Sendable {
     /// The stored provider as the wire shows it (secrets redacted).
     static func config(_ provider: ProjectSettings.IdentityProvider, id: String, projectID: String) -> Config
     static func page(_ configs: [Config], nextPageToken: String?) -> Page
+    /// Where the configurations are kept.
+    var projects: ProjectDirectory { get }
     /// Creates or changes a provider: every field present in `body`, or those `mask` names.
     func save(_ id: String, _ body: Config, mask: UpdateMask?, caller: Caller) async throws -> Config
 }
 
 extension ProviderConfigKind {
     /// Lists (a page of `pageSize`, at most 100, after `pageToken`), creates, reads, changes and deletes.
-    func endpoints(callers: CallerResolver, projects: ProjectDirectory) -> [Endpoint] {
+    func endpoints(callers: CallerResolver) -> [Endpoint] {
         let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)")
         let item = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)/:providerId")
         func contract(query: [String] = [], body: Bool = true) -> EndpointContract {

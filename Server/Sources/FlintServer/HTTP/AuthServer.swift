@@ -339,8 +339,8 @@ public final class AuthServer: Sendable {
             serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes, federated: federated)
         endpoints += actionCodes.endpoints(callers: callers)
-        endpoints += identityProviderConfigs.endpoints(callers: callers, projects: projects)
-        endpoints += oidcProviderConfigs.endpoints(callers: callers, projects: projects)
+        endpoints += identityProviderConfigs.endpoints(callers: callers)
+        endpoints += oidcProviderConfigs.endpoints(callers: callers)
         endpoints += federated.endpoints(callers: callers)
         endpoints += multiFactor.endpoints(callers: callers)
         endpoints += serviceAccounts.endpoints
