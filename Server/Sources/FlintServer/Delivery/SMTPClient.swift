@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -86,27 +87,26 @@ public struct SMTPClient: Sendable {
         let implicitTLS = configuration.security == .implicitTLS
         let context = tlsContext
         let sni = Self.sniName(configuration.host)
-        return try await ClientBootstrap(group: group)
+        // The reply handler is kept from the moment it is added, not looked up in the pipeline afterwards: a failed
+        // implicit-TLS handshake can close the channel (and empty its pipeline) before the lookup, and the handler
+        // holds that failure for the first reply to report.
+        let added = NIOLockedValueBox<NIOLoopBound<SMTPReplyHandler>?>(nil)
+        let channel = try await ClientBootstrap(group: group)
             .connectTimeout(limits.connectTimeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if implicitTLS {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: sni))
                     }
-                    try channel.pipeline.syncOperations.addHandler(SMTPReplyHandler())
+                    let replies = SMTPReplyHandler()
+                    try channel.pipeline.syncOperations.addHandler(replies)
+                    added.withLockedValue { $0 = NIOLoopBound(replies, eventLoop: channel.eventLoop) }
                 }
             }
             .connect(host: configuration.host, port: configuration.port)
-            .flatMap { channel in
-                let take: @Sendable () throws -> (any Channel, NIOLoopBound<SMTPReplyHandler>) = {
-                    (channel, NIOLoopBound(try channel.pipeline.syncOperations.handler(type: SMTPReplyHandler.self),
-                                           eventLoop: channel.eventLoop))
-                }
-                return channel.eventLoop.inEventLoop
-                    ? channel.eventLoop.makeCompletedFuture { try take() }
-                    : channel.eventLoop.submit { try take() }
-            }
             .get()
+        guard let handler = added.withLockedValue({ $0 }) else { throw ChannelPipelineError.notFound }
+        return (channel, handler)
     }
 
     /// The SNI name: the host unless it is an IP address (then the certificate is checked against the IP).
