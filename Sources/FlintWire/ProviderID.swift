@@ -7,6 +7,8 @@ public enum ProviderID {
     public static let apple = "apple.com"
     public static let facebook = "facebook.com"
     public static let google = "google.com"
+    public static let gitHub = "github.com"
+    public static let microsoft = "microsoft.com"
     /// What every OpenID Connect provider's id starts with (`oidc.okta`, `oidc.entra`, …).
     public static let oidcPrefix = "oidc."
     /// The `signinMethods` value for email-link accounts.

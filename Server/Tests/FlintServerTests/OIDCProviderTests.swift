@@ -169,7 +169,9 @@ import Testing
             let other = try await start()
             let otherURI = try #require(other.string("authUri"))
             let otherCode = try #require(provider.issueCode(for: otherURI, subject: "emp-10"))
+            let otherState = try #require(URLComponents(string: otherURI)?.queryItems?.first { $0.name == "state" }?.value)
             #expect(try await finish(other.string("sessionId"), "code=\(otherCode)&state=\(state)").errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await finish(sessionID, "code=\(otherCode)&state=\(otherState)").errorCode == "INVALID_IDP_RESPONSE")
             #expect(try await finish(other.string("sessionId"), "error=access_denied&state=x").errorCode == "INVALID_IDP_RESPONSE")
             #expect(try await finish("made-up", "code=\(otherCode)&state=x").errorCode == "INVALID_IDP_RESPONSE")
             #expect(provider.requests.all.filter { $0 == "/token" }.count == 1)
@@ -188,7 +190,7 @@ import Testing
                 "providerId": "oidc.corp", "continueUri": "https://evil.example.com/cb",
             ]).errorCode == "UNAUTHORIZED_DOMAIN")
             #expect(try await start(["providerId": "oidc.none"]).errorCode == "OPERATION_NOT_ALLOWED")
-            #expect(try await start(["providerId": "github.com"]).errorCode == "INVALID_PROVIDER_ID")
+            #expect(try await start(["providerId": "twitter.com"]).errorCode == "INVALID_PROVIDER_ID")
             _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.tokens", OAuthIdpConfig(
                 clientId: provider.clientID, issuer: provider.issuer, enabled: true))
             #expect(try await start(["providerId": "oidc.tokens"]).errorCode == "INVALID_CONFIG")

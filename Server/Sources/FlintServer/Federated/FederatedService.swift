@@ -9,8 +9,8 @@ public struct FederatedService: Sendable {
     let secrets: SecretBox
     let apple: AppleSignIn
     let facebook: FacebookSignIn
-    let google: GoogleSignIn
-    let oidc: OIDCSignIn
+    /// Google, GitHub, Microsoft and `oidc.…` providers, which have the redirect flow too.
+    let providers: CodeFlowProviders
     let codeFlow: AuthorizationCodeFlow
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
@@ -72,7 +72,7 @@ public struct FederatedService: Sendable {
         // The browser's return from the provider in the redirect flow: a code (or an error) for the session.
         if policy.verifiesProviderTokens, let sessionID = request.sessionId, !sessionID.isEmpty {
             let fields = try IdpAssertion.fields(requestURI: request.requestUri, postBody: request.postBody)
-            if fields["code"] != nil || fields["error"] != nil {
+            if fields["state"] != nil, fields["code"] != nil || fields["error"] != nil {
                 let (identity, tokens) = try await codeFlow.finish(sessionID: sessionID, callback: fields, caller: caller)
                 return (identity, tokens, nil)
             }
@@ -94,40 +94,62 @@ public struct FederatedService: Sendable {
                 try configuration.sealedClientSecret.map { try openSecret($0, providerID: ProviderID.facebook, caller: caller) }
             }
         case ProviderID.google:
-            identity = try await google.verify(assertion, configuration: configuration)
+            identity = try await providers.google.verify(assertion, configuration: configuration)
+        case ProviderID.gitHub:
+            identity = try await providers.gitHub.verify(assertion, configuration: configuration) {
+                try configuration.sealedClientSecret.map { try openSecret($0, providerID: ProviderID.gitHub, caller: caller) }
+            }
+        case ProviderID.microsoft:
+            identity = try await providers.microsoft.verify(assertion, configuration: configuration)
         case let id where id.hasPrefix(ProviderID.oidcPrefix):
-            identity = try await oidc.verify(assertion, configuration: configuration)
+            identity = try await providers.oidc.verify(assertion, configuration: configuration)
         default:
-            throw FlintError(.invalidProviderID, "Flint verifies apple.com, facebook.com, google.com and oidc.* credentials only.")
+            throw FlintError(.invalidProviderID,
+                             "Flint verifies apple.com, facebook.com, google.com, github.com, microsoft.com and oidc.* credentials only.")
         }
         return (identity, providerTokens, nil)
     }
 
     // MARK: The redirect flow
 
-    /// `createAuthUri` with a provider: the provider's authorization URL and the session that finishes the flow
-    /// (`signInWithIdp` with the session and the URL the provider sends the browser back to).
+    /// `createAuthUri` with a provider: the provider's authorization URL and the session ID that finishes the flow
+    /// (`signInWithIdp` with the session ID and the URL the provider sends the browser back to). A client may choose
+    /// the session ID itself (`sessionId`); Flint keeps only its hash.
     public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
         if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        // The official emulator has no redirect flow; its sign-in pages are its own (`/emulator/auth/handler`).
+        guard policy.verifiesProviderTokens else {
+            throw FlintError(.notImplemented, "Sign-in with IDP is not yet supported.", status: .notImplemented)
+        }
         let providerID = (request.providerId ?? "").lowercased()
         guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
         // A web page must be on an authorized domain. An app's own scheme is the provider's to allow: it redirects
         // only to the URIs registered with it, and PKCE keeps an intercepted code useless.
         try ActionCodeService.checkContinueURL(continueURI, settings: caller.project.settings,
                                                checksDomain: policy.checksContinueURLDomain, appSchemes: true)
-        guard providerID.hasPrefix(ProviderID.oidcPrefix) else {
-            throw FlintError(.invalidProviderID, "Flint starts the redirect flow for oidc.* providers only.")
-        }
+        let session = request.sessionId.flatMap { $0.isEmpty ? nil : $0 }.map { ($0, Hex.sha256($0)) } ?? codeFlow.newSessionID()
+        let authURI = try await startRedirectFlow(
+            providerID: providerID, redirectURI: continueURI, sessionHash: session.1,
+            scopes: (request.oauthScope ?? "").split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init),
+            customParameters: request.customParameter ?? [:], caller: caller)
+        var response = CreateAuthURIResponse(sessionId: session.0)
+        response.authUri = authURI
+        response.providerId = providerID
+        return response
+    }
+
+    /// The provider's authorization URL of a new redirect flow, once the provider is configured and enabled.
+    func startRedirectFlow(providerID: String, redirectURI: String, sessionHash: String, scopes: [String],
+                           customParameters: [String: String], handlerReturn: AuthorizationCodeFlow.HandlerReturn? = nil,
+                           caller: Caller) async throws -> String {
+        guard providers.provider(for: providerID) != nil else { throw AuthorizationCodeFlow.unsupportedProvider }
         guard let configuration = caller.project.settings.identityProviders[providerID], configuration.enabled else {
             throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")
         }
-        let started = try await codeFlow.start(
-            providerID: providerID, redirectURI: continueURI, extraScopes: request.oauthScope,
-            customParameters: request.customParameter ?? [:], configuration: configuration, projectID: caller.projectID)
-        var response = CreateAuthURIResponse(sessionId: started.sessionID)
-        response.authUri = started.authURI
-        response.providerId = providerID
-        return response
+        return try await codeFlow.start(
+            providerID: providerID, redirectURI: redirectURI, sessionHash: sessionHash, scopes: scopes,
+            customParameters: customParameters, handlerReturn: handlerReturn, configuration: configuration,
+            projectID: caller.projectID)
     }
 
     // MARK: Finding the account

@@ -160,33 +160,31 @@ public final class AuthServer: Sendable {
             store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
         let providers = configuration.identityProviderEndpoints
         let http = delivery.http
-        let oidc = OIDCSignIn(http: http, clock: environment.clock)
+        let providerTokenKeys = { (url: String) in
+            IdentityTokenVerifier(keys: JWKSCache(url: url, http: http, clock: environment.clock), clock: environment.clock)
+        }
+        let codeFlowProviders = CodeFlowProviders(
+            google: GoogleSignIn(
+                verifier: providerTokenKeys(providers.googleJWKSURL), issuers: providers.googleIssuers,
+                oauth: GoogleOAuthClient(
+                    tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http),
+                authorizationURL: providers.googleAuthorizationURL, tokenURL: providers.googleTokenURL),
+            gitHub: GitHubSignIn(webURL: providers.gitHubURL, apiURL: providers.gitHubAPIURL, http: http),
+            microsoft: MicrosoftSignIn(loginURL: providers.microsoftLoginURL, issuerTemplate: providers.microsoftIssuerTemplate,
+                                       verifier: providerTokenKeys(providers.microsoftJWKSURL)),
+            oidc: OIDCSignIn(http: http, clock: environment.clock))
         federated = FederatedService(
             store: store, tokens: tokens, secrets: secrets,
-            apple: AppleSignIn(
-                verifier: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.appleJWKSURL, http: http, clock: environment.clock),
-                    clock: environment.clock),
-                issuers: providers.appleIssuers),
+            apple: AppleSignIn(verifier: providerTokenKeys(providers.appleJWKSURL), issuers: providers.appleIssuers),
             facebook: FacebookSignIn(
                 graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, http: http),
-                limitedLogin: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.facebookJWKSURL, http: http, clock: environment.clock),
-                    clock: environment.clock),
-                issuers: providers.facebookIssuers),
-            google: GoogleSignIn(
-                verifier: IdentityTokenVerifier(
-                    keys: JWKSCache(url: providers.googleJWKSURL, http: http, clock: environment.clock),
-                    clock: environment.clock),
-                issuers: providers.googleIssuers,
-                oauth: GoogleOAuthClient(
-                    tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http)),
-            oidc: oidc,
+                limitedLogin: providerTokenKeys(providers.facebookJWKSURL), issuers: providers.facebookIssuers),
+            providers: codeFlowProviders,
             codeFlow: AuthorizationCodeFlow(
                 sessions: SingleUseTokens(
                     secrets: secrets, store: store, clock: environment.clock, random: environment.random,
                     purpose: "federated-code-flow-session", lifetimeSeconds: 600),
-                oidc: oidc, secrets: secrets, random: environment.random),
+                providers: codeFlowProviders, secrets: secrets, http: http, random: environment.random),
             appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
             pendingCredentials: SingleUseTokens(
                 secrets: secrets, store: store, clock: environment.clock, random: environment.random,
@@ -348,7 +346,9 @@ public final class AuthServer: Sendable {
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += projectConfig.endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
-        endpoints += HostedRoutes(proofOfWork: proofOfWork, callers: callers).endpoints
+        endpoints += HostedRoutes(
+            proofOfWork: proofOfWork, signIn: SignInHandler(federated: federated, callers: callers, publicURL: { self.publicURL }),
+            callers: callers).endpoints
         endpoints += ActionRoutes(callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += ConsoleRoutes(
             sessions: consoleSessions, accounts: accounts, projects: projects, store: store, projectConfig: projectConfig,

@@ -3,14 +3,17 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The pages Firebase serves on an app's auth domain, under `/__/auth/`. For now the one the iOS SDK
-/// opens when it cannot verify the app through APNs (`authType=verifyApp`): Flint's own captcha, a proof
-/// of work, whose token the app then sends as `recaptchaToken` to `accounts:sendVerificationCode`.
+/// The pages Firebase serves on an app's auth domain, under `/__/auth/`: the one the iOS SDK opens when it cannot
+/// verify the app through APNs (`authType=verifyApp`): Flint's own captcha, a proof of work, whose token the app then
+/// sends as `recaptchaToken` to `accounts:sendVerificationCode`; and the redirect flow's (`SignInHandler`).
 ///
 /// - `GET /__/auth/handler?apiKey=…&authType=verifyApp&eventId=…&clientId=…|appId=…[&hl=…]`: the page.
+/// - `GET /__/auth/handler?apiKey=…&authType=signInWithRedirect|signInViaRedirect|signInViaPopup&providerId=…&…`,
+///   and the provider's return to it: see `SignInHandler`.
 /// - `POST /__/auth/handler/verify?key=…` with `{"challenge", "nonce"}`: `{"token": "flint-pow.…"}`.
 struct HostedRoutes: Sendable {
     let proofOfWork: ProofOfWork
+    let signIn: SignInHandler
     let callers: CallerResolver
     /// The difficulty of a project's challenges in leading zero bits.
     let difficultyBits: @Sendable (Project) -> Int
@@ -18,9 +21,10 @@ struct HostedRoutes: Sendable {
     static let handlerPath = "/__/auth/handler"
     static let verifyPath = "/__/auth/handler/verify"
 
-    init(proofOfWork: ProofOfWork, callers: CallerResolver,
+    init(proofOfWork: ProofOfWork, signIn: SignInHandler, callers: CallerResolver,
          difficultyBits: @escaping @Sendable (Project) -> Int = { $0.settings.phone.proofOfWorkBits }) {
         self.proofOfWork = proofOfWork
+        self.signIn = signIn
         self.callers = callers
         self.difficultyBits = difficultyBits
     }
@@ -29,7 +33,12 @@ struct HostedRoutes: Sendable {
         let routes = self
         return [
             Endpoint(method: .get, paths: [Self.handlerPath],
-                     contract: .page(query: ["apiKey", "authType", "eventId", "clientId", "appId", "hl"])) { request, _ in try await routes.page(request) },
+                     contract: .page(query: ["apiKey", "authType", "eventId", "clientId", "appId", "hl", "ibi", "v", "providerId",
+                                             "sessionId", "redirectUrl", "scopes", "customParameters", "tid", "code", "state",
+                                             "error", "error_description"])) { request, _ in
+                if SignInHandler.handles(request.uri.queryParameters) { return try await routes.signIn.page(request) }
+                return try await routes.page(request)
+            },
             .json([Self.verifyPath], callers: callers) { (body: VerifyRequest, caller) in
                 try await routes.verify(body, caller: caller)
             },
@@ -101,9 +110,7 @@ struct VerifyAppRequest: Equatable {
     init(apiKey: String?, authType: String?, eventID: String?, clientID: String?, appID: String?) throws(Invalid) {
         guard let apiKey, !apiKey.isEmpty, apiKey.utf8.count <= 256 else { throw Invalid(detail: "apiKey is required.") }
         guard authType == "verifyApp" else { throw Invalid(detail: "authType must be verifyApp.") }
-        guard let eventID, (1...64).contains(eventID.utf8.count),
-              eventID.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
-        else { throw Invalid(detail: "eventId is required (letters, digits, - and _).") }
+        guard let eventID, Self.isValidEventID(eventID) else { throw Invalid(detail: "eventId is required (letters, digits, - and _).") }
         self.apiKey = apiKey
         self.eventID = eventID
         if let clientID, !clientID.isEmpty {
@@ -115,6 +122,12 @@ struct VerifyAppRequest: Equatable {
         } else {
             throw Invalid(detail: "clientId or appId is required.")
         }
+    }
+
+    /// 1 to 64 letters, digits, `-` and `_`.
+    static func isValidEventID(_ eventID: String) -> Bool {
+        (1...64).contains(eventID.utf8.count)
+            && eventID.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
     /// `123-abc.apps.googleusercontent.com` → `com.googleusercontent.apps.123-abc`.

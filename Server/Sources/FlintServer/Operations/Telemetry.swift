@@ -16,7 +16,7 @@ public struct Telemetry: Sendable {
 
 /// The outside services Flint calls, as the outside-call metrics' `service` label: a fixed set, never a URL.
 public enum OutsideService: String, Sendable {
-    case apple, facebook, google, jwks, apns, captcha, twilio
+    case apple, facebook, google, github, microsoft, jwks, apns, captcha, twilio
     /// An OpenID Connect provider's discovery document.
     case oidc
     case smsWebhook = "sms_webhook"
@@ -30,6 +30,8 @@ public enum OutsideService: String, Sendable {
         case .apple: "Apple"
         case .facebook: "Facebook"
         case .google: "Google"
+        case .github: "GitHub"
+        case .microsoft: "Microsoft"
         case .oidc: "OpenID provider"
         case .jwks: "JWKS"
         case .apns: "APNs"

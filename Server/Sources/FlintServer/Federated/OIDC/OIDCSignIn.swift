@@ -2,11 +2,12 @@ import FlintWire
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Sign-in with any OpenID Connect provider (`oidc.…`) by its ID token. The configured issuer's discovery document
-/// (`{issuer}/.well-known/openid-configuration`) must name that same issuer and gives the key set, kept one
-/// `JWKSCache` per key set; the token is then checked like Apple's: signature, issuer, audience = the configured
-/// client ID, expiry, and the nonce when the token carries one (the raw nonce or its hex SHA-256).
-final class OIDCSignIn: Sendable {
+/// Sign-in with any OpenID Connect provider (`oidc.…`) by its ID token, or by the redirect flow when the configuration
+/// has the code flow on. The configured issuer's discovery document (`{issuer}/.well-known/openid-configuration`) must
+/// name that same issuer and gives the key set (kept one `JWKSCache` per key set) and the flow's endpoints; the token
+/// is then checked like Apple's: signature, issuer, audience = the configured client ID, expiry, and the nonce when
+/// the token carries one (the raw nonce or its hex SHA-256).
+final class OIDCSignIn: CodeFlowProvider {
     let http: OutsideHTTP
     let clock: any FlintClock
     /// How long a discovery document is trusted before it is read again.
@@ -53,6 +54,38 @@ final class OIDCSignIn: Sendable {
             throw FlintError(.invalidProviderConfig, "\(providerID) needs an issuer and a client ID.")
         }
         return (issuer, clientID)
+    }
+
+    // MARK: The code flow
+
+    let baseScopes = ["openid", "email", "profile"]
+    let clientAuthentication = TokenEndpointAuthentication.basic
+    let outsideService = OutsideService.oidc
+
+    func codeFlowClientID(_ configuration: ProjectSettings.IdentityProvider, providerID: String) throws -> String {
+        let (_, clientID) = try Self.issuerAndClient(providerID, configuration)
+        guard configuration.codeFlow == true, configuration.sealedClientSecret != nil else {
+            throw FlintError(.invalidProviderConfig, "\(providerID) does not have the code flow (responseType.code) on.")
+        }
+        return clientID
+    }
+
+    func endpoints(_ configuration: ProjectSettings.IdentityProvider, providerID: String,
+                   customParameters: [String: String]) async throws -> CodeFlowEndpoints {
+        let (issuer, _) = try Self.issuerAndClient(providerID, configuration)
+        let document = try await metadata(issuer)
+        guard let authorization = document.authorizationEndpoint, let token = document.tokenEndpoint else {
+            throw FlintError(.invalidIDPResponse, "The OpenID provider names no authorization or token endpoint.")
+        }
+        return CodeFlowEndpoints(authorization: authorization, token: token)
+    }
+
+    func identity(fromTokens tokens: [String: JSONValue], session: AuthorizationCodeFlow.Session,
+                  configuration: ProjectSettings.IdentityProvider) async throws -> ProviderIdentity {
+        guard let idToken = tokens["id_token"]?.stringValue else {
+            throw FlintError(.invalidIDPResponse, "The provider did not exchange the code for an ID token.")
+        }
+        return try await verify(idToken: idToken, rawNonce: session.nonce, providerID: session.providerID, configuration: configuration)
     }
 
     /// `issuer`'s metadata, reading its discovery document when not known or too old.
