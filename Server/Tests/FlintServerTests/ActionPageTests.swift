@@ -32,24 +32,9 @@ import FoundationNetworking
         var body: String
     }
 
-    final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-            completionHandler(nil)
-        }
-    }
-
     static func get(_ server: TestServer, _ pathAndQuery: String) async throws -> RawReply {
-        let url = try #require(URL(string: server.baseURL.absoluteString + pathAndQuery))
-        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: URLRequest(url: url))
-        let http = try #require(response as? HTTPURLResponse)
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-        }
-        return RawReply(status: http.statusCode, headers: headers, body: String(decoding: data, as: UTF8.self))
+        let page = try await TestBrowser.get(try #require(URL(string: server.baseURL.absoluteString + pathAndQuery)))
+        return RawReply(status: page.status, headers: page.headers, body: page.body)
     }
 
     /// The text of the first element `<tag …>` carrying `marker` up to its closing tag.

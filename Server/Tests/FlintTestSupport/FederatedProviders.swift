@@ -3,8 +3,8 @@ import FlintServer
 import FlintWire
 import Foundation
 
-/// A fake Apple and a fake Facebook on loopback, and a Flint server pointed at them with both providers
-/// configured for one project: what federated sign-in tests start from.
+/// Fake Apple, Facebook, Google, GitHub and Microsoft on loopback, and a Flint server pointed at them with every
+/// provider configured for one project: what federated sign-in tests start from.
 public struct FederatedProviders: Sendable {
     public static let bundleID = "com.example.flint"
     public static let servicesID = "com.example.flint.web"
@@ -12,24 +12,29 @@ public struct FederatedProviders: Sendable {
     public let apple: FakeApple
     public let facebook: FakeFacebook
     public let google: FakeGoogle
+    public let gitHub: FakeGitHub
+    public let microsoft: FakeMicrosoft
     /// The team's key: Flint signs Apple client secrets with it; the fake checks them with its public half.
     public let appleTeamKey: P256.Signing.PrivateKey
 
-    /// Starts both fakes on `clock` (the server's, so token times agree).
+    /// Starts the fakes on `clock` (the server's, so token times agree); if one cannot start, those started stop.
     public static func start(clock: TestClock) async throws -> FederatedProviders {
         let teamKey = P256.Signing.PrivateKey()
-        let apple = try await FakeApple.start(teamKey: teamKey.publicKey, clock: clock)
+        var started: [any FakeServer] = []
         do {
+            let apple = try await FakeApple.start(teamKey: teamKey.publicKey, clock: clock)
+            started.append(apple)
             let facebook = try await FakeFacebook.start(clock: clock)
-            do {
-                let google = try await FakeGoogle.start(clock: clock)
-                return FederatedProviders(apple: apple, facebook: facebook, google: google, appleTeamKey: teamKey)
-            } catch {
-                await facebook.stop()
-                throw error
-            }
+            started.append(facebook)
+            let google = try await FakeGoogle.start(clock: clock)
+            started.append(google)
+            let gitHub = try await FakeGitHub.start()
+            started.append(gitHub)
+            let microsoft = try await FakeMicrosoft.start(clock: clock)
+            return FederatedProviders(apple: apple, facebook: facebook, google: google, gitHub: gitHub, microsoft: microsoft,
+                                      appleTeamKey: teamKey)
         } catch {
-            await apple.stop()
+            for fake in started { await fake.server.withLockedValue { $0 }?.stop() }
             throw error
         }
     }
@@ -38,6 +43,8 @@ public struct FederatedProviders: Sendable {
         await apple.stop()
         await facebook.stop()
         await google.stop()
+        await gitHub.stop()
+        await microsoft.stop()
     }
 
     /// Points a server configuration at the fakes (the issuers stay the real ones: the fakes use them).
@@ -48,10 +55,15 @@ public struct FederatedProviders: Sendable {
         configuration.identityProviderEndpoints.googleJWKSURL = google.jwksURL
         configuration.identityProviderEndpoints.googleTokenInfoURL = google.tokenInfoURL
         configuration.identityProviderEndpoints.googleUserInfoURL = google.userInfoURL
+        configuration.identityProviderEndpoints.googleAuthorizationURL = google.authorizationURL
+        configuration.identityProviderEndpoints.googleTokenURL = google.tokenURL
+        configuration.identityProviderEndpoints.gitHubURL = gitHub.webURL
+        configuration.identityProviderEndpoints.gitHubAPIURL = gitHub.apiURL
+        configuration.identityProviderEndpoints.microsoftLoginURL = microsoft.loginURL
     }
 
-    /// Enables `apple.com` (bundle ID, Services ID, team key), `facebook.com` (app id and secret) and `google.com`
-    /// (the OAuth client ID) on the server's project.
+    /// Enables `apple.com` (bundle ID, Services ID, team key), `facebook.com` (app id and secret), `google.com`,
+    /// `github.com` and `microsoft.com` (client ID and secret) on the server's project.
     public func register(on server: TestServer) async throws {
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.apple, DefaultSupportedIdpConfig(
             enabled: true, clientId: Self.servicesID,
@@ -60,7 +72,11 @@ public struct FederatedProviders: Sendable {
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.facebook, DefaultSupportedIdpConfig(
             enabled: true, clientId: facebook.appID, clientSecret: facebook.appSecret))
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.google, DefaultSupportedIdpConfig(
-            enabled: true, clientId: google.clientID))
+            enabled: true, clientId: google.clientID, clientSecret: google.clientSecret))
+        _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.gitHub, DefaultSupportedIdpConfig(
+            enabled: true, clientId: gitHub.clientID, clientSecret: gitHub.clientSecret))
+        _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.microsoft, DefaultSupportedIdpConfig(
+            enabled: true, clientId: microsoft.clientID, clientSecret: microsoft.clientSecret))
     }
 
     /// Runs `body` with the fakes and a server (production mode unless `emulator`) set up for them (and

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Admin CRUD of the built-in identity providers' configuration
 /// (`/v2/projects/{p}/defaultSupportedIdpConfigs[/{idpId}]`), the Identity Toolkit v2 shape. Secrets
-/// (Facebook's app secret, Apple's .p8 key) are sealed with the master key; the .p8 key is never returned.
+/// (Facebook's app secret, the OAuth clients' secrets, Apple's .p8 key) are sealed with the master key and never returned.
 struct IdentityProviderConfigService: ProviderConfigKind {
     static let collection = "defaultSupportedIdpConfigs"
     static let idParameter = "idpId"
@@ -13,9 +13,12 @@ struct IdentityProviderConfigService: ProviderConfigKind {
     let secrets: SecretBox
 
     /// The providers Flint verifies tokens of.
-    static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook, ProviderID.google]
+    static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook, ProviderID.google, ProviderID.gitHub, ProviderID.microsoft]
     /// Providers that cannot verify anything without a client ID, and what the ID is to them.
-    static let requiredClientID = [ProviderID.facebook: "the app ID", ProviderID.google: "the OAuth client ID"]
+    static let requiredClientID = [
+        ProviderID.facebook: "the app ID", ProviderID.google: "the OAuth client ID", ProviderID.gitHub: "the OAuth app's client ID",
+        ProviderID.microsoft: "the application (client) ID",
+    ]
 
     static func isOfThisKind(_ id: String) -> Bool { supported.contains(id) }
 

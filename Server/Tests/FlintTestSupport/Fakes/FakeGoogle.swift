@@ -10,6 +10,8 @@ import NIOConcurrencyHelpers
 ///   Google writes them; an unknown, revoked or expired token → 400 `{"error":"invalid_token"}`
 /// - `GET /v1/userinfo` with `Authorization: Bearer …` → the OpenID profile (`sub`, `name`, `given_name`,
 ///   `family_name`, `picture`, `email`, `email_verified`); no or a bad token → 401
+/// - `GET /o/oauth2/v2/auth` → the sign-in page (`FakeCodeGrants`); `POST /token` with the form's `client_id` and
+///   `client_secret` → `{id_token, access_token}` for its code; 401 `invalid_client`, 400 `invalid_grant`
 ///
 /// Every request is recorded in `requests`, with access tokens redacted.
 public final class FakeGoogle: FakeService {
@@ -33,7 +35,10 @@ public final class FakeGoogle: FakeService {
     }
 
     public let clientID: String
+    public let clientSecret: String
     public let requests = Recorder<RecordedRequest>()
+    /// The sign-in page of the redirect flow and its codes.
+    public let codeGrants: FakeCodeGrants
 
     private let clock: any FlintClock
     private let keys: FakeRSAKeys
@@ -47,16 +52,23 @@ public final class FakeGoogle: FakeService {
     public var tokenInfoURL: String { "http://127.0.0.1:\(port)/tokeninfo" }
     /// Stands for `https://openidconnect.googleapis.com/v1/userinfo`.
     public var userInfoURL: String { "http://127.0.0.1:\(port)/v1/userinfo" }
+    /// Stands for `https://accounts.google.com/o/oauth2/v2/auth`.
+    public var authorizationURL: String { "http://127.0.0.1:\(port)/o/oauth2/v2/auth" }
+    /// Stands for `https://oauth2.googleapis.com/token`.
+    public var tokenURL: String { "http://127.0.0.1:\(port)/token" }
 
-    private init(clientID: String, clock: any FlintClock) throws {
+    private init(clientID: String, clientSecret: String, clock: any FlintClock) throws {
         self.clientID = clientID
+        self.clientSecret = clientSecret
         self.clock = clock
         keys = try FakeRSAKeys()
+        codeGrants = FakeCodeGrants(clientID: clientID)
     }
 
     public static func start(clientID: String = "123456789012-flint.apps.googleusercontent.com",
+                             clientSecret: String = "GOCSPX-flint-secret",
                              clock: any FlintClock = SystemClock()) async throws -> FakeGoogle {
-        let fake = try FakeGoogle(clientID: clientID, clock: clock)
+        let fake = try FakeGoogle(clientID: clientID, clientSecret: clientSecret, clock: clock)
         try await fake.serve(name: "fake-google")
         return fake
     }
@@ -110,10 +122,13 @@ public final class FakeGoogle: FakeService {
         if recorded["access_token"] != nil { recorded["access_token"] = Self.redacted }
         let authorization = request.headers[.authorization]
         requests.append(RecordedRequest(path: path, query: recorded, authorization: authorization.map { _ in Self.redacted }))
+        if request.method == .post, path == "/token" { return exchange(FakeHTTP.form(await FakeHTTP.body(request) ?? Data())) }
         guard request.method == .get else { return FakeHTTP.json(405, ["error": "method_not_allowed"]) }
         switch path {
         case "/oauth2/v3/certs":
             return FakeHTTP.json(200, keys.jwks())
+        case "/o/oauth2/v2/auth":
+            return codeGrants.authorize(request)
         case "/tokeninfo":
             return tokenInfo(query["access_token"])
         case "/v1/userinfo":
@@ -122,6 +137,16 @@ public final class FakeGoogle: FakeService {
         default:
             return FakeHTTP.json(404, ["error": "not_found"])
         }
+    }
+
+    private func exchange(_ form: [String: String]) -> Response {
+        guard form["client_id"] == clientID, form["client_secret"] == clientSecret else {
+            return FakeHTTP.json(401, ["error": "invalid_client"])
+        }
+        guard let grant = codeGrants.redeem(form), let idToken = try? makeIDToken(sub: grant.subject, nonce: grant.nonce, email: grant.email)
+        else { return FakeHTTP.json(400, ["error": "invalid_grant"]) }
+        return FakeHTTP.json(200, ["id_token": idToken, "access_token": makeAccessToken(sub: grant.subject, email: grant.email),
+                                   "token_type": "Bearer", "expires_in": 3599, "scope": grant.scope ?? ""])
     }
 
     /// The grant behind `token`, if it is known, not revoked and not expired.

@@ -241,7 +241,16 @@ enum FakeHTTP {
 
     /// A JSON answer from a JSON-serialisable dictionary.
     static func json(_ status: Int, _ object: [String: Any], headers: [String: String] = [:]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        jsonBody(status, object, headers: headers)
+    }
+
+    /// A JSON array answer.
+    static func jsonArray(_ status: Int, _ array: [Any]) -> Response {
+        jsonBody(status, array, headers: [:])
+    }
+
+    private static func jsonBody(_ status: Int, _ value: Any, headers: [String: String]) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8)
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }

@@ -1,4 +1,3 @@
-import Crypto
 import FlintServer
 import Foundation
 import Hummingbird
@@ -9,9 +8,10 @@ import NIOConcurrencyHelpers
 /// - `GET /.well-known/openid-configuration` → `{issuer, jwks_uri, …}`, naming `discoveryIssuer` (the real issuer
 ///   unless a test makes it lie)
 /// - `GET /keys` → the JWKS of the keys that sign its ID tokens
-/// - `POST /token` (the code flow) → `{id_token, access_token}` for a code `issueCode` made, once, when the client
-///   authenticates with HTTP Basic (`clientID:clientSecret`), sends the same `redirect_uri`, and a `code_verifier`
-///   whose S256 is the code's challenge; otherwise 400 `invalid_client` / `invalid_grant`
+/// - `GET /authorize` → the sign-in page (`FakeCodeGrants`), approving `codeGrants.browserUser` at once
+/// - `POST /token` (the code flow) → `{id_token, access_token}` for a code the page (or `issueCode`) made, once, when
+///   the client authenticates with HTTP Basic (`clientID:clientSecret`) and `FakeCodeGrants` accepts the request;
+///   otherwise 400 `invalid_client` / `invalid_grant`
 public final class FakeOIDCProvider: FakeService {
     public let clientID: String
     public let clientSecret: String
@@ -20,19 +20,14 @@ public final class FakeOIDCProvider: FakeService {
     /// The issuer the discovery document names; nil for the real one.
     public let discoveryIssuer = NIOLockedValueBox<String?>(nil)
 
+    /// The sign-in page and the codes it made.
+    public let codeGrants: FakeCodeGrants
+    /// The user the sign-in page approves (`codeGrants.browserUser`).
+    public var browserUser: NIOLockedValueBox<(subject: String, email: String?)?> { codeGrants.browserUser }
+
     private let clock: any FlintClock
     private let keys: FakeRSAKeys
-    /// Codes not yet exchanged, with what the authorization request bound to them.
-    private let codes = NIOLockedValueBox<[String: Grant]>([:])
     let server = NIOLockedValueBox<FakeHTTPServer?>(nil)
-
-    private struct Grant {
-        var redirectURI: String
-        var challenge: String
-        var nonce: String?
-        var subject: String
-        var email: String?
-    }
 
     public var port: Int { server.withLockedValue { $0?.port ?? 0 } }
     public var issuer: String { "http://127.0.0.1:\(port)" }
@@ -42,6 +37,7 @@ public final class FakeOIDCProvider: FakeService {
         self.clientSecret = clientSecret
         self.clock = clock
         keys = try FakeRSAKeys()
+        codeGrants = FakeCodeGrants(clientID: clientID)
     }
 
     public static func start(clientID: String = "flint-web-client", clientSecret: String = "flint-client-secret",
@@ -73,36 +69,13 @@ public final class FakeOIDCProvider: FakeService {
     /// What the provider does once the user signs in at `authorizationURL` (which must be this provider's, for this
     /// client): a code bound to its redirect URI, PKCE challenge and nonce. Nil when the URL is not a valid request.
     public func issueCode(for authorizationURL: String, subject: String, email: String? = nil) -> String? {
-        guard let url = URLComponents(string: authorizationURL), url.path == "/authorize" else { return nil }
-        let query = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
-        guard query["client_id"] == clientID, query["response_type"] == "code", query["code_challenge_method"] == "S256",
-              let redirectURI = query["redirect_uri"], let challenge = query["code_challenge"]
-        else { return nil }
-        let code = FakeHTTP.randomHex(bytes: 16)
-        codes.withLockedValue { $0[code] = Grant(redirectURI: redirectURI, challenge: challenge, nonce: query["nonce"],
-                                                 subject: subject, email: email) }
-        return code
+        guard URLComponents(string: authorizationURL)?.path == "/authorize" else { return nil }
+        return codeGrants.issueCode(query: FakeCodeGrants.query(authorizationURL), subject: subject, email: email)
     }
-
-    /// The user who signs in when a browser opens `/authorize` (the provider's sign-in page, approved at once).
-    public let browserUser = NIOLockedValueBox<(subject: String, email: String?)?>(nil)
 
     func handle(_ request: Request) async -> Response {
         requests.append(request.uri.path)
-        if request.uri.path == "/authorize" {
-            // What the provider's page does once the user signs in: back to the redirect URI with a code and the state.
-            let url = issuer + "/authorize?" + (request.uri.query ?? "")
-            let state = URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value ?? ""
-            guard let user = browserUser.withLockedValue({ $0 }),
-                  let redirect = URLComponents(string: url)?.queryItems?.first(where: { $0.name == "redirect_uri" })?.value,
-                  let code = issueCode(for: url, subject: user.subject, email: user.email)
-            else { return FakeHTTP.json(400, ["error": "invalid_request"]) }
-            var location = URLComponents(string: redirect)
-            location?.queryItems = [URLQueryItem(name: "code", value: code), URLQueryItem(name: "state", value: state)]
-            var headers = HTTPFields()
-            headers[.location] = location?.string ?? redirect
-            return Response(status: .found, headers: headers)
-        }
+        if request.uri.path == "/authorize" { return codeGrants.authorize(request) }
         if request.uri.path == "/token", request.method == .post {
             return exchange(FakeHTTP.form(await FakeHTTP.body(request) ?? Data()), authorization: request.headers[.authorization])
         }
@@ -126,11 +99,7 @@ public final class FakeOIDCProvider: FakeService {
         guard authorization == basic, form["client_id"] == nil || form["client_id"] == clientID else {
             return FakeHTTP.json(401, ["error": "invalid_client"])
         }
-        guard form["grant_type"] == "authorization_code", let code = form["code"],
-              let grant = codes.withLockedValue({ $0.removeValue(forKey: code) }),
-              form["redirect_uri"] == grant.redirectURI, let verifier = form["code_verifier"],
-              Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "") == grant.challenge,
+        guard let grant = codeGrants.redeem(form),
               let idToken = try? makeIDToken(sub: grant.subject, nonce: grant.nonce, email: grant.email, emailVerified: true)
         else { return FakeHTTP.json(400, ["error": "invalid_grant"]) }
         return FakeHTTP.json(200, ["id_token": idToken, "access_token": FakeHTTP.randomHex(bytes: 16), "token_type": "Bearer",
