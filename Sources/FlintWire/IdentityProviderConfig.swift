@@ -31,19 +31,24 @@ public struct DefaultSupportedIdpConfig: Codable, Sendable, Equatable {
     /// `projects/{p}/defaultSupportedIdpConfigs/{idpId}`.
     public var name: String?
     public var enabled: Bool?
-    /// Apple: the Services ID (web); Facebook: the app ID.
+    /// Apple: the Services ID (web); Facebook: the app ID; Google, GitHub, Microsoft: the OAuth client ID.
     public var clientId: String?
-    /// Facebook: the app secret. Apple: unused (the client secret is built from `codeFlowConfig`).
+    /// Facebook: the app secret; Google, GitHub, Microsoft: the OAuth client secret. Apple: unused (the client secret
+    /// is built from `codeFlowConfig`). Write-only: returned as `REDACTED`.
     public var clientSecret: String?
     public var appleSignInConfig: AppleSignInConfig?
+    /// Google (a Flint extension): the app's other OAuth client IDs whose ID and access tokens are accepted too, e.g.
+    /// the iOS and Android clients of the project whose web client is `clientId`.
+    public var additionalClientIds: [String]?
 
     public init(name: String? = nil, enabled: Bool? = nil, clientId: String? = nil, clientSecret: String? = nil,
-                appleSignInConfig: AppleSignInConfig? = nil) {
+                appleSignInConfig: AppleSignInConfig? = nil, additionalClientIds: [String]? = nil) {
         self.name = name
         self.enabled = enabled
         self.clientId = clientId
         self.clientSecret = clientSecret
         self.appleSignInConfig = appleSignInConfig
+        self.additionalClientIds = additionalClientIds
     }
 }
 

@@ -128,7 +128,7 @@ import Testing
                 == "INVALID_CREDENTIAL_OR_PROVIDER_ID")
             #expect(try await Self.signIn(client, postBody: Self.postBody([("providerId", "apple.com")])).errorCode
                 == "INVALID_IDP_RESPONSE")
-            #expect(try await Self.signIn(client, postBody: Self.postBody([("id_token", token), ("providerId", "github.com")]))
+            #expect(try await Self.signIn(client, postBody: Self.postBody([("id_token", token), ("providerId", "twitter.com")]))
                 .errorCode == "OPERATION_NOT_ALLOWED")
             // The fields may also come in the request URI's fragment.
             let fragment = try await Self.signIn(client, postBody: nil,
@@ -251,6 +251,16 @@ import Testing
                 #expect(try await Self.signIn(client, postBody: body(token, nonce: nonce)).errorCode == expected)
             }
             #expect(try await server.server.store.user(projectID: server.projectID, providerID: "google.com", rawID: "2") == nil)
+
+            // The app's other clients (its iOS client, say) are accepted once configured, with the web client still.
+            let iOSClient = "123456789012-ios.apps.googleusercontent.com"
+            let fromIOS = try google.makeIDToken(sub: "3", audience: iOSClient)
+            #expect(try await Self.signIn(client, postBody: body(fromIOS)).errorCode == "INVALID_IDP_RESPONSE")
+            let updated = try await server.server.configureIdentityProvider(server.projectID, ProviderID.google, DefaultSupportedIdpConfig(
+                enabled: true, clientId: google.clientID, additionalClientIds: [iOSClient]))
+            #expect(updated.additionalClientIds == [iOSClient] && updated.clientSecret == "REDACTED")
+            #expect(try await Self.signIn(client, postBody: body(fromIOS))["federatedId"] == "https://accounts.google.com/3")
+            #expect(try await Self.signIn(client, postBody: body(bare))["localId"] == first["localId"])
         }
     }
 

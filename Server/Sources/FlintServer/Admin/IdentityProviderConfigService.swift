@@ -36,6 +36,9 @@ struct IdentityProviderConfigService: ProviderConfigKind {
             if mask.covers("enabled", present: body.enabled != nil) { provider.enabled = body.enabled ?? false }
             if mask.covers("clientId", present: body.clientId != nil) { provider.clientID = body.clientId }
             if mask.covers("clientSecret", present: body.clientSecret != nil) { provider.sealedClientSecret = clientSecret }
+            if mask.covers("additionalClientIds", present: body.additionalClientIds != nil) {
+                provider.additionalClientIDs = body.additionalClientIds.flatMap { $0.isEmpty ? nil : $0 }
+            }
             let apple = body.appleSignInConfig
             if mask.covers("appleSignInConfig.bundleIds", present: apple?.bundleIds != nil) { provider.bundleIDs = apple?.bundleIds ?? [] }
             let codeFlow = apple?.codeFlowConfig
@@ -79,7 +82,8 @@ struct IdentityProviderConfigService: ProviderConfigKind {
             appleSignInConfig: id == ProviderID.apple
                 ? .init(bundleIds: provider.bundleIDs,
                         codeFlowConfig: .init(teamId: provider.teamID, keyId: provider.keyID))
-                : nil)
+                : nil,
+            additionalClientIds: provider.additionalClientIDs)
     }
 
     static func providerID(_ raw: String?) throws -> String {

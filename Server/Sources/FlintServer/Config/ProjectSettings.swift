@@ -125,10 +125,12 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     /// are sealed with the master key.
     public struct IdentityProvider: Codable, Sendable, Equatable {
         public var enabled: Bool
-        /// Apple: the Services ID; Facebook: the app ID; Google and OpenID Connect: the OAuth client ID.
+        /// Apple: the Services ID; Facebook: the app ID; Google, GitHub, Microsoft and OpenID Connect: the OAuth client ID.
         public var clientID: String?
-        /// Facebook: the app secret, sealed.
+        /// Facebook: the app secret; Google, GitHub, Microsoft and OpenID Connect: the client secret; sealed.
         public var sealedClientSecret: String?
+        /// Google: other client IDs of the app whose tokens are accepted too.
+        public var additionalClientIDs: [String]?
         /// Apple: accepted bundle IDs.
         public var bundleIDs: [String]
         /// Apple: the team, key ID and sealed .p8 key for token revocation.

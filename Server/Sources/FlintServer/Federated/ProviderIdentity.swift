@@ -39,13 +39,13 @@ extension ProviderIdentity {
 
 extension IdentityTokenVerifier {
     /// The identity an OpenID Connect ID token vouches for (Google, `oidc.…` providers): the token checked for its
-    /// signature, one of `issuers`, `audience`, its expiry and, when it carries one, the nonce (the raw nonce or its
-    /// hex SHA-256); the email verified as the token says; the profile from its claims.
-    func openIDIdentity(_ idToken: String, providerID: String, issuers: [String], audience: String, rawNonce: String?)
+    /// signature, one of `issuers`, one of `audiences`, its expiry and, when it carries one, the nonce (the raw nonce or
+    /// its hex SHA-256); the email verified as the token says; the profile from its claims.
+    func openIDIdentity(_ idToken: String, providerID: String, issuers: [String], audiences: Set<String>, rawNonce: String?)
         async throws -> ProviderIdentity {
         let token: VerifiedIdentityToken
         do {
-            token = try await verify(idToken, expectedIssuers: issuers, audiences: [audience], rawNonce: rawNonce, nonceRule: .plain)
+            token = try await verify(idToken, expectedIssuers: issuers, audiences: audiences, rawNonce: rawNonce, nonceRule: .plain)
         } catch {
             throw error.flintError
         }

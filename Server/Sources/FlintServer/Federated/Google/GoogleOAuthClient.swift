@@ -3,7 +3,7 @@ import Foundation
 
 /// Google's OAuth 2 endpoints for an access token: token info (`GET /tokeninfo?access_token=…`: the client it was
 /// issued to, its subject and the seconds it has left) and user info (`GET /userinfo` with the token as bearer:
-/// the OpenID profile). The token must be live and issued to the project's client ID (`aud` or `azp`), and the
+/// the OpenID profile). The token must be live and issued to one of the project's client IDs (`aud` or `azp`), and the
 /// profile must be the token's subject, so a token an app obtained for another client cannot sign in here.
 struct GoogleOAuthClient: Sendable {
     /// `https://oauth2.googleapis.com/tokeninfo` unless configured otherwise.
@@ -13,14 +13,14 @@ struct GoogleOAuthClient: Sendable {
     let http: OutsideHTTP
 
     /// The profile behind `accessToken` (`sub`, `email`, `email_verified`, `name`, `picture`, …).
-    func verify(accessToken: String, clientID: String) async throws -> [String: JSONValue] {
+    func verify(accessToken: String, clientIDs: Set<String>) async throws -> [String: JSONValue] {
         guard !accessToken.isEmpty, accessToken.utf8.count <= 4096 else { throw FlintError(.invalidIDPResponse) }
         let info = try await http.providerGET(tokenInfoURL + "?" + FormURLEncoding.encode([("access_token", accessToken)]), from: .google)
         guard info.isSuccess, case .object(let token)? = try? JSONDecoder().decode(JSONValue.self, from: info.body) else {
             throw FlintError(.invalidIDPResponse, "Google did not vouch for the access token")
                 .withCause("Google tokeninfo: HTTP \(info.status): \(info.bodyText)")
         }
-        guard token["aud"]?.stringValue == clientID || token["azp"]?.stringValue == clientID else {
+        guard [token["aud"], token["azp"]].contains(where: { $0?.stringValue.map(clientIDs.contains) == true }) else {
             throw FlintError(.invalidIDPResponse, "The Google access token was issued to another client")
         }
         guard let left = token["expires_in"].flatMap(Self.seconds), left > 0 else {

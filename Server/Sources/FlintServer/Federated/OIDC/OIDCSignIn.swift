@@ -43,7 +43,7 @@ final class OIDCSignIn: CodeFlowProvider {
         async throws -> ProviderIdentity {
         let (issuer, clientID) = try Self.issuerAndClient(providerID, configuration)
         let verifier = IdentityTokenVerifier(keys: keys(for: try await metadata(issuer)), clock: clock)
-        return try await verifier.openIDIdentity(idToken, providerID: providerID, issuers: [issuer], audience: clientID,
+        return try await verifier.openIDIdentity(idToken, providerID: providerID, issuers: [issuer], audiences: [clientID],
                                                  rawNonce: rawNonce)
     }
 
