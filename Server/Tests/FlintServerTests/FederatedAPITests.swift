@@ -415,6 +415,14 @@ import Testing
             #expect(opaque.status == 501)
             let noSub = try await Self.signIn(client, postBody: Self.postBody([("id_token", #"{"email":"x@example.com"}"#), ("providerId", "apple.com")]))
             #expect(noSub.errorCode == "INVALID_IDP_RESPONSE")
+            // Every other provider the same way, with no outside call (none is configured or reachable here).
+            for provider in ["google.com", "github.com", "microsoft.com", "oidc.corp"] {
+                let claims = #"{"sub":"\#(provider)-1","email":"\#(provider)@example.com","email_verified":true,"name":"Test"}"#
+                let reply = try await Self.signIn(client, postBody: Self.postBody([("id_token", claims), ("providerId", provider)]))
+                #expect(reply.status == 200 && reply["providerId"] == .string(provider) && reply["emailVerified"] == true, "\(reply.body)")
+            }
+            let gitHubToken = try await Self.signIn(client, postBody: Self.postBody([("access_token", "gho_opaque"), ("providerId", "github.com")]))
+            #expect(gitHubToken.status == 501)
         }
     }
 }
