@@ -232,8 +232,8 @@ def scenario(console, observed, url, email, key_file):
     console.click("#nav-sign-in", "sign-in", "opening the sign-in methods")
     console.fill({
         "#facebook-form #facebook-enabled": True,
-        "#facebook-form #facebook-app-id": "1234567890",
-        "#facebook-form #facebook-app-secret": "console-secret",
+        "#facebook-form #facebook-client-id": "1234567890",
+        "#facebook-form #facebook-client-secret": "console-secret",
     })
     console.click("#facebook-form #save-facebook", "sign-in", "saving the Facebook settings")
     observed["facebook"] = {

@@ -198,6 +198,15 @@ import Testing
             // Facebook needs its app ID.
             let noAppID = try await console.post("/console/sign-in/facebook", [("csrf", token), ("facebook-enabled", "on")])
             #expect(noAppID.status == 400 && noAppID.text(of: "error")?.contains("clientId") == true)
+            // GitHub (as Google and Microsoft): a client ID and a sealed secret, which an empty field keeps.
+            #expect(try await console.post("/console/sign-in/github", [
+                ("csrf", token), ("github-enabled", "on"), ("github-client-id", "Iv1.console"), ("github-client-secret", "gh-secret"),
+            ]).status == 303)
+            #expect(try await console.post("/console/sign-in/github", [
+                ("csrf", token), ("github-enabled", "on"), ("github-client-id", "Iv1.console2"), ("github-client-secret", ""),
+            ]).status == 303)
+            let gitHub = try #require(try await server.server.projects.project(server.projectID)?.settings.identityProviders["github.com"])
+            #expect(gitHub.enabled && gitHub.clientID == "Iv1.console2" && gitHub.sealedClientSecret != nil)
 
             // Settings: domains, enumeration protection, regions (checked), MFA.
             #expect(try await console.post("/console/settings/domains", [("csrf", token), ("domains", "localhost\napp.example.com\n")])

@@ -67,12 +67,14 @@ extension ConsoleRoutes {
         return Outcome(notice: .saved, location: "/console/sign-in")
     }
 
-    func saveFacebook(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let secret = Self.nonEmpty(form["facebook-app-secret"])
+    /// Saves a provider configured by a client ID and secret (`ClientProvider`).
+    func saveClientProvider(_ provider: ClientProvider, _ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let secret = Self.nonEmpty(form["\(provider.slug)-client-secret"])
         let config = DefaultSupportedIdpConfig(
-            enabled: form["facebook-enabled"] == "on", clientId: Self.nonEmpty(form["facebook-app-id"]), clientSecret: secret)
+            enabled: form["\(provider.slug)-enabled"] == "on", clientId: Self.nonEmpty(form["\(provider.slug)-client-id"]),
+            clientSecret: secret)
         // An empty secret field keeps the stored secret.
-        _ = try await identityProviders.save(ProviderID.facebook, config,
+        _ = try await identityProviders.save(provider.id, config,
                                              mask: UpdateMask(secret == nil ? "enabled,clientId" : "enabled,clientId,clientSecret"),
                                              caller: context.adminCaller)
         return Outcome(notice: .saved, location: "/console/sign-in")

@@ -142,10 +142,6 @@ extension ConsoleRoutes {
     private func signInPage(_ context: ConsoleContext) -> String {
         let settings = context.project.settings
         let apple = settings.identityProviders[ProviderID.apple]
-        let facebook = settings.identityProviders[ProviderID.facebook]
-        func status(_ provider: ProjectSettings.IdentityProvider?) -> String {
-            provider?.enabled == true ? "Enabled" : "Disabled"
-        }
         return ConsoleHTML.signedIn(page: Page.signIn.rawValue, title: "Sign-in methods", context: context, content: """
             \(ConsoleHTML.form("/console/sign-in/methods", context: context, id: "providers-form", card: true, content: """
                 <h2>Built-in methods</h2>
@@ -156,7 +152,7 @@ extension ConsoleRoutes {
                 <button type="submit" id="save-providers">Save</button>
                 """))
             \(ConsoleHTML.form("/console/sign-in/apple", context: context, id: "apple-form", card: true, content: """
-                <h2>Sign in with Apple <span class="hint" id="apple-status">\(status(apple))</span></h2>
+                <h2>Sign in with Apple <span class="hint" id="apple-status">\(apple?.enabled == true ? "Enabled" : "Disabled")</span></h2>
                 \(ConsoleHTML.checkbox("apple-enabled", label: "Enabled", checked: apple?.enabled == true))
                 \(ConsoleHTML.textField("apple-services-id", label: "Services ID (web sign-in)", value: apple?.clientID))
                 \(ConsoleHTML.textField("apple-bundle-ids", label: "Bundle IDs (comma-separated)", value: apple?.bundleIDs.joined(separator: ", ")))
@@ -166,15 +162,40 @@ extension ConsoleRoutes {
                 <p class="hint">\(apple?.sealedPrivateKey == nil ? "No key stored." : "A key is stored (encrypted); leave empty to keep it.")</p>
                 <button type="submit" id="save-apple">Save Apple</button>
                 """))
-            \(ConsoleHTML.form("/console/sign-in/facebook", context: context, id: "facebook-form", card: true, content: """
-                <h2>Facebook Login <span class="hint" id="facebook-status">\(status(facebook))</span></h2>
-                \(ConsoleHTML.checkbox("facebook-enabled", label: "Enabled", checked: facebook?.enabled == true))
-                \(ConsoleHTML.textField("facebook-app-id", label: "App ID", value: facebook?.clientID))
-                \(ConsoleHTML.textField("facebook-app-secret", label: "App secret", value: nil, type: "password",
-                    placeholder: facebook?.sealedClientSecret == nil ? nil : "stored (encrypted); leave empty to keep it",
-                    extra: " autocomplete=\"off\""))
-                <button type="submit" id="save-facebook">Save Facebook</button>
-                """))
+            \(Self.clientProviders.map { clientProviderForm($0, context: context) }.joined(separator: "\n"))
+            """)
+    }
+
+    /// A provider configured by a client ID and secret, as its console form names it.
+    struct ClientProvider: Sendable {
+        var id: String
+        /// The form's and its fields' prefix, and the last part of its path.
+        var slug: String
+        var title: String
+        var clientIDLabel: String
+        var secretLabel: String
+    }
+
+    static let clientProviders = [
+        ClientProvider(id: ProviderID.facebook, slug: "facebook", title: "Facebook Login", clientIDLabel: "App ID", secretLabel: "App secret"),
+        ClientProvider(id: ProviderID.google, slug: "google", title: "Google", clientIDLabel: "OAuth client ID (web)",
+                       secretLabel: "Client secret (for the redirect flow)"),
+        ClientProvider(id: ProviderID.gitHub, slug: "github", title: "GitHub", clientIDLabel: "Client ID", secretLabel: "Client secret"),
+        ClientProvider(id: ProviderID.microsoft, slug: "microsoft", title: "Microsoft", clientIDLabel: "Application (client) ID",
+                       secretLabel: "Client secret"),
+    ]
+
+    private func clientProviderForm(_ provider: ClientProvider, context: ConsoleContext) -> String {
+        let stored = context.project.settings.identityProviders[provider.id]
+        let slug = provider.slug
+        return ConsoleHTML.form("/console/sign-in/\(slug)", context: context, id: "\(slug)-form", card: true, content: """
+            <h2>\(HTML.escape(provider.title)) <span class="hint" id="\(slug)-status">\(stored?.enabled == true ? "Enabled" : "Disabled")</span></h2>
+            \(ConsoleHTML.checkbox("\(slug)-enabled", label: "Enabled", checked: stored?.enabled == true))
+            \(ConsoleHTML.textField("\(slug)-client-id", label: provider.clientIDLabel, value: stored?.clientID))
+            \(ConsoleHTML.textField("\(slug)-client-secret", label: provider.secretLabel, value: nil, type: "password",
+                placeholder: stored?.sealedClientSecret == nil ? nil : "stored (encrypted); leave empty to keep it",
+                extra: " autocomplete=\"off\""))
+            <button type="submit" id="save-\(slug)">Save \(HTML.escape(provider.title))</button>
             """)
     }
 

@@ -74,6 +74,11 @@ struct ConsoleRoutes: Sendable {
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
             ("/console/dashboard", .dashboard),
         ]
+        for provider in Self.clientProviders {
+            endpoints.append(action("/console/sign-in/\(provider.slug)", page: .signIn) { form, context in
+                try await routes.saveClientProvider(provider, form, context)
+            })
+        }
         for (path, page) in pages {
             endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "page"])) { request, context in
                 try await routes.show(page, request: request, userID: context.parameters.get("uid"))
@@ -84,7 +89,6 @@ struct ConsoleRoutes: Sendable {
             action("/console/users/:uid/:operation", page: .user) { form, context in try await routes.changeUser(form, context) },
             action("/console/sign-in/methods", page: .signIn) { form, context in try await routes.saveMethods(form, context) },
             action("/console/sign-in/apple", page: .signIn) { form, context in try await routes.saveApple(form, context) },
-            action("/console/sign-in/facebook", page: .signIn) { form, context in try await routes.saveFacebook(form, context) },
             action("/console/test-numbers/add", page: .testNumbers) { form, context in try await routes.addNumber(form, context) },
             action("/console/test-numbers/remove", page: .testNumbers) { form, context in
                 try await routes.removeNumber(form, context)
