@@ -12,7 +12,7 @@ import AppKit
 /// (`prefersEphemeralWebBrowserSession` is false), so a user already signed in at the provider is not asked again.
 struct SystemWebAuthenticationPresenter: WebAuthenticationPresenter {
     func authenticate(url: URL, callbackURLScheme: String) async throws -> URL {
-        let session = try await WebAuthenticationSession.start(url: url, callbackURLScheme: callbackURLScheme)
+        let session = try await WebSignInSession.start(url: url, callbackURLScheme: callbackURLScheme)
         return try await withTaskCancellationHandler {
             try await session.outcome.wait().get()
         } onCancel: {
@@ -23,7 +23,7 @@ struct SystemWebAuthenticationPresenter: WebAuthenticationPresenter {
 
 /// One `ASWebAuthenticationSession`, the window it is presented from, and its outcome.
 @MainActor
-private final class WebAuthenticationSession: NSObject, ASWebAuthenticationPresentationContextProviding {
+private final class WebSignInSession: NSObject, ASWebAuthenticationPresentationContextProviding {
     /// The callback URL; `webContextCancelled` when the user closes the page (or the caller gives up).
     nonisolated let outcome = OneShot<Result<URL, any Error>>()
     private let anchor: ASPresentationAnchor
@@ -35,15 +35,15 @@ private final class WebAuthenticationSession: NSObject, ASWebAuthenticationPrese
 
     /// Shows `url` from the key window. Throws `webInternalError` without a key window, or when the session
     /// does not start.
-    static func start(url: URL, callbackURLScheme: String) throws -> WebAuthenticationSession {
+    static func start(url: URL, callbackURLScheme: String) throws -> WebSignInSession {
         guard let anchor = keyWindow else {
             throw AuthErrorUtils.error(.webInternalError, message: "The app has no key window to show the sign-in page from.")
         }
-        let presenter = WebAuthenticationSession(anchor: anchor)
+        let presenter = WebSignInSession(anchor: anchor)
         let outcome = presenter.outcome
         // @Sendable: the completion handler is not isolated to the main actor, whatever queue calls it.
         let session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackURLScheme) { @Sendable callbackURL, error in
-            outcome.resolve(WebAuthenticationSession.result(callbackURL: callbackURL, error: error))
+            outcome.resolve(WebSignInSession.result(callbackURL: callbackURL, error: error))
         }
         session.presentationContextProvider = presenter
         session.prefersEphemeralWebBrowserSession = false
@@ -60,7 +60,7 @@ private final class WebAuthenticationSession: NSObject, ASWebAuthenticationPrese
         session?.cancel()
     }
 
-    func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+    func presentationAnchor(for _: ASWebAuthenticationSession) -> ASPresentationAnchor {
         anchor
     }
 
@@ -81,7 +81,7 @@ private final class WebAuthenticationSession: NSObject, ASWebAuthenticationPrese
     /// The window the user is working in.
     private static var keyWindow: ASPresentationAnchor? {
         #if canImport(UIKit)
-        UIApplication.shared.connectedScenes.lazy.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
+        UIApplication.shared.connectedScenes.compactMap { ($0 as? UIWindowScene)?.keyWindow }.first
         #else
         NSApplication.shared.keyWindow ?? NSApplication.shared.mainWindow
         #endif
