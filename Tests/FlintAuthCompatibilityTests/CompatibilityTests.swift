@@ -8,7 +8,7 @@ import Testing
     @Test @MainActor func snippetsCompile() {
         let controllers: [SnippetViewController] = [
             PasswordViewController(), AnonymousViewController(), PhoneViewController(), EmailLinkViewController(),
-            FederatedViewController(), MultiFactorViewController(), AccountViewController(),
+            FederatedViewController(), MultiFactorViewController(), AccountViewController(), ProfileViewController(),
         ]
         #expect(controllers.allSatisfy { $0.lastMessage == nil })
         #expect(SignInViewModel().isSignedIn == false)

@@ -130,6 +130,56 @@ final class FederatedViewController: SnippetViewController {
         }
     }
 
+    /// "Authenticate Using Microsoft on Apple Platforms": the web flow of `microsoft.com`.
+    func microsoftSignIn() {
+        let provider = OAuthProvider(providerID: "microsoft.com")
+        provider.customParameters = [
+            "prompt": "consent",
+            "login_hint": "user@firstadd.onmicrosoft.com",
+        ]
+        provider.scopes = ["mail.read", "calendars.read"]
+        provider.getCredentialWith(nil) { credential, error in
+            if error != nil {
+                // Handle error.
+            }
+            if credential != nil {
+                Auth.auth().signIn(with: credential!) { authResult, error in
+                    if error != nil {
+                        // Handle error.
+                    }
+                    // User is signed in.
+                    // IdP data available in authResult.additionalUserInfo.profile.
+                    guard let oauthCredential = authResult?.credential as? OAuthCredential else { return }
+                    // OAuth access token can also be retrieved:
+                    // oauthCredential.accessToken
+                    // OAuth ID token can also be retrieved:
+                    // oauthCredential.idToken
+                    self.showMessagePrompt(oauthCredential.accessToken ?? "")
+                }
+            }
+        }
+    }
+
+    /// "Authenticate Using GitHub on Apple Platforms": the web flow, and a token the app got from GitHub itself.
+    func gitHubSignIn(accessToken: String) async throws {
+        let provider = OAuthProvider(providerID: "github.com")
+        provider.scopes = ["user:email"]
+        provider.customParameters = ["allow_signup": "false"]
+        let credential = try await provider.credential(with: nil)
+        let result = try await Auth.auth().signIn(with: credential)
+        showMessagePrompt(result.user.uid)
+
+        let tokenCredential = GitHubAuthProvider.credential(withToken: accessToken)
+        Auth.auth().signIn(with: tokenCredential) { authResult, error in
+            if let error = error {
+                self.showMessagePrompt(error.localizedDescription)
+                return
+            }
+            // User is signed in.
+            _ = GitHubAuthProvider.id
+        }
+    }
+
     func oauthProviderSignInAsync() async throws {
         let provider = OAuthProvider(providerID: "oidc.example-provider")
         let credential = try await provider.getCredentialWith(nil)

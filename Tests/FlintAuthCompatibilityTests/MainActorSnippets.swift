@@ -32,3 +32,26 @@ final class SignInViewModel {
         }
     }
 }
+
+/// A view controller that follows the signed-in user: the listeners run on the main actor, so it updates
+/// its own state in them.
+final class ProfileViewController: SnippetViewController {
+    var handle: AuthStateDidChangeListenerHandle?
+    var tokenHandle: IDTokenDidChangeListenerHandle?
+    var signedInUID: String?
+
+    func viewWillAppear() {
+        handle = Auth.auth().addStateDidChangeListener { [weak self] auth, user in
+            self?.signedInUID = user?.uid
+            self?.showMessagePrompt(user?.email ?? "Signed out")
+        }
+        tokenHandle = Auth.auth().addIDTokenDidChangeListener { [weak self] _, user in
+            self?.signedInUID = user?.uid
+        }
+    }
+
+    func viewWillDisappear() {
+        Auth.auth().removeStateDidChangeListener(handle!)
+        Auth.auth().removeIDTokenDidChangeListener(tokenHandle!)
+    }
+}

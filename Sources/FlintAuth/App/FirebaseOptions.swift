@@ -48,8 +48,8 @@ public final class FirebaseOptions: NSObject, NSCopying, Sendable {
         set { values[\.bundleID] = newValue }
     }
 
-    /// The OAuth client ID (`123-abc.apps.googleusercontent.com`). When set, the reCAPTCHA fallback of
-    /// phone sign-in returns to the app through the reversed client ID as URL scheme
+    /// The OAuth client ID (`123-abc.apps.googleusercontent.com`). When set, the web pages of phone sign-in's
+    /// reCAPTCHA and of `OAuthProvider`'s sign-in return to the app through the reversed client ID as URL scheme
     /// (`com.googleusercontent.apps.123-abc`); otherwise through `app-<googleAppID, ':' → '-'>`.
     public var clientID: String? {
         get { values[\.clientID] }

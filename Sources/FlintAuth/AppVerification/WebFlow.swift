@@ -79,6 +79,29 @@ final class WebFlowCoordinator: Sendable {
         return inner["authType"] == authType && inner["eventId"] == eventID
     }
 
+    /// The value named `name` in the deep link of `callback`; else the error the page reported as `firebaseError`
+    /// (`{"code":"auth/…","message":…}`). `failure` makes the error of a callback without either, with an
+    /// unreadable error, or with a code FirebaseAuth has no error for: the failure of the flow's user interaction.
+    static func deepLinkValue(_ name: String, of callback: URL, failure: (String) -> NSError) throws -> String {
+        guard let components = URLComponents(url: callback, resolvingAgainstBaseURL: false),
+              let query = deepLinkQuery(of: components)
+        else { throw failure("The callback URL carries no deep link: \(callback)") }
+        if let value = query[name], !value.isEmpty {
+            return value
+        }
+        guard let json = query["firebaseError"] else {
+            throw failure("The callback URL carries neither \(name) nor an error: \(callback)")
+        }
+        struct WebError: Decodable {
+            var code: String
+            var message: String?
+        }
+        guard let error = try? JSONDecoder().decode(WebError.self, from: Data(json.utf8)) else {
+            throw failure("The page reported an unreadable error: \(json)")
+        }
+        throw AuthErrorUtils.webError(code: error.code, message: error.message, otherwise: failure)
+    }
+
     /// The query items of the URL in `deep_link_id`, by name (the first of each name).
     static func deepLinkQuery(of components: URLComponents) -> [String: String]? {
         guard let deepLink = components.queryItems?.first(where: { $0.name == "deep_link_id" })?.value,

@@ -1,9 +1,10 @@
 import Foundation
 
-/// A listener of `Auth.addStateDidChangeListener(_:)`.
-public typealias AuthStateDidChangeListenerBlock = @Sendable (Auth, User?) -> Void
-/// A listener of `Auth.addIDTokenDidChangeListener(_:)`.
-public typealias IDTokenDidChangeListenerBlock = @Sendable (Auth, User?) -> Void
+/// A listener of `Auth.addStateDidChangeListener(_:)`. It runs on the main actor, as FirebaseAuth calls its
+/// listeners on the main thread, so a view controller can update its own state in it.
+public typealias AuthStateDidChangeListenerBlock = @MainActor @Sendable (Auth, User?) -> Void
+/// A listener of `Auth.addIDTokenDidChangeListener(_:)`; it runs on the main actor.
+public typealias IDTokenDidChangeListenerBlock = @MainActor @Sendable (Auth, User?) -> Void
 /// The handle that removes an auth-state listener.
 public typealias AuthStateDidChangeListenerHandle = NSObjectProtocol
 /// The handle that removes an ID-token listener.
@@ -27,7 +28,7 @@ extension Auth {
 
         let handle: ListenerHandle
         let kind: Kind
-        let block: @Sendable (Auth, User?) -> Void
+        let block: @MainActor @Sendable (Auth, User?) -> Void
     }
 
     final class ListenerHandle: NSObject, Sendable {}
@@ -35,7 +36,7 @@ extension Auth {
     /// `Notification.Name.AuthStateDidChange`.
     public static let authStateDidChangeNotification = Notification.Name.AuthStateDidChange
 
-    /// Registers `listener`, called on the callback queue once right away with the current user,
+    /// Registers `listener`, called on the main actor once right away with the current user,
     /// then each time a user signs in or out. Keep the handle to remove it.
     @discardableResult
     public func addStateDidChangeListener(_ listener: @escaping AuthStateDidChangeListenerBlock) -> AuthStateDidChangeListenerHandle {
@@ -47,7 +48,7 @@ extension Auth {
         removeListener(listenerHandle)
     }
 
-    /// Registers `listener`, called on the callback queue once right away with the current user,
+    /// Registers `listener`, called on the main actor once right away with the current user,
     /// then on every sign-in and sign-out and every change of the current user's ID token.
     @discardableResult
     public func addIDTokenDidChangeListener(_ listener: @escaping IDTokenDidChangeListenerBlock) -> IDTokenDidChangeListenerHandle {
@@ -59,11 +60,11 @@ extension Auth {
         removeListener(listenerHandle)
     }
 
-    private func addListener(_ kind: Listener.Kind, _ block: @escaping @Sendable (Auth, User?) -> Void) -> NSObjectProtocol {
+    private func addListener(_ kind: Listener.Kind, _ block: @escaping @MainActor @Sendable (Auth, User?) -> Void) -> NSObjectProtocol {
         let listener = Listener(handle: ListenerHandle(), kind: kind, block: block)
         state.withLock { state in
             state.listeners.append(listener)
-            deliver(to: listener, user: state.currentUser, on: state.callbackQueue)
+            deliver(to: listener, user: state.currentUser)
         }
         return listener.handle
     }
@@ -86,7 +87,7 @@ extension Auth {
         state.notifiedUserID = userID
         state.notifiedAccessToken = accessToken
         for listener in state.listeners where (listener.kind == .authState ? userChanged : tokenChanged) {
-            deliver(to: listener, user: user, on: state.callbackQueue)
+            deliver(to: listener, user: user)
         }
         if tokenChanged {
             state.callbackQueue.async { [weak self] in
@@ -96,12 +97,15 @@ extension Auth {
         }
     }
 
-    private func deliver(to listener: Listener, user: User?, on queue: DispatchQueue) {
-        queue.async { [weak self] in
-            guard let self, self.state.withLock({ $0.listeners.contains { $0.handle === listener.handle } }) else {
-                return
+    /// Calls `listener` on the main actor, through the main queue so that calls keep the order of the changes.
+    private func deliver(to listener: Listener, user: User?) {
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self, self.state.withLock({ $0.listeners.contains { $0.handle === listener.handle } }) else {
+                    return
+                }
+                listener.block(self, user)
             }
-            listener.block(self, user)
         }
     }
 }

@@ -13,7 +13,7 @@ public final class Auth: NSObject, Sendable {
         var settings: AuthSettings? = AuthSettings()
         /// Set by `useEmulator(withHost:port:)`; wins over `FirebaseOptions.serverURL`.
         var emulatorURL: URL?
-        var callbackQueue: DispatchQueue = .authCallbacks
+        var callbackQueue: DispatchQueue = .main
         /// Where the signed-in user is kept: the instance's own store, or the one of `userAccessGroup`.
         var store: any AuthCredentialStore
         /// Set by `useUserAccessGroup(_:)`.
@@ -64,10 +64,10 @@ public final class Auth: NSObject, Sendable {
         set { state[\.settings] = newValue?.copy() as? AuthSettings }
     }
 
-    /// Flint: where listeners run and the `AuthStateDidChange` notification is posted (and, without
-    /// UIKit, where the `AuthUIDelegate` is called). Defaults to the main queue on Apple platforms and to
-    /// a private serial queue elsewhere (where nothing may service the main queue). Completion handlers
-    /// always run on the main actor.
+    /// Flint: where the `AuthStateDidChange` notification is posted and, without UIKit, where the
+    /// `AuthUIDelegate` is called; the main queue unless the app sets another. Listeners and completion
+    /// handlers always run on the main actor (on Linux the main queue must be serviced: an `async` `main`,
+    /// `dispatchMain()` or a run loop).
     public var callbackQueue: DispatchQueue {
         get { state[\.callbackQueue] }
         set { state[\.callbackQueue] = newValue }

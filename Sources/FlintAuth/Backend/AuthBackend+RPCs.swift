@@ -46,16 +46,6 @@ extension AuthBackend {
         return try await post(.createAuthURI, request)
     }
 
-    /// `accounts:createAuthUri` with a provider: the provider's page and the session of the redirect flow.
-    func createAuthURI(providerID: String, continueURI: String, scopes: [String], customParameters: [String: String])
-        async throws -> CreateAuthURIResponse {
-        var request = CreateAuthURIRequest(identifier: nil, continueUri: continueURI)
-        request.providerId = providerID
-        request.oauthScope = scopes.isEmpty ? nil : scopes.joined(separator: " ")
-        request.customParameter = customParameters.isEmpty ? nil : customParameters
-        return try await post(.createAuthURI, request)
-    }
-
     /// Secure Token `grant_type=refresh_token`: a new ID token (and possibly a new refresh token).
     func refresh(refreshToken: String) async throws -> SecureTokenResponse {
         try await post(.secureToken, SecureTokenRequest(refreshToken: refreshToken))

@@ -23,7 +23,8 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     let pendingToken: String?
     /// Apple's `user` JSON with the name the app got on first sign-in, sent once with the ID token.
     let appleUserJSON: String?
-    /// The redirect flow: the server's session and the URL the provider sent the browser back to.
+    /// The redirect flow: the flow's session ID, whose SHA-256 the server's page was given, and the page's link (the
+    /// URL of the provider's answer).
     let sessionID: String?
     let requestURI: String?
 
@@ -78,11 +79,13 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
         var request = SignInWithIdpRequest()
         if let pendingToken {
             request.pendingToken = pendingToken
-        } else if let sessionID, let requestURI {
-            request.sessionId = sessionID
-            request.requestUri = requestURI
         } else {
             request.postBody = postBody
+        }
+        if let sessionID, let requestURI {
+            // The redirect flow, as FirebaseAuth sends it: the callback's link, the session, `postBody` naming the provider.
+            request.sessionId = sessionID
+            request.requestUri = requestURI
         }
         switch operation {
         case .signIn: request.autoCreate = true

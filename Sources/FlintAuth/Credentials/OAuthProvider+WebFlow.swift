@@ -1,11 +1,11 @@
 import FlintWire
 import Foundation
 
-/// Shows a provider's sign-in page and hands back where the provider finally sends the browser.
+/// Shows a web page and hands back the URL it finally sends the browser to.
 ///
 /// FlintAuth calls it for `OAuthProvider.getCredentialWith(_:)` and `Auth.signIn(with:uiDelegate:)`. Set one on
-/// `Auth.webAuthenticationPresenter`: an `ASWebAuthenticationSession` on Apple platforms, a browser the app drives
-/// elsewhere.
+/// `Auth.webAuthenticationPresenter` to show the page your own way; without one FlintAuth uses an
+/// `ASWebAuthenticationSession` on iOS, macOS and visionOS, and elsewhere (Linux) the web flow fails.
 public protocol WebAuthenticationPresenter: Sendable {
     /// Opens `url` and returns the first URL with the scheme `callbackURLScheme` the browser is sent to. Throws
     /// `CancellationError` (or any error) when the user gives up.
@@ -13,40 +13,132 @@ public protocol WebAuthenticationPresenter: Sendable {
 }
 
 extension OAuthProvider {
-    /// Signs the user in at the provider's own page (the redirect flow) and returns the credential for
-    /// `Auth.signIn(with:)`, `User.link(with:)` or `User.reauthenticate(with:)`.
+    /// `authType` of the redirect flow's page and of its callback.
+    static let signInWithRedirectAuthType = "signInWithRedirect"
+
+    /// Signs the user in at the provider's own page and returns the credential for `Auth.signIn(with:)`,
+    /// `User.link(with:)` or `User.reauthenticate(with:)`, as FirebaseAuth does.
     ///
-    /// The server starts the flow (`createAuthUri`), `Auth.webAuthenticationPresenter` shows the provider's page, and
-    /// the provider sends the browser back to `<bundle ID>:/__/auth/callback` (register that redirect URI with the
-    /// provider). The server binds the flow's state, PKCE verifier and nonce to the session, so the credential is good
-    /// once. Throws `webContextCancelled` when the user gives up, `webInternalError` without a presenter or a bundle ID.
+    /// The page shown is the server's `/__/auth/handler` (`/emulator/auth/handler` on the emulator), which sends the
+    /// browser on to the provider and, once the user has signed in there, back to the app as
+    /// `<scheme>://firebaseauth/link?deep_link_id=…`. The scheme is the reversed `FirebaseOptions.clientID`
+    /// (`com.googleusercontent.apps.123-abc`), else `app-` and the `googleAppID` with `:` replaced by `-`. The
+    /// credential holds the URL the provider sent the browser back to and the flow's session ID, whose SHA-256 the
+    /// page was given: the server accepts it once.
+    ///
+    /// `uiDelegate` is there for FirebaseAuth's signature; the page is shown by `Auth.webAuthenticationPresenter`,
+    /// by default an `ASWebAuthenticationSession`.
+    ///
+    /// Throws `webContextCancelled` when the user closes the page, `webInternalError` when the app has neither a
+    /// client ID nor a Google App ID or nothing can show the page, the page's own error (such as
+    /// `operationNotAllowed`), or `webSignInUserInteractionFailure`.
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
         let auth = self.auth ?? Auth.auth()
-        guard let presenter = auth.webAuthenticationPresenter else {
-            throw AuthErrorUtils.error(.webInternalError, message: "Set Auth.webAuthenticationPresenter to show the provider's page.")
+        guard let presenter = auth.webAuthenticationPresenter ?? Self.systemPresenter else {
+            throw AuthErrorUtils.error(.webInternalError, message: "Set Auth.webAuthenticationPresenter to show the sign-in page.")
         }
-        guard let scheme = (auth.app?.configuration.bundleID ?? Bundle.main.bundleIdentifier)?.lowercased(), !scheme.isEmpty else {
-            throw AuthErrorUtils.error(.webInternalError, message: "The app has no bundle ID to be called back with.")
-        }
-        let started = try await auth.backend.createAuthURI(
-            providerID: providerID, continueURI: "\(scheme):/__/auth/callback", scopes: scopes ?? [], customParameters: customParameters ?? [:])
-        guard let authURI = started.authUri.flatMap(URL.init(string:)), let sessionID = started.sessionId else {
-            throw AuthErrorUtils.internalError(response: "accounts:createAuthUri answered without an authUri or a session")
-        }
+        let app = try Self.handlerApp(of: auth)
+        let eventID = HandlerPage.randomID()
+        let sessionID = HandlerPage.randomID()
+        let url = try await handlerURL(auth: auth, app: app, eventID: eventID, sessionID: sessionID)
         let callback: URL
         do {
-            callback = try await presenter.authenticate(url: authURI, callbackURLScheme: scheme)
+            callback = try await presenter.authenticate(url: url, callbackURLScheme: app.callbackScheme)
         } catch {
-            throw AuthErrorUtils.error(.webContextCancelled, message: "The sign-in page was closed: \(error)")
+            // The presenter's own Auth errors as they are; any other means the page was closed.
+            guard AuthErrorCode(error) == nil else { throw error }
+            throw AuthErrorUtils.error(.webContextCancelled, userInfo: [NSUnderlyingErrorKey: error])
         }
-        return OAuthCredential(provider: providerID, idToken: nil, accessToken: nil, sessionID: sessionID,
-                               requestURI: callback.absoluteString)
+        return try credential(fromCallback: callback, eventID: eventID, sessionID: sessionID,
+                              callbackScheme: app.callbackScheme)
+    }
+
+    /// FirebaseAuth's name of `getCredentialWith(_:)` in `async` code.
+    public func credential(with uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
+        try await getCredentialWith(uiDelegate)
     }
 
     /// Completion-handler form of `getCredentialWith(_:)`.
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?,
                                   completion: (@MainActor (AuthCredential?, (any Error)?) -> Void)? = nil) {
         completeOnMainActor(completion) { try await self.getCredentialWith(uiDelegate) }
+    }
+
+    /// What shows the page when the app sets no presenter.
+    private static var systemPresenter: (any WebAuthenticationPresenter)? {
+        #if canImport(AuthenticationServices) && !os(tvOS) && !os(watchOS)
+        SystemWebAuthenticationPresenter()
+        #else
+        nil
+        #endif
+    }
+
+    /// How the page knows the app. FirebaseAuth needs a Google App ID, or a client ID, to name the scheme the page
+    /// returns through.
+    static func handlerApp(of auth: Auth) throws -> HandlerPage.App {
+        let options = auth.app?.configuration
+        if let appID = options?.googleAppID, !appID.isEmpty {
+            return HandlerPage.App.of(clientID: options?.clientID, appID: appID)
+        }
+        if let clientID = options?.clientID, !clientID.isEmpty {
+            return HandlerPage.App(clientID: clientID)
+        }
+        throw AuthErrorUtils.error(
+            .webInternalError,
+            message: "Set FirebaseOptions.clientID or googleAppID: the sign-in page returns to the app through a URL scheme made of one of them.")
+    }
+
+    /// The page of one run of the flow: `{site}/__/auth/handler?apiKey=…&authType=signInWithRedirect&ibi=…`
+    /// `&sessionId=<SHA-256 of sessionID>&v=…&eventId=…&providerId=…&clientId=…|appId=…` and, when set, `tid`,
+    /// `scopes` (comma-separated), `customParameters` (a JSON object) and `hl`. On the emulator the page is
+    /// `http://host:port/emulator/auth/handler`.
+    func handlerURL(auth: Auth, app: HandlerPage.App, eventID: String, sessionID: String) async throws -> URL {
+        let backend = auth.backend
+        let configuration = backend.configuration
+        var items = [
+            URLQueryItem(name: "apiKey", value: configuration.apiKey),
+            URLQueryItem(name: "authType", value: Self.signInWithRedirectAuthType),
+            URLQueryItem(name: "ibi", value: HandlerPage.bundleID(of: auth.app)),
+            URLQueryItem(name: "sessionId", value: AuthNonce.sha256(sessionID)),
+            URLQueryItem(name: "v", value: AuthBackend.clientVersion),
+            URLQueryItem(name: "eventId", value: eventID),
+            URLQueryItem(name: "providerId", value: providerID),
+            app.queryItem,
+        ]
+        if let tenantID = configuration.tenantID {
+            items.append(URLQueryItem(name: "tid", value: tenantID))
+        }
+        if let scopes, !scopes.isEmpty {
+            items.append(URLQueryItem(name: "scopes", value: scopes.joined(separator: ",")))
+        }
+        if let customParameters, !customParameters.isEmpty {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let json = String(decoding: try encoder.encode(customParameters), as: UTF8.self)
+            items.append(URLQueryItem(name: "customParameters", value: json))
+        }
+        if let languageCode = configuration.languageCode {
+            items.append(URLQueryItem(name: "hl", value: languageCode))
+        }
+        let page = if let emulator = auth.state[\.emulatorURL] {
+            emulator.absoluteString + "/emulator/auth/handler"
+        } else {
+            try await HandlerPage.site(of: backend) + HandlerPage.path
+        }
+        return try HandlerPage.url(page, query: items)
+    }
+
+    /// The credential of the flow's callback: the `link` its deep link carries (the URL for `signInWithIdp`) with
+    /// the flow's session ID; else the error the page reported.
+    func credential(fromCallback callback: URL, eventID: String, sessionID: String,
+                    callbackScheme: String) throws -> OAuthCredential {
+        guard WebFlowCoordinator.isCallback(callback, eventID: eventID, authType: Self.signInWithRedirectAuthType,
+                                            callbackScheme: callbackScheme)
+        else {
+            throw AuthErrorUtils.webSignInFailure(reason: "The page ended on a URL that is not this sign-in's callback: \(callback)")
+        }
+        let link = try WebFlowCoordinator.deepLinkValue("link", of: callback, failure: AuthErrorUtils.webSignInFailure)
+        return OAuthCredential(provider: providerID, idToken: nil, accessToken: nil, sessionID: sessionID, requestURI: link)
     }
 }
 
@@ -63,7 +155,8 @@ extension Auth {
         completeOnMainActor(completion) { try await self.signIn(with: provider, uiDelegate: uiDelegate) }
     }
 
-    /// What shows providers' pages for `signIn(with:uiDelegate:)` and `OAuthProvider.getCredentialWith(_:)`.
+    /// What shows the sign-in page of `signIn(with:uiDelegate:)` and `OAuthProvider.getCredentialWith(_:)`; when
+    /// nil, an `ASWebAuthenticationSession` on iOS, macOS and visionOS.
     public var webAuthenticationPresenter: (any WebAuthenticationPresenter)? {
         get { state[\.webAuthenticationPresenter] }
         set { state[\.webAuthenticationPresenter] = newValue }

@@ -29,7 +29,8 @@ public let FacebookAuthProviderID = ProviderID.facebook
 public let FacebookAuthSignInMethod = ProviderID.facebook
 
 /// Makes credentials of OAuth and OpenID Connect providers from tokens the app obtained itself, e.g.
-/// with AuthenticationServices (Sign in with Apple) or the Facebook SDK.
+/// with AuthenticationServices (Sign in with Apple) or the Facebook SDK; or, with `getCredentialWith(_:)`, at the
+/// provider's own sign-in page.
 ///
 /// ```swift
 /// let nonce = AuthNonce.random()

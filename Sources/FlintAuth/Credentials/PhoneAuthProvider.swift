@@ -221,10 +221,11 @@ public final class PhoneAuthProvider: NSObject, Sendable {
                 .appNotVerified,
                 message: "The app could not be verified with a silent push, and no AuthUIDelegate was given to show the reCAPTCHA page.")
         }
-        let eventID = Self.randomEventID()
+        let eventID = HandlerPage.randomID()
         let url = try await recaptchaPageURL(eventID: eventID)
         let callback = try await auth.phoneAuth.webFlows.run(
-            url, eventID: eventID, authType: Self.verifyAppAuthType, callbackScheme: callbackScheme, presenter: presenter)
+            url, eventID: eventID, authType: Self.verifyAppAuthType, callbackScheme: handlerApp.callbackScheme,
+            presenter: presenter)
         return try Self.recaptchaToken(fromCallback: callback)
     }
 
@@ -234,93 +235,31 @@ public final class PhoneAuthProvider: NSObject, Sendable {
     func recaptchaPageURL(eventID: String) async throws -> URL {
         let backend = auth.backend
         let configuration = backend.configuration
-        var site: String
-        if let base = configuration.baseURL?.absoluteString {
-            site = base.hasSuffix("/") ? String(base.dropLast()) : base
-        } else {
-            let domains = try await backend.authorizedDomains()
-            guard let domain = domains.first(where: { $0.hasSuffix("firebaseapp.com") })
-                ?? domains.first(where: { $0.hasSuffix("web.app") })
-            else {
-                throw AuthErrorUtils.error(.unauthorizedDomain,
-                                           message: "The project has no firebaseapp.com or web.app domain for the reCAPTCHA page.")
-            }
-            site = "https://" + domain
-        }
-        let options = auth.app?.configuration
         var items = [
             URLQueryItem(name: "apiKey", value: configuration.apiKey),
             URLQueryItem(name: "authType", value: Self.verifyAppAuthType),
-            URLQueryItem(name: "ibi", value: options?.bundleID ?? Bundle.main.bundleIdentifier ?? ""),
+            URLQueryItem(name: "ibi", value: HandlerPage.bundleID(of: auth.app)),
             URLQueryItem(name: "v", value: AuthBackend.clientVersion),
             URLQueryItem(name: "eventId", value: eventID),
+            handlerApp.queryItem,
         ]
-        if let clientID = options?.clientID, !clientID.isEmpty {
-            items.append(URLQueryItem(name: "clientId", value: clientID))
-        } else {
-            items.append(URLQueryItem(name: "appId", value: appID))
-        }
         if let languageCode = configuration.languageCode {
             items.append(URLQueryItem(name: "hl", value: languageCode))
         }
-        guard var components = URLComponents(string: site + "/__/auth/handler") else {
-            throw AuthErrorUtils.internalError(response: "Invalid server URL \(site)")
-        }
-        components.queryItems = items
-        // URLComponents leaves `+` alone in queries; the page would read it as a space.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = components.url else {
-            throw AuthErrorUtils.internalError(response: "Invalid reCAPTCHA page URL for \(site)")
-        }
-        return url
+        return try HandlerPage.url(try await HandlerPage.site(of: backend) + HandlerPage.path, query: items)
     }
 
-    /// The app ID the page derives the callback scheme from: `FirebaseOptions.googleAppID`, or for apps
-    /// configured without one, `flint:<projectID>`.
-    private var appID: String {
+    /// How the reCAPTCHA page knows the app. Flint: an app configured without a Google App ID goes by
+    /// `flint:<projectID>`.
+    private var handlerApp: HandlerPage.App {
         let options = auth.app?.configuration
-        if let googleAppID = options?.googleAppID, !googleAppID.isEmpty {
-            return googleAppID
-        }
-        return "flint:" + (options?.projectID ?? "app")
-    }
-
-    /// The URL scheme the reCAPTCHA page returns through: the reversed client ID
-    /// (`com.googleusercontent.apps.123-abc`) if the app has a client ID, else `app-` and the app ID with
-    /// `:` replaced by `-` (`app-1-123-ios-abc`).
-    var callbackScheme: String {
-        if let clientID = auth.app?.configuration.clientID, !clientID.isEmpty {
-            return clientID.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
-        }
-        return "app-" + appID.replacingOccurrences(of: ":", with: "-")
-    }
-
-    /// Ten random capital letters.
-    static func randomEventID() -> String {
-        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        return String((0..<10).map { _ in letters.randomElement()! })
+        let googleAppID = options?.googleAppID ?? ""
+        return HandlerPage.App.of(clientID: options?.clientID,
+                                  appID: googleAppID.isEmpty ? "flint:" + (options?.projectID ?? "app") : googleAppID)
     }
 
     /// The `recaptchaToken` of a callback URL; its `firebaseError` as the matching `AuthErrorCode`.
     static func recaptchaToken(fromCallback url: URL) throws -> String {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let query = WebFlowCoordinator.deepLinkQuery(of: components)
-        else {
-            throw AuthErrorUtils.appVerificationFailure(reason: "The callback URL carries no deep link: \(url)")
-        }
-        if let token = query["recaptchaToken"], !token.isEmpty {
-            return token
-        }
-        if let json = query["firebaseError"] {
-            struct WebError: Decodable {
-                var code: String
-                var message: String?
-            }
-            if let error = try? JSONDecoder().decode(WebError.self, from: Data(json.utf8)) {
-                throw AuthErrorUtils.webError(code: error.code, message: error.message)
-            }
-            throw AuthErrorUtils.appVerificationFailure(reason: "The page reported an unreadable error: \(json)")
-        }
-        throw AuthErrorUtils.appVerificationFailure(reason: "The callback URL carries neither a token nor an error: \(url)")
+        try WebFlowCoordinator.deepLinkValue("recaptchaToken", of: url, failure: AuthErrorUtils.appVerificationFailure)
     }
 }

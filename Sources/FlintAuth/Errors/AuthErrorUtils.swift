@@ -163,20 +163,31 @@ extension AuthErrorUtils {
         return error(.credentialAlreadyInUse, userInfo: info)
     }
 
-    /// The error a web page reports to the app as `firebaseError={"code":…,"message":…}`: FirebaseAuth's
-    /// `auth/…` codes of web flows, and any other code as the failure of the user interaction.
-    static func webError(code: String, message: String?) -> NSError {
+    /// The error a web page reports to the app as `firebaseError={"code":…,"message":…}`: the `auth/…` codes of
+    /// FirebaseAuth's web flows (and of the errors the web SDK names alike), and any other code as `otherwise`
+    /// makes it, the failure of the flow's user interaction.
+    static func webError(code: String, message: String?, otherwise: (String) -> NSError) -> NSError {
         switch code {
         case "auth/invalid-oauth-client-id": error(.invalidClientID, message: message)
         case "auth/network-request-failed": error(.webNetworkRequestFailed, message: message)
         case "auth/internal-error": error(.webInternalError, message: message)
-        default: appVerificationFailure(reason: message ?? code)
+        case "auth/user-cancelled", "auth/web-context-cancelled": error(.webContextCancelled, message: message)
+        case "auth/operation-not-allowed": error(.operationNotAllowed, message: message)
+        case "auth/invalid-api-key": error(.invalidAPIKey, message: message)
+        case "auth/invalid-credential": error(.invalidCredential, message: message)
+        case "auth/unauthorized-domain": error(.unauthorizedDomain, message: message)
+        default: otherwise(message.map { "\(code): \($0)" } ?? code)
         }
     }
 
     /// The reCAPTCHA page ended without a token.
     static func appVerificationFailure(reason: String) -> NSError {
         error(.appVerificationUserInteractionFailure, userInfo: [NSLocalizedFailureReasonErrorKey: reason])
+    }
+
+    /// The redirect flow's page ended without a credential.
+    static func webSignInFailure(reason: String) -> NSError {
+        error(.webSignInUserInteractionFailure, userInfo: [NSLocalizedFailureReasonErrorKey: reason])
     }
 }
 
@@ -226,6 +237,7 @@ extension AuthErrorCode {
         case .webContextAlreadyPresented: "Another web page of Auth is being shown; only one can be shown at a time."
         case .webContextCancelled: "The user closed the web page before it finished."
         case .appVerificationUserInteractionFailure: "App verification failed; the failure reason in the error's userInfo says why."
+        case .webSignInUserInteractionFailure: "Signing in on the web page failed; the failure reason in the error's userInfo says why."
         case .invalidRecaptchaToken: "The reCAPTCHA token is not valid."
         case .rejectedCredential: "The request carries a malformed or mismatched credential."
         case .expiredActionCode: "The action code has expired."

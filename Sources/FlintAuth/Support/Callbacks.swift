@@ -1,18 +1,5 @@
 import Foundation
 
-extension DispatchQueue {
-    /// The default queue for listeners, the auth-state notification and (without UIKit) the UI delegate:
-    /// the main queue where an app has a main run loop (Apple platforms), otherwise one serial queue
-    /// private to FlintAuth, so that command-line tools that never service the main queue still get them.
-    static let authCallbacks: DispatchQueue = {
-        #if canImport(ObjectiveC)
-        return .main
-        #else
-        return DispatchQueue(label: "dev.flint.auth.callbacks")
-        #endif
-    }()
-}
-
 /// Runs `operation` in a new task and reports its outcome to `completion` on the main actor, as
 /// FirebaseAuth calls its completion handlers on the main queue. Backs the completion-handler twins of
 /// the SDK's `async` methods.
