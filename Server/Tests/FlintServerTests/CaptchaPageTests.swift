@@ -99,7 +99,8 @@ import Testing
             let key = server.apiKey
             let cases: [(String, String)] = [
                 (Self.handlerPath(apiKey: key, authType: nil), "authType"),
-                (Self.handlerPath(apiKey: key, authType: "signInViaRedirect"), "authType"),
+                (Self.handlerPath(apiKey: key, authType: "signInViaRedirect"), "redirectUrl"),
+                (Self.handlerPath(apiKey: key, authType: "somethingElse"), "authType"),
                 (Self.handlerPath(apiKey: key, eventID: nil), "eventId"),
                 (Self.handlerPath(apiKey: key, eventID: "<script>"), "eventId"),
                 (Self.handlerPath(apiKey: key, clientID: nil), "clientId or appId"),

@@ -356,6 +356,7 @@ public final class AuthServer: Sendable {
         endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
         if configuration.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(store: store, projects: projects, projectConfig: projectConfig).endpoints
+            endpoints += EmulatorSignInPages(store: store, callers: callers).endpoints
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
         }
         endpoints.append(statusEndpoint)

@@ -226,6 +226,23 @@ extension Store {
         ).first
     }
 
+    /// Up to `limit` of the provider accounts linked to the project's users for `providerID`, by provider user ID
+    /// (the emulator's account chooser lists them).
+    public func identities(projectID: String, providerID: String, limit: Int) async throws -> [FederatedIdentity] {
+        try await database.query(
+            """
+            SELECT raw_id, email, display_name, photo_url, screen_name FROM user_identities
+            WHERE project_id = ? AND provider_id = ? ORDER BY raw_id LIMIT ?
+            """,
+            [.text(projectID), .text(providerID), .int(Int64(limit))]
+        ).compactMap { row in
+            row.string("raw_id").map {
+                FederatedIdentity(providerID: providerID, rawID: $0, email: row.string("email"), displayName: row.string("display_name"),
+                                  photoURL: row.string("photo_url"), screenName: row.string("screen_name"))
+            }
+        }
+    }
+
     /// The users an address leads to: the one whose email it is, then any with a linked provider account
     /// of that email (when a project allows several accounts per email, or a link changed the account's).
     public func users(projectID: String, emailOrProviderEmail email: String) async throws -> [UserAccount] {
