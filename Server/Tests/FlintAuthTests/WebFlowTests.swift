@@ -32,6 +32,13 @@ import Testing
     }
 
     /// The query parameters of `url`, by name (the first of each name).
+    /// `application/x-www-form-urlencoded`, every character but the unreserved ones escaped.
+    static func formEncoded(_ fields: [(String, String)]) -> String {
+        var unreserved = CharacterSet.alphanumerics
+        unreserved.insert(charactersIn: "-._~")
+        return fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }.joined(separator: "&")
+    }
+
     static func query(of url: URL) -> [String: String] {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
@@ -228,38 +235,45 @@ import Testing
     // MARK: Through a Flint server
 
     /// Opens the URL over HTTP and follows redirects until one has the callback's scheme, as a browser would.
-    final class StandInBrowser: NSObject, WebAuthenticationPresenter, URLSessionTaskDelegate, @unchecked Sendable {
+    final class StandInBrowser: WebAuthenticationPresenter, @unchecked Sendable {
         // @unchecked Sendable: `opened` is only touched under `lock`.
         private let lock = NSLock()
         private var opened: [URL] = []
         var visited: [URL] { lock.withLock { opened } }
 
         func authenticate(url: URL, callbackURLScheme: String) async throws -> URL {
-            let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
-            defer { session.finishTasksAndInvalidate() }
-            var next = url
-            for _ in 0..<5 {
-                if next.scheme == callbackURLScheme { return next }
-                lock.withLock { opened.append(next) }
-                let response: URLResponse = try await withCheckedThrowingContinuation { continuation in
-                    session.dataTask(with: next) { _, response, error in
-                        if let response { continuation.resume(returning: response) } else {
-                            continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                        }
-                    }.resume()
-                }
-                guard let http = response as? HTTPURLResponse, (300..<400).contains(http.statusCode),
-                      let location = http.value(forHTTPHeaderField: "Location"), let target = URL(string: location, relativeTo: next)
-                else { throw URLError(.badServerResponse) }
-                next = target.absoluteURL
-            }
-            throw URLError(.httpTooManyRedirects)
+            let (pages, end) = try await TestBrowser.follow(url)
+            lock.withLock { opened += pages.map(\.url) }
+            guard end.scheme == callbackURLScheme else { throw URLError(.badServerResponse) }
+            return end
         }
+    }
 
-        /// Redirects are the browser's to follow, one at a time.
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-            completionHandler(nil)
+    /// The emulator's account chooser as a user picks an account in it (or closes it): the page is fetched, the
+    /// account found in it, and the app's deep link made as the page's script makes it for the iOS SDK.
+    struct EmulatorChooser: WebAuthenticationPresenter {
+        /// The account's email; nil closes the page with the page's Cancel button.
+        var email: String?
+
+        func authenticate(url: URL, callbackURLScheme: String) async throws -> URL {
+            let page = try await TestBrowser.get(url)
+            guard page.status == 200 else { throw URLError(.badServerResponse) }
+            let query = WebFlowTests.query(of: url)
+            var inner = [("authType", query["authType"] ?? "")]
+            if let email {
+                // The listed account whose claims carry the email.
+                let claims = try #require(page.body.components(separatedBy: "data-id-token=\"").dropFirst()
+                    .compactMap { $0.split(separator: "\"").first.flatMap { String($0).removingPercentEncoding } }
+                    .first { $0.contains("\"email\":\"\(email)\"") })
+                let link = "\(url.scheme!)://\(url.host!):\(url.port!)\(url.path)?" + WebFlowTests.formEncoded([
+                    ("providerId", query["providerId"] ?? ""), ("id_token", claims)])
+                inner.append(("link", link))
+            } else {
+                inner.append(("firebaseError", #"{"code":"auth/user-cancelled","message":"closed"}"#))
+            }
+            inner.append(("eventId", query["eventId"] ?? ""))
+            let deepLink = "\(url.scheme!)://\(url.host!):\(url.port!)/__/auth/callback?" + WebFlowTests.formEncoded(inner)
+            return try #require(URL(string: "\(callbackURLScheme)://firebaseauth/link?" + WebFlowTests.formEncoded([("deep_link_id", deepLink)])))
         }
     }
 
@@ -315,6 +329,42 @@ import Testing
         }
         await FirebaseApp.app(name: name)?.delete()
         await provider.stop()
+        try await server.stop()
+    }
+
+    /// In emulator mode the flow opens the emulator's account chooser, as FirebaseAuth does, and signs in with the
+    /// account picked there.
+    @Test func emulatorModeSignsInThroughTheAccountChooser() async throws {
+        let server = try await TestServer.start(emulator: true)
+        let name = "flint-emulator-web-flow-\(UUID().uuidString)"
+        do {
+            let seeded = try await TestClient(server).post("/v1/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true,
+                "postBody": .string(Self.formEncoded([
+                    ("id_token", #"{"sub":"gh-1","email":"octo@example.com","email_verified":true,"name":"Octo Cat"}"#),
+                    ("providerId", "github.com")])),
+            ])
+            #expect(seeded.status == 200, "\(seeded.body)")
+            let options = FirebaseOptions(apiKey: "fake-api-key", projectID: server.projectID, serverURL: nil)
+            options.clientID = "123-abc.apps.googleusercontent.com"
+            FirebaseApp.configure(name: name, options: options)
+            let app = try #require(FirebaseApp.app(name: name))
+            let auth = Auth(app: app, credentialStore: InMemoryCredentialStore(), httpClient: URLSessionHTTPClient.shared)
+            auth.useEmulator(withHost: "127.0.0.1", port: try #require(server.baseURL.port))
+            auth.webAuthenticationPresenter = EmulatorChooser(email: "octo@example.com")
+
+            let result = try await auth.signIn(with: OAuthProvider(providerID: "github.com", auth: auth), uiDelegate: nil)
+            #expect(result.user.uid == seeded.string("localId") && result.user.email == "octo@example.com")
+            #expect(result.additionalUserInfo?.providerID == "github.com" && result.user.displayName == "Octo Cat")
+            // Closing the chooser is the user cancelling.
+            auth.webAuthenticationPresenter = EmulatorChooser(email: nil)
+            await expectAuthError(.webContextCancelled) {
+                try await auth.signIn(with: OAuthProvider(providerID: "github.com", auth: auth), uiDelegate: nil)
+            }
+        } catch {
+            Issue.record(error)
+        }
+        await FirebaseApp.app(name: name)?.delete()
         try await server.stop()
     }
 }
