@@ -69,6 +69,25 @@ enum HandlerPage {
         return "https://" + domain
     }
 
+    /// `page` for one run of a web flow: `apiKey`, `authType`, `ibi`, `v`, `eventId` and the app's `clientId` or
+    /// `appId`, then the flow's own `items`, then `hl` when the app set a language.
+    static func url(_ page: String, auth: Auth, authType: String, eventID: String, app: App, items: [URLQueryItem] = [])
+        throws -> URL {
+        let configuration = auth.backend.configuration
+        var query = [
+            URLQueryItem(name: "apiKey", value: configuration.apiKey),
+            URLQueryItem(name: "authType", value: authType),
+            URLQueryItem(name: "ibi", value: bundleID(of: auth.app)),
+            URLQueryItem(name: "v", value: AuthBackend.clientVersion),
+            URLQueryItem(name: "eventId", value: eventID),
+            app.queryItem,
+        ] + items
+        if let languageCode = configuration.languageCode {
+            query.append(URLQueryItem(name: "hl", value: languageCode))
+        }
+        return try url(page, query: query)
+    }
+
     /// `page` with the query `items`.
     static func url(_ page: String, query items: [URLQueryItem]) throws -> URL {
         guard var components = URLComponents(string: page) else {

@@ -93,19 +93,11 @@ extension OAuthProvider {
     /// `scopes` (comma-separated), `customParameters` (a JSON object) and `hl`. On the emulator the page is
     /// `http://host:port/emulator/auth/handler`.
     func handlerURL(auth: Auth, app: HandlerPage.App, eventID: String, sessionID: String) async throws -> URL {
-        let backend = auth.backend
-        let configuration = backend.configuration
         var items = [
-            URLQueryItem(name: "apiKey", value: configuration.apiKey),
-            URLQueryItem(name: "authType", value: Self.signInWithRedirectAuthType),
-            URLQueryItem(name: "ibi", value: HandlerPage.bundleID(of: auth.app)),
             URLQueryItem(name: "sessionId", value: AuthNonce.sha256(sessionID)),
-            URLQueryItem(name: "v", value: AuthBackend.clientVersion),
-            URLQueryItem(name: "eventId", value: eventID),
             URLQueryItem(name: "providerId", value: providerID),
-            app.queryItem,
         ]
-        if let tenantID = configuration.tenantID {
+        if let tenantID = auth.backend.configuration.tenantID {
             items.append(URLQueryItem(name: "tid", value: tenantID))
         }
         if let scopes, !scopes.isEmpty {
@@ -117,15 +109,13 @@ extension OAuthProvider {
             let json = String(decoding: try encoder.encode(customParameters), as: UTF8.self)
             items.append(URLQueryItem(name: "customParameters", value: json))
         }
-        if let languageCode = configuration.languageCode {
-            items.append(URLQueryItem(name: "hl", value: languageCode))
-        }
         let page = if let emulator = auth.state[\.emulatorURL] {
             emulator.absoluteString + "/emulator/auth/handler"
         } else {
-            try await HandlerPage.site(of: backend) + HandlerPage.path
+            try await HandlerPage.site(of: auth.backend) + HandlerPage.path
         }
-        return try HandlerPage.url(page, query: items)
+        return try HandlerPage.url(page, auth: auth, authType: Self.signInWithRedirectAuthType, eventID: eventID, app: app,
+                                   items: items)
     }
 
     /// The credential of the flow's callback: the `link` its deep link carries (the URL for `signInWithIdp`) with

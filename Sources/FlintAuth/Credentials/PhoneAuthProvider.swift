@@ -233,20 +233,8 @@ public final class PhoneAuthProvider: NSObject, Sendable {
     /// where the site is the Flint server (or emulator), or for Google's hosts the project's
     /// `firebaseapp.com` (else `web.app`) domain.
     func recaptchaPageURL(eventID: String) async throws -> URL {
-        let backend = auth.backend
-        let configuration = backend.configuration
-        var items = [
-            URLQueryItem(name: "apiKey", value: configuration.apiKey),
-            URLQueryItem(name: "authType", value: Self.verifyAppAuthType),
-            URLQueryItem(name: "ibi", value: HandlerPage.bundleID(of: auth.app)),
-            URLQueryItem(name: "v", value: AuthBackend.clientVersion),
-            URLQueryItem(name: "eventId", value: eventID),
-            handlerApp.queryItem,
-        ]
-        if let languageCode = configuration.languageCode {
-            items.append(URLQueryItem(name: "hl", value: languageCode))
-        }
-        return try HandlerPage.url(try await HandlerPage.site(of: backend) + HandlerPage.path, query: items)
+        try HandlerPage.url(try await HandlerPage.site(of: auth.backend) + HandlerPage.path, auth: auth,
+                            authType: Self.verifyAppAuthType, eventID: eventID, app: handlerApp)
     }
 
     /// How the reCAPTCHA page knows the app. Flint: an app configured without a Google App ID goes by

@@ -83,17 +83,7 @@ struct EmulatorSignInPages: Sendable {
         }.joined(separator: "\n")
         let help = identities.isEmpty ? "No \(provider) accounts exist in the Auth Emulator."
             : "Please select an existing account in the Auth Emulator or add a new one:"
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="robots" content="noindex">
-            <title>Auth Emulator IDP Login Widget</title>
-            <style>\(EmulatorSignInScripts.style)</style>
-            </head>
-            <body>
+        return HostedPage.document(language: "en", title: "Auth Emulator IDP Login Widget", style: EmulatorSignInScripts.style, body: """
             <div id="content">
               <div id="title"><span>Sign-in with <span class="js-provider-id provider-name">\(provider)</span></span></div>
               <div id="accounts-list">
@@ -129,11 +119,9 @@ struct EmulatorSignInPages: Sendable {
                 </form>
               </div>
             </div>
+            </main>
             <script>\(EmulatorSignInScripts.handler)</script>
-            </body>
-            </html>
-
-            """
+            """)
     }
 
     // MARK: The SDK's frame
