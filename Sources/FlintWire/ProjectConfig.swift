@@ -257,12 +257,14 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var appVerification: AppVerification?
     public var apps: Apps?
     public var blockingFunctions: BlockingFunctions?
+    public var passwordPolicyConfig: PasswordPolicyConfig?
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
                 mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil,
-                smsDefenseConfig: SmsDefenseConfig? = nil) {
+                smsDefenseConfig: SmsDefenseConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil) {
+        self.passwordPolicyConfig = passwordPolicyConfig
         self.apps = apps
         self.smsDefenseConfig = smsDefenseConfig
         self.blockingFunctions = blockingFunctions
@@ -318,6 +320,11 @@ extension ProjectConfig {
             if forwarded?.idToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.idToken") }
             if forwarded?.accessToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.accessToken") }
             if forwarded?.refreshToken != nil { paths.append("blockingFunctions.forwardInboundCredentials.refreshToken") }
+        }
+        if let passwordPolicyConfig {
+            if passwordPolicyConfig.passwordPolicyEnforcementState != nil { paths.append("passwordPolicyConfig.passwordPolicyEnforcementState") }
+            if passwordPolicyConfig.passwordPolicyVersions != nil { paths.append("passwordPolicyConfig.passwordPolicyVersions") }
+            if passwordPolicyConfig.forceUpgradeOnSignin != nil { paths.append("passwordPolicyConfig.forceUpgradeOnSignin") }
         }
         return paths
     }

@@ -44,6 +44,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidPassword = "INVALID_PASSWORD"
     case invalidLoginCredentials = "INVALID_LOGIN_CREDENTIALS"
     case weakPassword = "WEAK_PASSWORD"
+    case passwordDoesNotMeetRequirements = "PASSWORD_DOES_NOT_MEET_REQUIREMENTS"
     case passwordLoginDisabled = "PASSWORD_LOGIN_DISABLED"
     case phoneNumberExists = "PHONE_NUMBER_EXISTS"
     case invalidPhoneNumber = "INVALID_PHONE_NUMBER"

@@ -41,7 +41,7 @@ public struct AccountService: Sendable {
         } else {
             guard settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
             user.email = try Validation.email(request.email)
-            user.password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
+            user.password = try await newPassword(try Validation.newPassword(request.password, by: caller), project: caller.project)
             user.displayName = request.displayName
             provider = ProviderID.password
         }
@@ -89,7 +89,7 @@ public struct AccountService: Sendable {
         let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
         guard caller.project.settings.signIn.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
         let email = try Validation.email(request.email)
-        let password = try await newPassword(try Validation.newPassword(request.password), project: caller.project)
+        let password = try await newPassword(try Validation.newPassword(request.password, by: caller), project: caller.project)
         let now = clock.seconds
         let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.password) { [tokens] current in
             try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
@@ -133,6 +133,11 @@ public struct AccountService: Sendable {
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
         try await throttle.recordSuccess(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
+        // The right password, but one the enforced policy no longer accepts: with forceUpgradeOnSignin the user must
+        // set a new one (a password reset) first.
+        if let passwordPolicy = project.settings.passwordPolicy, passwordPolicy.enforced, passwordPolicy.forceUpgradeOnSignIn {
+            try passwordPolicy.check(password)
+        }
         // An imported hash: now that the password is known, keep it the project's own way.
         let rehashed = user.importedPasswordHash == nil ? nil : try await newPassword(password, project: project)
         let verifiedHash = hash
@@ -233,7 +238,7 @@ public struct AccountService: Sendable {
         // account as stored now, under its lock.
         let email = try request.email.map { try Validation.email($0) }
         let password: StoredPassword? = if let raw = request.password {
-            try await newPassword(try Validation.newPassword(raw), project: caller.project)
+            try await newPassword(try Validation.newPassword(raw, by: caller), project: caller.project)
         } else {
             nil
         }

@@ -10,6 +10,7 @@ struct ProjectConfigService: Sendable {
     let store: Store
     let limits: PhoneLimits
     let policy: ModePolicy
+    let clock: any FlintClock
 
     /// The settings the official emulator's configuration consists of: what a PATCH without a mask replaces
     /// under `ModePolicy.configPatchWithoutMaskReplacesEmulatorSettings`.
@@ -28,6 +29,10 @@ struct ProjectConfigService: Sendable {
                 let updated = try await update(
                     caller.project, with: change, mask: mask(request.uri.queryParameters.get("updateMask"), for: change))
                 return try JSONBody.response(Self.config(of: updated))
+            },
+            // What the SDKs check passwords against before sending them (`validatePassword`).
+            .get(Endpoint.identityToolkitPaths(version: "v2", "passwordPolicy"), callers: callers) { _, caller in
+                PasswordPolicy.response(caller.project.settings.passwordPolicy)
             },
         ]
     }
@@ -109,6 +114,7 @@ struct ProjectConfigService: Sendable {
         }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
         try Self.applyBlockingFunctions(change.blockingFunctions, mask: mask, to: &settings.blockingFunctions)
+        try applyPasswordPolicy(change.passwordPolicyConfig, mask: mask, to: &settings.passwordPolicy)
         for (field, type, template) in Self.emailTemplates(change.notification?.sendEmail)
         where mask.covers("notification.sendEmail.\(field)") {
             settings.emailTemplates[type.rawValue] = try Self.emailTemplate(template)
@@ -134,6 +140,29 @@ struct ProjectConfigService: Sendable {
             checked[number] = code
         }
         return checked
+    }
+
+    /// `passwordPolicyConfig`: the enforcement state, the one version's strength options (lengths within Firebase's
+    /// bounds) and `forceUpgradeOnSignin`.
+    private func applyPasswordPolicy(_ config: PasswordPolicyConfig?, mask: UpdateMask, to stored: inout PasswordPolicy?) throws {
+        let paths = ["passwordPolicyEnforcementState", "passwordPolicyVersions", "forceUpgradeOnSignin"]
+        guard paths.contains(where: { mask.covers("passwordPolicyConfig.\($0)") }) else { return }
+        var policy = stored ?? PasswordPolicy()
+        if mask.covers("passwordPolicyConfig.passwordPolicyEnforcementState") {
+            switch config?.passwordPolicyEnforcementState ?? "OFF" {
+            case "ENFORCE": policy.enforced = true
+            case "OFF", "PASSWORD_POLICY_ENFORCEMENT_STATE_UNSPECIFIED": policy.enforced = false
+            default: throw FlintError(.invalidArgument, "passwordPolicyEnforcementState must be ENFORCE or OFF")
+            }
+        }
+        if mask.covers("passwordPolicyConfig.forceUpgradeOnSignin") { policy.forceUpgradeOnSignIn = config?.forceUpgradeOnSignin ?? false }
+        if mask.covers("passwordPolicyConfig.passwordPolicyVersions") {
+            let versions = config?.passwordPolicyVersions ?? []
+            guard versions.count <= 1 else { throw FlintError(.invalidArgument, "passwordPolicyVersions must have one entry") }
+            try policy.setStrength(versions.first?.customStrengthOptions ?? .init())
+        }
+        policy.updatedAt = clock.milliseconds
+        stored = policy
     }
 
     /// `mfa.state`, `mfa.enabledProviders` (`PHONE_SMS`) and `mfa.providerConfigs` (TOTP).
@@ -288,7 +317,8 @@ struct ProjectConfigService: Sendable {
                 providerConfigs: [.init(state: settings.multiFactor.totp ? "ENABLED" : "DISABLED",
                                         totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]),
             blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
-            smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes))
+            smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes),
+            passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config))
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

@@ -194,6 +194,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     /// Built-in identity providers by id (`apple.com`, `facebook.com`).
     public var identityProviders: [String: IdentityProvider] = [:]
     public var blockingFunctions = BlockingFunctions()
+    /// Identity Platform's password policy (`passwordPolicyConfig`); nil when none was ever set.
+    public var passwordPolicy: PasswordPolicy?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -213,5 +215,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         identityProviders = try container.decodeIfPresent([String: IdentityProvider].self, forKey: .identityProviders) ?? [:]
         multiFactor = try container.decodeIfPresent(MultiFactor.self, forKey: .multiFactor) ?? MultiFactor()
         blockingFunctions = try container.decodeIfPresent(BlockingFunctions.self, forKey: .blockingFunctions) ?? BlockingFunctions()
+        passwordPolicy = try container.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy)
     }
 }

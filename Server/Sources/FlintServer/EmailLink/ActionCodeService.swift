@@ -252,7 +252,7 @@ public struct ActionCodeService: Sendable {
                 email: record.requestType == .emailSignIn ? nil : record.email, newEmail: record.newEmail,
                 requestType: record.requestType)
         }
-        let password = try await accounts.newPassword(try Validation.newPassword(newPassword), project: caller.project)
+        let password = try await accounts.newPassword(try Validation.newPassword(newPassword, by: caller), project: caller.project)
         let record = try await useCode(request.oobCode, caller: caller, expecting: [.passwordReset]) { _ in }
         let now = clock.seconds
         // The reset proves the address (a stranger's credentials on an unverified one go); every older session ends.

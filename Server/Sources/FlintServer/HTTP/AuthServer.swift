@@ -148,7 +148,8 @@ public final class AuthServer: Sendable {
             clock: environment.clock, random: environment.random)
         identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
         oidcProviderConfigs = OIDCProviderConfigService(projects: projects, secrets: secrets)
-        projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy)
+        projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy,
+                                             clock: environment.clock)
         let publicURLForKeys = boundPublicURL
         serviceAccounts = ServiceAccounts(
             store: store, secrets: secrets, clock: environment.clock, random: environment.random,
