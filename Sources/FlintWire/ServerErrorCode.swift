@@ -24,6 +24,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
 
     // Project configuration (`v2/projects/{p}/config`)
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+    case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
 
     // ID tokens
     case missingIDToken = "MISSING_ID_TOKEN"

@@ -5,7 +5,9 @@ import FlintWire
 ///
 /// 1. the account is read under its row lock, and the attempt re-checks its credential against that
 ///    current state (a password changed a moment ago no longer matches the one the service verified);
-/// 2. the gate: a disabled account is refused; one with second factors gets a challenge, not tokens;
+/// 2. the gate: a disabled account is refused; one with second factors gets a challenge, not tokens; the
+///    project's blocking functions (`beforeCreate`, `beforeSignIn`) may refuse or change the sign-in, asked before
+///    the transaction (they are outside calls) and applied inside it;
 /// 3. the attempt's change set (a linked identity, a refreshed profile) and the sign-in's bookkeeping
 ///    (`lastLoginAt`, nothing else) are applied field by field in the same transaction;
 /// 4. the session begins in that same transaction, in the account's session epoch as the change left
@@ -17,6 +19,8 @@ struct SignInPipeline: Sendable {
     let store: Store
     let tokens: TokenService
     let gate: SecondFactorGate
+    let projects: ProjectDirectory
+    let blockingFunctions: BlockingFunctions
     let clock: any FlintClock
 
     /// One sign-in, or one re-issue of tokens after a change, as a service asks for it.
@@ -37,6 +41,9 @@ struct SignInPipeline: Sendable {
         var secondFactor: PassedSecondFactor?
         /// A custom token's developer claims.
         var sessionClaims: String?
+        /// The provider's credentials and profile, for blocking functions' events.
+        var providerTokens: ProviderTokens?
+        var rawUserInfo: String?
 
         init(provider: String, change: @escaping @Sendable (UserAccount) throws -> AccountChange = { _ in AccountChange() }) {
             self.provider = provider
@@ -90,18 +97,31 @@ struct SignInPipeline: Sendable {
     /// Signs in to the existing account `localID`.
     func signIn(_ localID: String, projectID: String, _ attempt: Attempt) async throws -> Outcome {
         let now = clock.milliseconds
-        let start = session(projectID: projectID, localID: localID, attempt)
         let challenged: @Sendable (UserAccount) -> Bool = { attempt.asksSecondFactor && !$0.mfaFactors.isEmpty }
+        // A sign-in that hands out tokens now asks the project's function first (a challenged one asks when the
+        // second factor is done); what it changes is applied with the sign-in's own change.
+        var attempt = attempt
+        var decided = AccountChange()
+        if attempt.recordsLogin, let current = try await store.user(projectID: projectID, localID: localID), !challenged(current) {
+            let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt)
+            decided = verdict.change
+            attempt.sessionClaims = verdict.sessionClaims ?? attempt.sessionClaims
+        }
+        let start = session(projectID: projectID, localID: localID, attempt)
+        let functionChange = decided
         guard let modified = try await modify(
-            projectID: projectID, localID: localID, startingSession: { challenged($0) ? nil : start.session },
-            { current in
+            projectID: projectID, localID: localID, startingSession: { challenged($0) || functionChange.applied(to: $0).disabled ? nil : start.session },
+            { [attempt] current in
                 if current.disabled { throw FlintError(.userDisabled) }
                 var change = try attempt.change(current)
+                change.add(functionChange)
                 if attempt.recordsLogin, !challenged(change.applied(to: current)) { change.add(.lastLoginAt(now)) }
                 return change
             }
         ) else { throw FlintError(.userNotFound) }
         let user = modified.after
+        // A function may disable the account: its change is kept, the sign-in refused.
+        if user.disabled { throw FlintError(.userDisabled) }
         guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: false)) }
         // No session began: the tokens wait for the second factor.
         guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
@@ -109,13 +129,33 @@ struct SignInPipeline: Sendable {
     }
 
     /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it, the
-    /// account and its session in one transaction.
+    /// account and its session in one transaction. The project's functions see it first (`beforeCreate`, then
+    /// `beforeSignIn`); an account they disable is created, but not signed in.
     func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
         var user = user
+        var attempt = attempt
+        user = try await ask(.beforeCreate, about: user, attempt).change.applied(to: user)
+        let verdict = try await ask(.beforeSignIn, about: user, attempt)
+        user = verdict.change.applied(to: user)
+        attempt.sessionClaims = verdict.sessionClaims ?? attempt.sessionClaims
         if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
+        if user.disabled {
+            try await create(user)
+            throw FlintError(.userDisabled)
+        }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
         try await Self.mappingDuplicates { try await store.createUser(user, session: start.session) }
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
+    }
+
+    /// The project's blocking function for `event`, if it has one, on `user` as the sign-in would leave it.
+    private func ask(_ event: BlockingFunctions.Event, about user: UserAccount, _ attempt: Attempt) async throws
+        -> BlockingFunctions.Verdict {
+        guard let settings = try await projects.project(user.projectID)?.settings.blockingFunctions,
+              settings.triggers[event.rawValue] != nil
+        else { return BlockingFunctions.Verdict() }
+        return try await blockingFunctions.run(event, for: user, context: .init(
+            signInMethod: attempt.provider, providerTokens: attempt.providerTokens, rawUserInfo: attempt.rawUserInfo), settings: settings)
     }
 
     private func session(projectID: String, localID: String, _ attempt: Attempt) -> TokenService.SessionStart {

@@ -270,11 +270,16 @@ public struct FederatedService: Sendable {
             response.pendingToken = try pendingCredentials.make(PendingCredential(projectID: caller.projectID, identity: identity))
             if policy.linksVouchedEmailsWithoutConfirmation { response.localId = holder.localID }
             return response
-        case .existing(let localID, let attempt):
+        case .existing(let localID, var attempt):
+            attempt.providerTokens = providerTokens
+            attempt.rawUserInfo = response.rawUserInfo
             outcome = try await pipeline.signIn(localID, projectID: caller.projectID, attempt)
         case .new(let user):
+            var attempt = SignInPipeline.Attempt(provider: identity.providerID)
+            attempt.providerTokens = providerTokens
+            attempt.rawUserInfo = response.rawUserInfo
             do {
-                outcome = try await pipeline.signIn(creating: user, .init(provider: identity.providerID))
+                outcome = try await pipeline.signIn(creating: user, attempt)
                 isNewUser = true
             } catch let error as FlintError where error.is(.federatedUserIDAlreadyLinked) || error.is(.emailExists) {
                 // Another request created the account a moment ago: resolve again, against it.

@@ -121,7 +121,11 @@ public final class AuthServer: Sendable {
         emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, store: store,
                                   secrets: secrets, usage: usage, logger: logger)
         let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
-        let pipeline = SignInPipeline(store: store, tokens: tokens, gate: secondFactorGate, clock: environment.clock)
+        let pipeline = SignInPipeline(
+            store: store, tokens: tokens, gate: secondFactorGate, projects: projects,
+            blockingFunctions: BlockingFunctions(http: delivery.http, keyring: keyring, tokens: tokens, clock: environment.clock,
+                                                 random: environment.random),
+            clock: environment.clock)
         accounts = AccountService(
             store: store, tokens: tokens, hasher: PasswordHasher(),
             importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), pipeline: pipeline,
@@ -323,6 +327,7 @@ public final class AuthServer: Sendable {
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         router.add(middleware: CacheGenerationMiddleware())
+        router.add(middleware: BlockingFunctionsMiddleware(trustedProxies: configuration.trustedProxies))
         for endpoint in makeEndpoints() {
             for path in endpoint.paths {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)

@@ -66,7 +66,7 @@ struct CallerResolver: Sendable {
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
         context.attribution.projectID = project.id
         return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
-                      locale: request.headers[Self.localeHeader], apiKey: key)
+                      locale: request.headers[.xFirebaseLocale], apiKey: key)
     }
 
     /// The project an API key names, for pages opened with `?apiKey=`: in emulator mode any key means
@@ -78,7 +78,7 @@ struct CallerResolver: Sendable {
     }
 
     private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {
-        trustedProxies.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[Self.forwardedForHeader])
+        trustedProxies.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
     }
 
     /// What admin credentials allow.
@@ -107,8 +107,6 @@ struct CallerResolver: Sendable {
     }
 
     private static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
-    private static let localeHeader = HTTPField.Name("x-firebase-locale")!
-    private static let forwardedForHeader = HTTPField.Name("x-forwarded-for")!
     private static let unauthenticated = FlintError(
         sentence: "Request had invalid authentication credentials.", status: .unauthorized, reason: "unauthorized")
 }

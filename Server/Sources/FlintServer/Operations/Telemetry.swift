@@ -22,6 +22,8 @@ public enum OutsideService: String, Sendable {
     case smsWebhook = "sms_webhook"
     /// The user-deletion webhook.
     case webhook
+    /// A project's blocking function (`beforeCreate`, `beforeSignIn`).
+    case blockingFunction = "blocking_function"
     case smtp
 
     /// The name errors give the service.
@@ -31,6 +33,7 @@ public enum OutsideService: String, Sendable {
         case .facebook: "Facebook"
         case .google: "Google"
         case .github: "GitHub"
+        case .blockingFunction: "blocking function"
         case .microsoft: "Microsoft"
         case .oidc: "OpenID provider"
         case .jwks: "JWKS"
