@@ -29,6 +29,43 @@ final class PasswordViewController: SnippetViewController {
         }
     }
 
+    // "Enforcing the password policy on the client side" (Identity Platform's guide shows it for the web SDK;
+    // FirebaseAuth for Apple platforms has no `validatePassword`), written the way the guides write Swift.
+    func validatePasswordAsync() async {
+        do {
+            let status = try await Auth.auth().validatePassword(password)
+            if !status.isValid {
+                // Show the user which requirements the password misses.
+                let policy = status.passwordPolicy
+                var missing: [String] = []
+                if !status.meetsMinPasswordLength { missing.append("at least \(policy.minPasswordLength) characters") }
+                if !status.meetsMaxPasswordLength, let maximum = policy.maxPasswordLength {
+                    missing.append("at most \(maximum) characters")
+                }
+                if !status.containsLowercaseLetter { missing.append("a lowercase letter") }
+                if !status.containsUppercaseLetter { missing.append("an uppercase letter") }
+                if !status.containsNumericCharacter { missing.append("a number") }
+                if !status.containsNonAlphanumericCharacter {
+                    missing.append("one of \(policy.allowedNonAlphanumericCharacters)")
+                }
+                showMessagePrompt("The password needs " + missing.joined(separator: ", "))
+            }
+        } catch {
+            showMessagePrompt(error.localizedDescription)
+        }
+    }
+
+    func validatePassword() {
+        Auth.auth().validatePassword(password) { [weak self] status, error in
+            guard let strongSelf = self else { return }
+            if let error {
+                strongSelf.showMessagePrompt(error.localizedDescription)
+            } else if let status, !status.isValid {
+                strongSelf.showMessagePrompt("The password does not meet the requirements.")
+            }
+        }
+    }
+
     func signOut() {
         let firebaseAuth = Auth.auth()
         do {

@@ -21,6 +21,9 @@ public final class Auth: NSObject, Sendable {
         var listeners: [Listener] = []
         /// Set by the app, for the redirect flow.
         var webAuthenticationPresenter: (any WebAuthenticationPresenter)?
+        /// The password policy of each tenant (`nil`: the project's), fetched by `validatePassword(_:)`. A tenant's
+        /// is dropped when the server rejects a password for breaking it, so that the next check fetches it again.
+        var passwordPolicies: [String?: PasswordPolicy] = [:]
         /// What the listeners were last told: the signed-in uid and its ID token.
         var notifiedUserID: String?
         var notifiedAccessToken: String?
@@ -146,7 +149,9 @@ public final class Auth: NSObject, Sendable {
                 tenantID: state.tenantID
             )
         }
-        return AuthBackend(configuration: configuration, httpClient: httpClient)
+        return AuthBackend(configuration: configuration, httpClient: httpClient, passwordRejected: {
+            self.state.withLock { $0.passwordPolicies[configuration.tenantID] = nil }
+        })
     }
 
     /// Called by `FirebaseApp.delete`: forgets the app's shared instance and, as FirebaseAuth

@@ -31,11 +31,8 @@ extension AuthBackend {
     /// v2 `GET recaptchaConfig` for iOS clients: the enforcement state (`OFF`, `AUDIT`, `ENFORCE`) of
     /// phone sign-in; `OFF` when the answer does not name the phone provider (`{}` included).
     func phoneRecaptchaEnforcement() async throws -> String {
-        var query = [URLQueryItem(name: "clientType", value: "CLIENT_TYPE_IOS"),
-                     URLQueryItem(name: "version", value: "RECAPTCHA_ENTERPRISE")]
-        if let tenantID = configuration.tenantID {
-            query.append(URLQueryItem(name: "tenantId", value: tenantID))
-        }
+        let query = [URLQueryItem(name: "clientType", value: "CLIENT_TYPE_IOS"),
+                     URLQueryItem(name: "version", value: "RECAPTCHA_ENTERPRISE")] + tenantQuery
         let response: LenientRecaptchaConfig = try await get(.recaptchaConfig, query: query)
         return response.recaptchaEnforcementState?.first { $0.provider == "PHONE_PROVIDER" }?.enforcementState ?? "OFF"
     }

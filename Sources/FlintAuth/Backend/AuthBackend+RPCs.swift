@@ -46,6 +46,11 @@ extension AuthBackend {
         return try await post(.createAuthURI, request)
     }
 
+    /// v2 `GET passwordPolicy` of the configured tenant, or of the project without one.
+    func passwordPolicy() async throws -> PasswordPolicyResponse {
+        try await get(.passwordPolicy, query: tenantQuery)
+    }
+
     /// Secure Token `grant_type=refresh_token`: a new ID token (and possibly a new refresh token).
     func refresh(refreshToken: String) async throws -> SecureTokenResponse {
         try await post(.secureToken, SecureTokenRequest(refreshToken: refreshToken))

@@ -22,6 +22,8 @@ struct AuthBackend: Sendable {
 
     let configuration: RequestConfiguration
     let httpClient: any AuthHTTPClient
+    /// Called when the server rejects a password for breaking the password policy (`passwordDoesNotMeetRequirements`).
+    var passwordRejected: @Sendable () -> Void = {}
 
     /// The URL of `endpoint`: `https://{host}/{path}?key=…` in production, `{base}/{host}/{path}?key=…` otherwise,
     /// followed by `query`.
@@ -38,6 +40,11 @@ struct AuthBackend: Sendable {
             preconditionFailure("Invalid Auth base URL: \(root)")
         }
         return url
+    }
+
+    /// `tenantId` of the configured tenant, for the GET methods that take one; empty without a tenant.
+    var tenantQuery: [URLQueryItem] {
+        configuration.tenantID.map { [URLQueryItem(name: "tenantId", value: $0)] } ?? []
     }
 
     private static func queryEncoded(_ text: String) -> String {
@@ -89,7 +96,11 @@ struct AuthBackend: Sendable {
             guard let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) else {
                 throw AuthErrorUtils.internalError(response: "HTTP \(status): \(String(decoding: data, as: UTF8.self))")
             }
-            throw AuthErrorUtils.serverError(envelope)
+            let error = AuthErrorUtils.serverError(envelope)
+            if AuthErrorCode(error) == .passwordDoesNotMeetRequirements {
+                passwordRejected()
+            }
+            throw error
         }
         do {
             return try JSONDecoder().decode(Response.self, from: data)

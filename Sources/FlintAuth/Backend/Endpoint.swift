@@ -25,5 +25,7 @@ struct Endpoint: Sendable, Equatable {
     static let projectConfig = identityToolkit("projects")
     /// GET: which providers enforce reCAPTCHA Enterprise.
     static let recaptchaConfig = Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/recaptchaConfig")
+    /// GET: the password policy of the project or of a tenant.
+    static let passwordPolicy = Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/passwordPolicy")
     static let secureToken = Endpoint(hostAndPath: "securetoken.googleapis.com/v1/token")
 }
