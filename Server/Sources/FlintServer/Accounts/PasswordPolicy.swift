@@ -11,7 +11,7 @@ public struct PasswordPolicy: Codable, Sendable, Equatable {
     public var enforced = false
     public var forceUpgradeOnSignIn = false
     /// 6 to 30.
-    public var minimumLength = PasswordHasher.minimumLength
+    public var minimumLength = PasswordPolicyResponse.defaultMinPasswordLength
     /// At least `minimumLength`, at most 4096; nil for none.
     public var maximumLength: Int?
     public var requiresLowercase = false
@@ -32,11 +32,10 @@ public struct PasswordPolicy: Codable, Sendable, Equatable {
         "^", "$", "*", ".", "[", "]", "{", "}", "(", ")", "?", "\"", "!", "@", "#", "%", "&", "/", "\\", ",", ">", "<", "'", ":",
         ";", "|", "_", "~", "`", "=", "+", "-",
     ]
-    private static let nonAlphanumeric = Set(nonAlphanumericCharacters.compactMap(\.unicodeScalars.first))
 
     /// Sets the requirements of `options`, checking the lengths against Firebase's bounds.
     mutating func setStrength(_ options: PasswordPolicyResponse.CustomStrengthOptions) throws {
-        let minimum = options.minPasswordLength ?? PasswordHasher.minimumLength
+        let minimum = options.minPasswordLength ?? PasswordPolicyResponse.defaultMinPasswordLength
         guard Self.minimumLengthRange.contains(minimum) else {
             throw FlintError(.invalidArgument, "minPasswordLength must be between 6 and 30")
         }
@@ -63,7 +62,8 @@ public struct PasswordPolicy: Codable, Sendable, Equatable {
     static func config(_ policy: PasswordPolicy) -> PasswordPolicyConfig {
         PasswordPolicyConfig(
             passwordPolicyEnforcementState: policy.enforced ? "ENFORCE" : "OFF",
-            passwordPolicyVersions: [.init(customStrengthOptions: policy.strengthOptions, schemaVersion: 1)],
+            passwordPolicyVersions: [.init(customStrengthOptions: policy.strengthOptions,
+                                           schemaVersion: PasswordPolicyResponse.currentSchemaVersion)],
             forceUpgradeOnSignin: policy.forceUpgradeOnSignIn,
             lastUpdateTime: Date(timeIntervalSince1970: Double(policy.updatedAt) / 1000).formatted(.iso8601))
     }
@@ -74,30 +74,22 @@ public struct PasswordPolicy: Codable, Sendable, Equatable {
         return PasswordPolicyResponse(
             customStrengthOptions: policy.strengthOptions, allowedNonAlphanumericCharacters: nonAlphanumericCharacters,
             enforcementState: policy.enforced ? "ENFORCE" : "OFF", forceUpgradeOnSignin: policy.forceUpgradeOnSignIn,
-            schemaVersion: 1)
+            schemaVersion: PasswordPolicyResponse.currentSchemaVersion)
     }
 
-    /// What `password` misses, in Firebase's words; empty when it meets every requirement.
+    /// What `password` misses, in Firebase's words; empty when it meets every requirement. The check is the SDKs'
+    /// own (`PasswordPolicyResponse.unmetRequirements(of:)`), so a password FlintAuth accepts is one Flint accepts.
     func unmetRequirements(of password: String) -> [String] {
-        var unmet: [String] = []
-        if password.count < minimumLength { unmet.append("Password must contain at least \(minimumLength) characters") }
-        if let maximumLength, password.count > maximumLength {
-            unmet.append("Password may contain at most \(maximumLength) characters")
+        Self.response(self).unmetRequirements(of: password).map { requirement in
+            switch requirement {
+            case .minPasswordLength: "Password must contain at least \(minimumLength) characters"
+            case .maxPasswordLength: "Password may contain at most \(maximumLength ?? Self.longestMaximum) characters"
+            case .containsLowercaseCharacter: "Password must contain a lower case character"
+            case .containsUppercaseCharacter: "Password must contain an upper case character"
+            case .containsNumericCharacter: "Password must contain a numeric character"
+            case .containsNonAlphanumericCharacter: "Password must contain a non-alphanumeric character"
+            }
         }
-        let scalars = password.unicodeScalars
-        if requiresLowercase, !scalars.contains(where: { ("a"..."z").contains($0) }) {
-            unmet.append("Password must contain a lower case character")
-        }
-        if requiresUppercase, !scalars.contains(where: { ("A"..."Z").contains($0) }) {
-            unmet.append("Password must contain an upper case character")
-        }
-        if requiresDigit, !scalars.contains(where: { ("0"..."9").contains($0) }) {
-            unmet.append("Password must contain a numeric character")
-        }
-        if requiresNonAlphanumeric, !scalars.contains(where: Self.nonAlphanumeric.contains) {
-            unmet.append("Password must contain a non-alphanumeric character")
-        }
-        return unmet
     }
 
     /// Throws `PASSWORD_DOES_NOT_MEET_REQUIREMENTS` listing what `password` misses.

@@ -94,16 +94,17 @@ struct SignInPipeline: Sendable {
         }
     }
 
-    /// Signs in to the existing account `localID`.
-    func signIn(_ localID: String, projectID: String, _ attempt: Attempt) async throws -> Outcome {
+    /// Signs in to the existing account `localID` (one this sign-in just created when `newAccount`).
+    func signIn(_ localID: String, projectID: String, _ attempt: Attempt, newAccount: Bool = false) async throws -> Outcome {
         let now = clock.milliseconds
         let challenged: @Sendable (UserAccount) -> Bool = { attempt.asksSecondFactor && !$0.mfaFactors.isEmpty }
         // A sign-in that hands out tokens now asks the project's function first (a challenged one asks when the
         // second factor is done); what it changes is applied with the sign-in's own change.
         var attempt = attempt
         var decided = AccountChange()
-        if attempt.recordsLogin, let current = try await store.user(projectID: projectID, localID: localID), !challenged(current) {
-            let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt)
+        if attempt.recordsLogin, let functions = try await functions(for: .beforeSignIn, projectID: projectID),
+           let current = try await store.user(projectID: projectID, localID: localID), !current.disabled, !challenged(current) {
+            let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt, functions)
             decided = verdict.change
             attempt.sessionClaims = verdict.sessionClaims ?? attempt.sessionClaims
         }
@@ -122,40 +123,46 @@ struct SignInPipeline: Sendable {
         let user = modified.after
         // A function may disable the account: its change is kept, the sign-in refused.
         if user.disabled { throw FlintError(.userDisabled) }
-        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: false)) }
+        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: newAccount)) }
         // No session began: the tokens wait for the second factor.
         guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
         return .secondFactorRequired(user, challenge)
     }
 
     /// Creates the account a first sign-in makes (it has no second factor yet) and signs in to it, the
-    /// account and its session in one transaction. The project's functions see it first (`beforeCreate`, then
-    /// `beforeSignIn`); an account they disable is created, but not signed in.
+    /// account and its session in one transaction. The project's functions see it first: `beforeCreate` on the
+    /// account to be; then, as in Firebase, the account is created before `beforeSignIn` decides on the sign-in, so
+    /// an account that function refuses (or either disables) exists, without a session.
     func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
         var user = user
-        var attempt = attempt
-        user = try await ask(.beforeCreate, about: user, attempt).change.applied(to: user)
-        let verdict = try await ask(.beforeSignIn, about: user, attempt)
-        user = verdict.change.applied(to: user)
-        attempt.sessionClaims = verdict.sessionClaims ?? attempt.sessionClaims
-        if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
-        if user.disabled {
-            try await create(user)
-            throw FlintError(.userDisabled)
+        if let functions = try await functions(for: .beforeCreate, projectID: user.projectID) {
+            user = try await ask(.beforeCreate, about: user, attempt, functions).change.applied(to: user)
         }
+        let asksBeforeSignIn = try await functions(for: .beforeSignIn, projectID: user.projectID) != nil
+        if user.disabled || asksBeforeSignIn {
+            try await create(user)
+            if user.disabled { throw FlintError(.userDisabled) }
+            return try await signIn(user.localID, projectID: user.projectID, attempt, newAccount: true)
+        }
+        if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
         try await Self.mappingDuplicates { try await store.createUser(user, session: start.session) }
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
     }
 
-    /// The project's blocking function for `event`, if it has one, on `user` as the sign-in would leave it.
-    private func ask(_ event: BlockingFunctions.Event, about user: UserAccount, _ attempt: Attempt) async throws
-        -> BlockingFunctions.Verdict {
-        guard let settings = try await projects.project(user.projectID)?.settings.blockingFunctions,
-              settings.triggers[event.rawValue] != nil
-        else { return BlockingFunctions.Verdict() }
-        return try await blockingFunctions.run(event, for: user, context: .init(
-            signInMethod: attempt.provider, providerTokens: attempt.providerTokens, rawUserInfo: attempt.rawUserInfo), settings: settings)
+    /// The project's blocking functions, if it has one for `event`.
+    private func functions(for event: BlockingFunctions.Event, projectID: String) async throws -> ProjectSettings.BlockingFunctions? {
+        guard let functions = try await projects.project(projectID)?.settings.blockingFunctions,
+              functions.triggers[event.rawValue] != nil
+        else { return nil }
+        return functions
+    }
+
+    /// The project's function for `event` on `user` as the sign-in would leave it.
+    private func ask(_ event: BlockingFunctions.Event, about user: UserAccount, _ attempt: Attempt,
+                     _ functions: ProjectSettings.BlockingFunctions) async throws -> BlockingFunctions.Verdict {
+        try await blockingFunctions.run(event, for: user, context: .init(
+            signInMethod: attempt.provider, providerTokens: attempt.providerTokens, rawUserInfo: attempt.rawUserInfo), settings: functions)
     }
 
     private func session(projectID: String, localID: String, _ attempt: Attempt) -> TokenService.SessionStart {

@@ -195,7 +195,7 @@ struct ProjectConfigService: Sendable {
     }
 
     /// `blockingFunctions`: triggers are checked as the official emulator checks them (a known event, an
-    /// absolute function URI) and stored; nothing calls them.
+    /// absolute function URI) and stored for `BlockingFunctions` to call.
     private static func applyBlockingFunctions(_ config: ProjectConfig.BlockingFunctions?, mask: UpdateMask,
                                                to settings: inout ProjectSettings.BlockingFunctions) throws {
         if mask.covers("blockingFunctions.triggers") {

@@ -167,12 +167,11 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         }
     }
 
-    /// Blocking functions (the v2 config's `blockingFunctions`), as configured. Stored and shown only:
-    /// Flint does not call them.
+    /// Blocking functions (the v2 config's `blockingFunctions`): the functions `BlockingFunctions` calls.
     public struct BlockingFunctions: Codable, Sendable, Equatable {
         /// Function URIs by event (`beforeCreate`, `beforeSignIn`).
         public var triggers: [String: String] = [:]
-        /// Which of the provider's credentials the functions would receive.
+        /// Which of the provider's credentials the functions receive.
         public var forwardsIDToken = false
         public var forwardsAccessToken = false
         public var forwardsRefreshToken = false
