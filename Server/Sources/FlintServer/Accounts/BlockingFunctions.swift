@@ -15,7 +15,7 @@ import NIOCore
 /// "displayName,…", …}}` to change `displayName`, `photoUrl`, `emailVerified`, `disabled` or `customClaims` (and, before
 /// a sign-in, the session's `sessionClaims`), or with an error status to refuse, which the client sees as
 /// `BLOCKING_FUNCTION_ERROR_RESPONSE` with the function's answer. Fail closed: a function that cannot be reached, is
-/// slower than `timeout` or answers something unreadable refuses the sign-in too.
+/// slower than `timeout` (seven seconds unless configured) or answers something unreadable refuses the sign-in too.
 struct BlockingFunctions: Sendable {
     enum Event: String, Sendable {
         case beforeCreate, beforeSignIn
@@ -48,8 +48,8 @@ struct BlockingFunctions: Sendable {
     let tokens: TokenService
     let clock: any FlintClock
     let random: any RandomSource
-    /// Identity Platform gives a function seven seconds.
-    var timeout: TimeAmount = .seconds(7)
+    /// How long a function may take (`OutsideCallLimits.blockingFunctionTimeout`).
+    var timeout: TimeAmount { http.limits.blockingFunctionTimeout }
 
     /// Calls the project's function for `event`, if it has one, about `user`.
     func run(_ event: Event, for user: UserAccount, context: Context, settings: ProjectSettings.BlockingFunctions) async throws

@@ -176,7 +176,7 @@ extension DeliveryConfiguration {
     /// - `FLINT_TRUST_ROOTS_FILE`: a PEM bundle trusted for outgoing TLS besides the system's roots
     /// - outside-call bounds (`OutsideCallLimits`): `FLINT_OUTSIDE_CONNECT_TIMEOUT_SECONDS`,
     ///   `FLINT_OUTSIDE_REQUEST_TIMEOUT_SECONDS`, `FLINT_OUTSIDE_MAX_RESPONSE_BYTES`, `FLINT_SMTP_REPLY_TIMEOUT_SECONDS`,
-    ///   `FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS`
+    ///   `FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS`, `FLINT_BLOCKING_FUNCTION_TIMEOUT_SECONDS`
     /// - the email outbox (`EmailOutbox.Settings`): `FLINT_EMAIL_OUTBOX_CAPACITY`, `FLINT_EMAIL_CONCURRENT_SENDS`,
     ///   `FLINT_EMAIL_ATTEMPTS`, `FLINT_EMAIL_DRAIN_SECONDS`
     ///
@@ -202,6 +202,7 @@ extension DeliveryConfiguration {
             ?? limits.maximumResponseBytes
         limits.smtpReplyTimeout = try variables.seconds("FLINT_SMTP_REPLY_TIMEOUT_SECONDS") ?? limits.smtpReplyTimeout
         limits.smtpMessageTimeout = try variables.seconds("FLINT_SMTP_MESSAGE_TIMEOUT_SECONDS") ?? limits.smtpMessageTimeout
+        limits.blockingFunctionTimeout = try variables.seconds("FLINT_BLOCKING_FUNCTION_TIMEOUT_SECONDS") ?? limits.blockingFunctionTimeout
         emailOutbox.capacity = try variables.wholeNumber("FLINT_EMAIL_OUTBOX_CAPACITY").map { Int($0) } ?? emailOutbox.capacity
         emailOutbox.concurrentSends = try variables.wholeNumber("FLINT_EMAIL_CONCURRENT_SENDS").map { max(1, Int($0)) }
             ?? emailOutbox.concurrentSends

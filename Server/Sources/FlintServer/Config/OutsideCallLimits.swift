@@ -17,6 +17,8 @@ public struct OutsideCallLimits: Sendable, Equatable {
     public var smtpReplyTimeout: TimeAmount = .seconds(15)
     /// One message's whole SMTP conversation, from connecting to the reply to the message.
     public var smtpMessageTimeout: TimeAmount = .seconds(60)
+    /// A blocking function's answer; Identity Platform gives its functions seven seconds.
+    public var blockingFunctionTimeout: TimeAmount = .seconds(7)
 
     public init() {}
 }

@@ -116,7 +116,11 @@ public final class AuthServer: Sendable {
             })
         // The emulator makes no outside calls: codes go to the log whatever the configuration says.
         var deliveryConfiguration = configuration.delivery
-        if !policy.makesOutsideCalls { deliveryConfiguration = DeliveryConfiguration() }
+        if !policy.makesOutsideCalls {
+            deliveryConfiguration = DeliveryConfiguration()
+            // Blocking functions are called in emulator mode too, within the configured bounds.
+            deliveryConfiguration.limits = configuration.delivery.limits
+        }
         delivery = try DeliveryServices.make(deliveryConfiguration, telemetry: telemetry, clock: environment.clock, logger: logger)
         emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, store: store,
                                   secrets: secrets, usage: usage, logger: logger)
