@@ -111,7 +111,8 @@ struct SignInPipeline: Sendable {
         let start = session(projectID: projectID, localID: localID, attempt)
         let functionChange = decided
         guard let modified = try await modify(
-            projectID: projectID, localID: localID, startingSession: { challenged($0) || functionChange.applied(to: $0).disabled ? nil : start.session },
+            projectID: projectID, localID: localID,
+            startingSession: { challenged($0) || functionChange.applied(to: $0).disabled ? nil : start.session },
             { [attempt] current in
                 if current.disabled { throw FlintError(.userDisabled) }
                 var change = try attempt.change(current)
@@ -154,8 +155,8 @@ struct SignInPipeline: Sendable {
     /// sign-ins are not, as in Firebase).
     private func functions(for event: BlockingFunctions.Event, projectID: String, _ attempt: Attempt) async throws
         -> ProjectSettings.BlockingFunctions? {
-        guard attempt.provider != ProviderID.anonymous, let functions = try await projects.project(projectID)?.settings.blockingFunctions,
-              functions.triggers[event.rawValue] != nil
+        guard attempt.provider != ProviderID.anonymous,
+              let functions = try await projects.project(projectID)?.settings.blockingFunctions, functions.triggers[event.rawValue] != nil
         else { return nil }
         return functions
     }
