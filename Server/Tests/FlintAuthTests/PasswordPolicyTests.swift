@@ -168,7 +168,7 @@ import Testing
             let error = await expectAuthError(.passwordDoesNotMeetRequirements) {
                 try await auth.createUser(withEmail: "ada@example.com", password: "password")
             }
-            #expect(error?.localizedDescription == "Missing password requirements.")
+            #expect(error?.localizedDescription == "The password does not meet the project's password policy.")
         }
     }
 

@@ -214,7 +214,7 @@ extension AuthErrorCode {
         case .userMismatch: "The supplied credentials do not correspond to the previously signed in user."
         case .credentialAlreadyInUse: "This credential is already associated with a different user account."
         case .weakPassword: "The password must be 6 characters long or more."
-        case .passwordDoesNotMeetRequirements: "Missing password requirements."
+        case .passwordDoesNotMeetRequirements: "The password does not meet the project's password policy."
         case .appNotAuthorized: "This app is not authorized to use Firebase Authentication with the provided API key."
         case .missingEmail: "An email address must be provided."
         case .nullUser: "A null user object was provided as the argument for an operation which requires a non-null user object."
