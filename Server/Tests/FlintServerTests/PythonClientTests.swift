@@ -33,6 +33,8 @@ import Testing
     @Test func serviceAccountKeysAuthenticateAdminCallsAndSignCustomTokens() async throws {
         try await withServer(emulator: false) { server, _ in
             let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            // Google's libraries sign with the wall clock: the server's starts where it is now.
+            server.clock.advance(seconds: Date().timeIntervalSince(server.clock.now()))
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-key-\(UUID().uuidString).json")
             try JSONEncoder().encode(keyFile).write(to: path)
             defer { try? FileManager.default.removeItem(at: path) }
