@@ -57,7 +57,7 @@ import Testing
                                               "emailVerified": true])
             }
             let created = try await signUp(client, "ada@example.com")
-            #expect(created.status == 200, "\(created.body)")
+            #expect(created.status == 200 && created["displayName"] == "Named By Function", "\(created.body)")
             // Both events, in order, about the new account, with the client's details; verified by the function.
             let events = function.events.all
             #expect(events.map { $0["event_type"]?.stringValue } == ["beforeCreate", "beforeSignIn"])
@@ -71,8 +71,13 @@ import Testing
             #expect(stored.displayName == "Named By Function" && stored.emailVerified)
 
             // A later sign-in asks beforeSignIn only, with the account as stored.
+            function.answers.withLockedValue {
+                $0["beforeSignIn"] = .change(["updateMask": "displayName,sessionClaims", "displayName": "Renamed At Sign-In",
+                                              "sessionClaims": ["tier": "gold"]])
+            }
             let again = try await signIn(client, "ada@example.com")
             #expect(again.status == 200 && function.events.all.count == 3, "\(again.body)")
+            #expect(again["displayName"] == "Renamed At Sign-In")
             #expect(function.events.all.last?["user_record"]?["display_name"] == "Named By Function")
             #expect(try #require(again.string("idToken").flatMap(Self.claims))["tier"] == "gold")
         }

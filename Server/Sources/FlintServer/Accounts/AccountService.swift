@@ -46,10 +46,12 @@ public struct AccountService: Sendable {
             provider = ProviderID.password
         }
         user.mfaFactors = try secondFactors(request.mfaInfo ?? [], from: .signUp)
-        let issued = try await pipeline.signIn(creating: user, .init(provider: provider)).tokens()
+        // The account as the sign-up left it (a blocking function may have changed it).
+        let outcome = try await pipeline.signIn(creating: user, .init(provider: provider))
+        let (created, issued) = (outcome.user, try outcome.tokens())
         return SignInResponse(
-            kind: "identitytoolkit#SignupNewUserResponse", localId: user.localID, email: user.email ?? "",
-            displayName: user.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
+            kind: "identitytoolkit#SignupNewUserResponse", localId: created.localID, email: created.email ?? "",
+            displayName: created.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
             expiresIn: issued.expiresIn)
     }
 
@@ -148,9 +150,11 @@ public struct AccountService: Sendable {
             }
             return AccountChange(rehashed.map { [.password($0)] } ?? [])
         }
+        let outcome = try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt)
+        // The account as the sign-in left it (a blocking function may have changed it).
         var response = SignInResponse(kind: "identitytoolkit#VerifyPasswordResponse", localId: user.localID,
-                                      email: user.email, displayName: user.displayName ?? "", registered: true)
-        try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt).fill(&response)
+                                      email: outcome.user.email, displayName: outcome.user.displayName ?? "", registered: true)
+        outcome.fill(&response)
         return response
     }
 
