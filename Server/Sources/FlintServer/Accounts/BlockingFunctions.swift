@@ -1,7 +1,5 @@
 import FlintWire
 import Foundation
-import HTTPTypes
-import Hummingbird
 import NIOCore
 
 /// Identity Platform's blocking functions: before an account is created (`beforeCreate`) and before any sign-in hands
@@ -33,14 +31,6 @@ struct BlockingFunctions: Sendable {
         var signInMethod: String
         var providerTokens: ProviderTokens?
         var rawUserInfo: String?
-    }
-
-    /// The client behind the request being served, for the event (bound per request by `BlockingFunctionsMiddleware`).
-    struct Client: Sendable {
-        var ipAddress: String?
-        var userAgent: String?
-        var locale: String?
-        @TaskLocal static var current = Client()
     }
 
     let http: OutsideHTTP
@@ -109,7 +99,7 @@ struct BlockingFunctions: Sendable {
     private func eventToken(_ event: Event, url: String, user: UserAccount, context: Context,
                             settings: ProjectSettings.BlockingFunctions) async throws -> String {
         let now = clock.seconds
-        let client = Client.current
+        let client = RequestClient.current
         var record: [String: JSONValue] = [
             "uid": .string(user.localID), "email_verified": .bool(user.emailVerified), "disabled": .bool(user.disabled),
             "provider_data": .array(user.identities.map { identity in
@@ -147,24 +137,4 @@ struct BlockingFunctions: Sendable {
         }
         return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))
     }
-}
-
-/// Binds `BlockingFunctions.Client.current` for each request: the client's address (through the trusted proxies),
-/// its user agent and its locale.
-struct BlockingFunctionsMiddleware: RouterMiddleware {
-    typealias Context = FlintRequestContext
-    let trustedProxies: TrustedProxies
-
-    func handle(_ request: Request, context: FlintRequestContext, next: (Request, FlintRequestContext) async throws -> Response)
-        async throws -> Response {
-        let client = BlockingFunctions.Client(
-            ipAddress: trustedProxies.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor]),
-            userAgent: request.headers[.userAgent], locale: request.headers[.xFirebaseLocale])
-        return try await BlockingFunctions.Client.$current.withValue(client) { try await next(request, context) }
-    }
-}
-
-extension HTTPField.Name {
-    static let xForwardedFor = Self("x-forwarded-for")!
-    static let xFirebaseLocale = Self("x-firebase-locale")!
 }

@@ -331,7 +331,7 @@ public final class AuthServer: Sendable {
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         router.add(middleware: CacheGenerationMiddleware())
-        router.add(middleware: BlockingFunctionsMiddleware(trustedProxies: configuration.trustedProxies))
+        router.add(middleware: RequestClientMiddleware(trustedProxies: configuration.trustedProxies))
         for endpoint in makeEndpoints() {
             for path in endpoint.paths {
                 router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
@@ -344,7 +344,7 @@ public final class AuthServer: Sendable {
     private func makeEndpoints() -> [Endpoint] {
         let callers = CallerResolver(
             projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
-            serviceAccounts: serviceAccounts, trustedProxies: configuration.trustedProxies)
+            serviceAccounts: serviceAccounts)
         var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes, federated: federated)
         endpoints += actionCodes.endpoints(callers: callers)
         endpoints += identityProviderConfigs.endpoints(callers: callers)

@@ -33,7 +33,6 @@ struct CallerResolver: Sendable {
     let policy: ModePolicy
     let defaultProjectID: String
     let serviceAccounts: ServiceAccounts
-    var trustedProxies = TrustedProxies.none
 
     /// - Parameter projectID: the project the request names other than in its path (the legacy v3 admin calls'
     ///   `targetProjectId`); like a path's, for admin callers only.
@@ -65,8 +64,8 @@ struct CallerResolver: Sendable {
         let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(projectID) : try await projects.project(projectID)
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
         context.attribution.projectID = project.id
-        return Caller(project: project, isAdmin: isAdmin, clientIP: clientIP(request, context),
-                      locale: request.headers[.xFirebaseLocale], apiKey: key)
+        let client = RequestClient.current
+        return Caller(project: project, isAdmin: isAdmin, clientIP: client.ipAddress, locale: client.locale, apiKey: key)
     }
 
     /// The project an API key names, for pages opened with `?apiKey=`: in emulator mode any key means
@@ -75,10 +74,6 @@ struct CallerResolver: Sendable {
         if policy.acceptsAnyAPIKey { return try await projects.ensureProject(defaultProjectID) }
         guard let projectID = try await projects.projectID(forAPIKey: key) else { return nil }
         return try await projects.project(projectID)
-    }
-
-    private func clientIP(_ request: Request, _ context: FlintRequestContext) -> String? {
-        trustedProxies.client(peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[.xForwardedFor])
     }
 
     /// What admin credentials allow.
