@@ -102,7 +102,7 @@ struct SignInPipeline: Sendable {
         // second factor is done); what it changes is applied with the sign-in's own change.
         var attempt = attempt
         var decided = AccountChange()
-        if attempt.recordsLogin, let functions = try await functions(for: .beforeSignIn, projectID: projectID, attempt),
+        if attempt.recordsLogin, let functions = try await functions(projectID: projectID, attempt), functions.asks(.beforeSignIn),
            let current = try await store.user(projectID: projectID, localID: localID), !current.disabled, !challenged(current) {
             let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt, functions)
             decided = verdict.change
@@ -136,11 +136,11 @@ struct SignInPipeline: Sendable {
     /// an account that function refuses (or either disables) exists, without a session.
     func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
         var user = user
-        if let functions = try await functions(for: .beforeCreate, projectID: user.projectID, attempt) {
+        let functions = try await functions(projectID: user.projectID, attempt)
+        if let functions, functions.asks(.beforeCreate) {
             user = try await ask(.beforeCreate, about: user, attempt, functions).change.applied(to: user)
         }
-        let asksBeforeSignIn = try await functions(for: .beforeSignIn, projectID: user.projectID, attempt) != nil
-        if user.disabled || asksBeforeSignIn {
+        if user.disabled || functions?.asks(.beforeSignIn) == true {
             try await create(user)
             if user.disabled { throw FlintError(.userDisabled) }
             return try await signIn(user.localID, projectID: user.projectID, attempt, newAccount: true)
@@ -151,12 +151,11 @@ struct SignInPipeline: Sendable {
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
     }
 
-    /// The project's blocking functions, if it has one for `event` and `attempt` is one functions see (anonymous
-    /// sign-ins are not, as in Firebase).
-    private func functions(for event: BlockingFunctions.Event, projectID: String, _ attempt: Attempt) async throws
-        -> ProjectSettings.BlockingFunctions? {
+    /// The project's blocking functions, if it has any and `attempt` is one functions see (anonymous sign-ins are not,
+    /// as in Firebase).
+    private func functions(projectID: String, _ attempt: Attempt) async throws -> ProjectSettings.BlockingFunctions? {
         guard attempt.provider != ProviderID.anonymous,
-              let functions = try await projects.project(projectID)?.settings.blockingFunctions, functions.triggers[event.rawValue] != nil
+              let functions = try await projects.project(projectID)?.settings.blockingFunctions, !functions.triggers.isEmpty
         else { return nil }
         return functions
     }

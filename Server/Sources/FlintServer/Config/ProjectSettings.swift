@@ -177,6 +177,9 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         public var forwardsRefreshToken = false
 
         public init() {}
+
+        /// Whether a function is configured for `event`.
+        func asks(_ event: FlintServer.BlockingFunctions.Event) -> Bool { triggers[event.rawValue] != nil }
     }
 
     public var authorizedDomains: [String]
