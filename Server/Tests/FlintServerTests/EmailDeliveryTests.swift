@@ -6,15 +6,6 @@ import Logging
 import Testing
 
 /// Runs `body` with a started SMTP test server and always stops it.
-/// Bounds for a mail relay that shares two cores with the whole suite: production's 15 s per reply and 60 s per message
-/// were once exceeded there. Tests of the bounds themselves set their own.
-private let underLoad: OutsideCallLimits = {
-    var limits = OutsideCallLimits()
-    limits.smtpReplyTimeout = .seconds(120)
-    limits.smtpMessageTimeout = .seconds(300)
-    return limits
-}()
-
 private func withSMTPServer(_ mode: SMTPTestServer.Mode, username: String? = nil, password: String? = nil,
                             excludedAuthMechanisms: [String] = [],
                             _ body: (SMTPTestServer) async throws -> Void) async throws {
@@ -57,7 +48,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
     @Test func startTLSWithAuthDeliversTheMessage() async throws {
         try await withSMTPServer(.startTLS, username: "mailer", password: "s3cret") { smtp in
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender),
-                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: underLoad, clock: SystemClock())
+                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: .underLoad, clock: SystemClock())
             try await emailSender.send(message())
             let mail = try #require(await smtp.received.waitFor(count: 1).first)
             #expect(mail.from == sender)
@@ -77,7 +68,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
     @Test func implicitTLSWithAuthDeliversAUTF8Subject() async throws {
         try await withSMTPServer(.implicitTLS, username: "mailer", password: "s3cret") { smtp in
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender),
-                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: underLoad, clock: SystemClock())
+                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: .underLoad, clock: SystemClock())
             let subject = "Connexion à Flint — 登录 Flint Demo, ça marche très bien avec un sujet assez long 🎉"
             try await emailSender.send(message(subject: subject, html: nil))
             let mail = try #require(await smtp.received.waitFor(count: 1).first)
@@ -91,7 +82,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
 
     @Test func plainLoopbackRelayTakesAuthAndKeepsLeadingDots() async throws {
         try await withSMTPServer(.plain, username: "mailer", password: "s3cret") { smtp in
-            let client = try SMTPClient(configuration: smtp.configuration(from: sender), limits: underLoad)
+            let client = try SMTPClient(configuration: smtp.configuration(from: sender), limits: .underLoad)
             let raw = "From: \(sender)\nTo: bob@example.com\nSubject: dots\n\n.one leading dot\n..two\n.\nend\n"
             try await client.send(from: sender, to: ["bob@example.com", "carol@example.com"], message: raw)
             let mail = try #require(await smtp.received.waitFor(count: 1).first)
@@ -103,7 +94,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
     @Test func authLoginWhenPlainIsNotOffered() async throws {
         try await withSMTPServer(.startTLS, username: "mailer", password: "s3cret", excludedAuthMechanisms: ["PLAIN"]) { smtp in
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender),
-                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: underLoad, clock: SystemClock())
+                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: .underLoad, clock: SystemClock())
             try await emailSender.send(message())
             #expect(await smtp.received.waitFor(count: 1).count == 1)
         }
@@ -112,7 +103,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
     @Test func wrongPasswordIsRejected() async throws {
         try await withSMTPServer(.startTLS, username: "mailer", password: "s3cret") { smtp in
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender, password: "wrong"),
-                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: underLoad, clock: SystemClock())
+                                                  extraTrustRootsPEM: smtp.trustRootsPEM, limits: .underLoad, clock: SystemClock())
             let error = await deliveryError { try await emailSender.send(message()) }
             guard case let .rejected(status, detail) = error else {
                 Issue.record("expected a rejection, got \(String(describing: error))")
@@ -131,7 +122,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
             configuration.username = nil
             configuration.password = nil
             let emailSender = try SMTPEmailSender(configuration: configuration, extraTrustRootsPEM: smtp.trustRootsPEM,
-                                                  limits: underLoad, clock: SystemClock())
+                                                  limits: .underLoad, clock: SystemClock())
             let error = await deliveryError { try await emailSender.send(message()) }
             guard case let .rejected(status, _) = error else {
                 Issue.record("expected a rejection, got \(String(describing: error))")
@@ -144,7 +135,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
     @Test func startTLSRequiredButNotOffered() async throws {
         try await withSMTPServer(.plain) { smtp in
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender, security: .startTLS),
-                                                  limits: underLoad, clock: SystemClock())
+                                                  limits: .underLoad, clock: SystemClock())
             let error = await deliveryError { try await emailSender.send(message()) }
             guard case let .unavailable(detail) = error else {
                 Issue.record("expected unavailable, got \(String(describing: error))")
@@ -161,7 +152,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
             // Trusting another CA: the server's certificate does not chain to anything trusted.
             let other = try FakeCertificateAuthority()
             let emailSender = try SMTPEmailSender(configuration: smtp.configuration(from: sender),
-                                                  extraTrustRootsPEM: [other.caCertificatePEM], limits: underLoad, clock: SystemClock())
+                                                  extraTrustRootsPEM: [other.caCertificatePEM], limits: .underLoad, clock: SystemClock())
             let error = await deliveryError { try await emailSender.send(message()) }
             guard case let .unavailable(detail) = error else {
                 Issue.record("expected unavailable, got \(String(describing: error))")

@@ -30,7 +30,7 @@ public final class FakeBlockingFunction: FakeService {
     public func url(_ event: String) -> String { "http://127.0.0.1:\(port)/\(event)" }
 
     private init(jwksURL: String, issuer: String, clock: any FlintClock) {
-        verifier = IdentityTokenVerifier(keys: JWKSCache(url: jwksURL, http: OutsideHTTP(client: .shared), clock: clock), clock: clock)
+        verifier = IdentityTokenVerifier(keys: JWKSCache(url: jwksURL, http: OutsideHTTP(client: .shared, limits: .underLoad), clock: clock), clock: clock)
         self.issuer = issuer
     }
 
