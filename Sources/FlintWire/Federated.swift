@@ -60,6 +60,8 @@ public struct SignInWithIdpResponse: Codable, Sendable {
     /// Set instead of tokens when the user must pass a second factor (`v2/accounts/mfaSignIn:*`).
     public var mfaPendingCredential: String?
     public var mfaInfo: [MFAEnrollment]?
+    /// The tenant the sign-in happened in.
+    public var tenantId: String?
 
     public init(kind: String? = "identitytoolkit#VerifyAssertionResponse") { self.kind = kind }
 }

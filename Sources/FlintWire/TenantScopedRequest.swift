@@ -27,3 +27,22 @@ extension StartMFASignInRequest: TenantScopedRequest {}
 extension FinalizeMFASignInRequest: TenantScopedRequest {}
 extension SendVerificationCodeRequest: TenantScopedRequest {}
 extension SignInWithPhoneNumberRequest: TenantScopedRequest {}
+
+/// A request body that may carry the caller's ID token (`idToken`): its `firebase.tenant` names the tenant the call is
+/// for when the body names none.
+public protocol IDTokenCarryingRequest {
+    var idToken: String? { get }
+}
+
+extension SignUpRequest: IDTokenCarryingRequest {}
+extension LookupRequest: IDTokenCarryingRequest {}
+extension UpdateAccountRequest: IDTokenCarryingRequest {}
+extension DeleteAccountRequest: IDTokenCarryingRequest {}
+extension CreateSessionCookieRequest: IDTokenCarryingRequest {}
+extension SendOobCodeRequest: IDTokenCarryingRequest {}
+extension SignInWithEmailLinkRequest: IDTokenCarryingRequest {}
+extension SignInWithIdpRequest: IDTokenCarryingRequest {}
+extension StartMFAEnrollmentRequest: IDTokenCarryingRequest {}
+extension FinalizeMFAEnrollmentRequest: IDTokenCarryingRequest {}
+extension WithdrawMFARequest: IDTokenCarryingRequest {}
+extension SignInWithPhoneNumberRequest: IDTokenCarryingRequest {}

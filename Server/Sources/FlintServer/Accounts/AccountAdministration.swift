@@ -84,6 +84,10 @@ extension AccountService {
         -> UserAccount {
         guard !record.localId.isEmpty else { throw Self.importFailure("localId is missing") }
         guard record.localId.count <= 128 else { throw FlintError(.invalidArgument, "localId") }
+        // An entry naming a tenant goes to that tenant only: the one the request is for.
+        if let tenantID = record.tenantId, tenantID != caller.project.realm.tenantID {
+            throw Self.importFailure("Tenant id in userInfo does not match the tenant id in request.")
+        }
         let now = clock.milliseconds
         var user = UserAccount(projectID: caller.projectID, localID: record.localId,
                                createdAt: record.createdAt.flatMap { Int64($0) } ?? now)

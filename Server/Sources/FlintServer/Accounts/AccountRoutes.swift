@@ -6,7 +6,7 @@ extension AccountService {
     /// `federated` answers `createAuthUri` when it names a provider (the redirect flow).
     func endpoints(callers: CallerResolver, actionCodes: ActionCodeService, federated: FederatedService) -> [Endpoint] {
         [
-            .json(Endpoint.accountPaths("signUp", legacy: "signupNewUser") + Endpoint.identityToolkitPaths("projects/:projectId/accounts"),
+            .json(Endpoint.accountPaths("signUp", legacy: "signupNewUser") + Endpoint.projectPaths("accounts"),
                   callers: callers) { (body: SignUpRequest, caller) in try await signUp(body, caller: caller) },
             .json(Endpoint.accountPaths("signInWithPassword", legacy: "verifyPassword"), callers: callers) {
                 (body: SignInWithPasswordRequest, caller) in try await signInWithPassword(body, caller: caller)
@@ -31,7 +31,8 @@ extension AccountService {
                 if let provider = body.providerId, !provider.isEmpty { return try await federated.createAuthURI(body, caller: caller) }
                 return try await createAuthURI(body, caller: caller)
             },
-            .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie"), access: .admin, callers: callers) {
+            .json(Endpoint.identityToolkitPaths("projects/{projectId}:createSessionCookie")
+                  + Endpoint.identityToolkitPaths("projects/:projectId/tenants/{tenantId}:createSessionCookie"), access: .admin, callers: callers) {
                 (body: CreateSessionCookieRequest, caller) in
                 guard let duration = Int64(body.validDuration?.value ?? "1209600") else {
                     throw FlintError(.invalidDuration)
@@ -39,16 +40,16 @@ extension AccountService {
                 return CreateSessionCookieResponse(sessionCookie: try await tokens.createSessionCookie(
                     idToken: body.idToken, validDuration: duration, projectID: caller.projectID))
             },
-            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchCreate"), access: .admin, callers: callers) {
+            .json(Endpoint.projectPaths("accounts:batchCreate"), access: .admin, callers: callers) {
                 (body: BatchCreateRequest, caller) in try await batchCreate(body, caller: caller)
             },
-            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchDelete"), access: .admin, callers: callers) {
+            .json(Endpoint.projectPaths("accounts:batchDelete"), access: .admin, callers: callers) {
                 (body: BatchDeleteRequest, caller) in try await batchDelete(body, caller: caller)
             },
-            .json(Endpoint.identityToolkitPaths("projects/:projectId/accounts:query"), access: .admin, callers: callers) {
+            .json(Endpoint.projectPaths("accounts:query"), access: .admin, callers: callers) {
                 (body: QueryAccountsRequest, caller) in try await query(body, caller: caller)
             },
-            .get(Endpoint.identityToolkitPaths("projects/:projectId/accounts:batchGet"), access: .admin, callers: callers) {
+            .get(Endpoint.projectPaths("accounts:batchGet"), access: .admin, callers: callers) {
                 request, caller in
                 try await list(
                     maxResults: request.uri.queryParameters.get("maxResults").flatMap { Int($0) },
@@ -62,7 +63,7 @@ extension AccountService {
                     maxResults: body.maxResults.flatMap { Int($0.value) }, pageToken: body.nextPageToken, caller: caller)
             },
             .get(Endpoint.identityToolkitPaths("projects", legacy: "getProjectConfig"), callers: callers) { _, caller in
-                ProjectConfigResponse(projectId: caller.projectID, authorizedDomains: caller.project.settings.authorizedDomains)
+                ProjectConfigResponse(projectId: caller.project.realm.projectID, authorizedDomains: caller.project.settings.authorizedDomains)
             },
         ]
     }

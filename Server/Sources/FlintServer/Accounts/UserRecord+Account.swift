@@ -28,6 +28,7 @@ extension UserRecord {
         customAttributes = user.customAttributes
         emailLinkSignin = user.emailLinkSignin ? true : nil
         mfaInfo = user.mfaFactors.isEmpty ? nil : user.mfaFactors.map { $0.wire(maskingPhone: false) }
+        tenantId = Realm(key: user.projectID).tenantID
     }
 }
 

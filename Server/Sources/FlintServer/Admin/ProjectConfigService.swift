@@ -123,7 +123,7 @@ struct ProjectConfigService: Sendable {
 
     /// Checks a new set of fictional numbers: valid E.164, fixed 6-digit codes, within the allowed count,
     /// and no newly added number already held by a real user.
-    private func testNumbers(_ numbers: [String: String], previous: [String: String], projectID: String) async throws
+    func testNumbers(_ numbers: [String: String], previous: [String: String], projectID: String) async throws
         -> [String: String] {
         guard numbers.count <= limits.maxTestNumbers else {
             throw FlintError(.invalidArgument, "At most \(limits.maxTestNumbers) test phone numbers are allowed.")
@@ -144,7 +144,7 @@ struct ProjectConfigService: Sendable {
 
     /// `passwordPolicyConfig`: the enforcement state, the one version's strength options (lengths within Firebase's
     /// bounds) and `forceUpgradeOnSignin`.
-    private func applyPasswordPolicy(_ config: PasswordPolicyConfig?, mask: UpdateMask, to stored: inout PasswordPolicy?) throws {
+    func applyPasswordPolicy(_ config: PasswordPolicyConfig?, mask: UpdateMask, to stored: inout PasswordPolicy?) throws {
         let paths = ["passwordPolicyEnforcementState", "passwordPolicyVersions", "forceUpgradeOnSignin"]
         guard paths.contains(where: { mask.covers("passwordPolicyConfig.\($0)") }) else { return }
         var policy = stored ?? PasswordPolicy()
@@ -166,7 +166,7 @@ struct ProjectConfigService: Sendable {
     }
 
     /// `mfa.state`, `mfa.enabledProviders` (`PHONE_SMS`) and `mfa.providerConfigs` (TOTP).
-    private static func applyMultiFactor(_ config: ProjectConfig.MultiFactorConfig?, mask: UpdateMask,
+    static func applyMultiFactor(_ config: ProjectConfig.MultiFactorConfig?, mask: UpdateMask,
                                          to settings: inout ProjectSettings.MultiFactor) throws {
         func isEnabled(_ state: String?, field: String) throws -> Bool {
             switch state ?? "DISABLED" {
@@ -263,7 +263,7 @@ struct ProjectConfigService: Sendable {
         return apps
     }
 
-    private static func regionPolicy(_ config: ProjectConfig.SmsRegionConfig?) throws -> ProjectSettings.Phone.RegionPolicy {
+    static func regionPolicy(_ config: ProjectConfig.SmsRegionConfig?) throws -> ProjectSettings.Phone.RegionPolicy {
         func checked(_ regions: [String]?) throws -> [String] {
             let codes = (regions ?? []).map { $0.uppercased() }
             if let unknown = codes.first(where: { !PhoneRegions.isRegion($0) }) {

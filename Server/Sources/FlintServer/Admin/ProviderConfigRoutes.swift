@@ -27,8 +27,8 @@ protocol ProviderConfigKind: Sendable {
 extension ProviderConfigKind {
     /// Lists (a page of `pageSize`, at most 100, after `pageToken`), creates, reads, changes and deletes.
     func endpoints(callers: CallerResolver) -> [Endpoint] {
-        let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)")
-        let item = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/\(Self.collection)/:providerId")
+        let collection = Endpoint.projectPaths(version: "v2", Self.collection)
+        let item = Endpoint.projectPaths(version: "v2", "\(Self.collection)/:providerId")
         func contract(query: [String] = [], body: Bool = true) -> EndpointContract {
             EndpointContract(credentials: .admin, query: query, request: body ? [.json(Config.self)] : [], response: .json(Config.self))
         }

@@ -63,8 +63,15 @@ public struct ServiceAccounts: Sendable {
         var exp: Int64
         var uid: String?
         var claims: [String: JSONValue]?
+        /// A custom token's tenant (`tenant_id`), set by the Admin SDKs' tenant-aware auth.
+        var tenantID: String?
         /// The console's login challenge.
         var nonce: String?
+
+        enum CodingKeys: String, CodingKey {
+            case iss, sub, aud, iat, exp, uid, claims, nonce
+            case tenantID = "tenant_id"
+        }
     }
 
     /// Verifies a JWT signed by an active key: RS256 with the key its `kid` names (or the issuer's only

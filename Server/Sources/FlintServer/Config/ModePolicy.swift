@@ -119,6 +119,9 @@ public struct ModePolicy: Sendable, Equatable {
     /// Refreshing a token of a deleted user is `USER_NOT_FOUND` (which makes SDKs sign out), as Firebase
     /// answers; the official emulator says `INVALID_REFRESH_TOKEN`, since the session went with the user.
     public let reportsDeletedUsersOnRefresh: Bool
+    /// Phone sign-in works in tenants, as in Identity Platform; the official emulator refuses it there
+    /// (`UNSUPPORTED_TENANT_OPERATION`).
+    public let signsInPhonesInTenants: Bool
 
     /// Firebase Authentication as deployed.
     public static let production = ModePolicy(
@@ -132,7 +135,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: false,
         limitsEmailSends: true, limitsSignUps: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
         explainsUnparsedFederatedIDs: false, ignoresNonBearerAuthorization: false, reportsPlaceholderProjectNumber: false,
-        reportsDeletedUsersOnRefresh: true)
+        reportsDeletedUsersOnRefresh: true, signsInPhonesInTenants: true)
 
     /// The official Firebase Auth emulator's behaviour.
     public static let emulator = ModePolicy(
@@ -146,7 +149,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: true,
         limitsEmailSends: false, limitsSignUps: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
         explainsUnparsedFederatedIDs: true, ignoresNonBearerAuthorization: true, reportsPlaceholderProjectNumber: true,
-        reportsDeletedUsersOnRefresh: false)
+        reportsDeletedUsersOnRefresh: false, signsInPhonesInTenants: false)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }

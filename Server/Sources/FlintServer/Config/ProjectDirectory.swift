@@ -1,11 +1,15 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// A project with its settings opened for use (the password-hash signer key unsealed).
+/// A project, or one of its tenants, with its settings opened for use (the password-hash signer key unsealed).
 public struct Project: Sendable {
+    /// The key of its records in the store: the project's ID, or `{project}/tenants/{tenant}` (see `Realm`).
     public let id: String
+    /// For a tenant, its own settings over those it inherits from its project (`ProjectSettings.tenantView`).
     public let settings: ProjectSettings
     public let signerKey: Data
+
+    public var realm: Realm { Realm(key: id) }
 }
 
 /// Finds projects and API keys, creating projects on first use where the mode allows it.
@@ -42,8 +46,15 @@ public final class ProjectDirectory: Sendable {
         self.defaultAuthorizedDomains = defaultAuthorizedDomains
     }
 
-    /// The project, or nil if it does not exist.
+    /// The project or tenant (see `Realm.key`), or nil if it does not exist.
     public func project(_ id: String) async throws -> Project? {
+        guard Realm(key: id).tenantID != nil else { return try await stored(id) }
+        guard let tenant = try await stored(id), let parent = try await stored(Realm(key: id).projectID) else { return nil }
+        return Project(id: id, settings: tenant.settings.tenantView(inheriting: parent.settings), signerKey: tenant.signerKey)
+    }
+
+    /// A project's or tenant's own stored settings, from the cache while they are current.
+    private func stored(_ id: String) async throws -> Project? {
         // Read before the version, so a write after the check moves the token and is seen next time.
         let token = try await store.externalChangeToken()
         if let cached = cache.withLockedValue({ $0[id] }) {
@@ -72,10 +83,43 @@ public final class ProjectDirectory: Sendable {
         return loaded
     }
 
-    /// The project, created with defaults if it does not exist yet.
+    /// The project, created with defaults if it does not exist yet; a tenant (in emulator mode, where tenants are made
+    /// on first use as the official emulator makes them) with every sign-in method and phone second factors on.
     @discardableResult
     public func ensureProject(_ id: String) async throws -> Project {
         if let project = try await project(id) { return project }
+        let realm = Realm(key: id)
+        if realm.tenantID != nil {
+            try await ensureProject(realm.projectID)
+            try await create(id) { settings in
+                settings.multiFactor = .init(enabled: true, phone: true)
+                settings.tenant?.mfaConfig = .init(state: "ENABLED", enabledProviders: ["PHONE_SMS"])
+            }
+        } else {
+            try await create(id) { _ in }
+        }
+        guard let project = try await project(id) else { throw FlintError.internalError }
+        return project
+    }
+
+    /// Creates a tenant of an existing project: Firebase's defaults for a new tenant (no sign-in method on, no second
+    /// factors) with `configure` applied. Returns nil if one of that ID exists already.
+    public func createTenant(_ realm: Realm, configure: (inout ProjectSettings) async throws -> Void) async throws -> Project? {
+        guard realm.tenantID != nil else { throw FlintError.internalError }
+        try await ensureProject(realm.projectID)
+        let created = try await create(realm.key) { settings in
+            settings.signIn.emailPasswordEnabled = false
+            settings.signIn.emailLinkEnabled = false
+            settings.signIn.anonymousEnabled = false
+            try await configure(&settings)
+        }
+        return created ? try await project(realm.key) : nil
+    }
+
+    /// Stores new settings for `id` (a tenant's carry a `TenantProfile`) with its own password-hash key; false if
+    /// it exists already. Another node may create it at the same moment: whichever insert wins, both read it back.
+    @discardableResult
+    private func create(_ id: String, configure: (inout ProjectSettings) async throws -> Void) async throws -> Bool {
         let signerKey = Data(random.bytes(64))
         var settings = ProjectSettings(
             authorizedDomains: defaultAuthorizedDomains,
@@ -84,11 +128,28 @@ public final class ProjectDirectory: Sendable {
                 sealedSignerKey: try secrets.seal(signerKey, context: "password-signer-key:\(id)"),
                 saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14))
         if policy.newProjectsEnableMultiFactor { settings.multiFactor = .init(enabled: true, phone: true) }
+        if Realm(key: id).tenantID != nil { settings.tenant = TenantProfile() }
+        try await configure(&settings)
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        // Another node may create it at the same moment; whichever insert wins, both read it back.
-        try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)
-        guard let project = try await project(id) else { throw FlintError.internalError }
-        return project
+        return try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)
+    }
+
+    /// The project's tenants in the order of their IDs, from after `afterTenantID`, at most `limit`.
+    public func tenants(of projectID: String, after afterTenantID: String?, limit: Int) async throws -> [Project] {
+        var tenants: [Project] = []
+        for key in try await store.tenantKeys(projectID: projectID, after: afterTenantID.map { Realm(projectID: projectID, tenantID: $0).key },
+                                              limit: limit) {
+            if let tenant = try await project(key) { tenants.append(tenant) }
+        }
+        return tenants
+    }
+
+    /// Deletes a tenant with everything stored under its key (users, identities, sessions, codes). False if there was none.
+    public func deleteTenant(_ realm: Realm) async throws -> Bool {
+        guard realm.tenantID != nil else { throw FlintError.internalError }
+        let deleted = try await store.deleteRealm(key: realm.key)
+        cache.withLockedValue { $0[realm.key] = nil }
+        return deleted
     }
 
     /// Applies `change` to the project's settings as stored now and stores them, compare-and-swap on their
@@ -96,9 +157,10 @@ public final class ProjectDirectory: Sendable {
     /// two changes of different fields both survive.
     @discardableResult
     public func updateSettings(_ id: String, _ change: (inout ProjectSettings) async throws -> Void) async throws -> Project {
-        try await ensureProject(id)
+        // A tenant is made by `createTenant` (or, in emulator mode, on first use by the caller's resolution).
+        if Realm(key: id).tenantID == nil { try await ensureProject(id) }
         for _ in 0..<Self.updateAttempts {
-            guard let current = try await load(id) else { throw FlintError.internalError }
+            guard let current = try await load(id) else { throw FlintError(.tenantNotFound) }
             var settings = current.project.settings
             try await change(&settings)
             let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
@@ -109,7 +171,7 @@ public final class ProjectDirectory: Sendable {
                 // Our own commit leaves the token where `load` read it.
                 if (cache[id]?.version ?? .min) < version { cache[id] = Cached(project: project, version: version, token: current.token) }
             }
-            return project
+            return Realm(key: id).tenantID == nil ? project : try await self.project(id) ?? project
         }
         throw StoreError.contended
     }

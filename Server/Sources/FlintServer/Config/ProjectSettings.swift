@@ -198,6 +198,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var blockingFunctions = BlockingFunctions()
     /// Identity Platform's password policy (`passwordPolicyConfig`); nil when none was ever set.
     public var passwordPolicy: PasswordPolicy?
+    /// What only a tenant has (nil for a project): see `Tenants/TenantSettings.swift`.
+    public var tenant: TenantProfile?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -218,5 +220,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         multiFactor = try container.decodeIfPresent(MultiFactor.self, forKey: .multiFactor) ?? MultiFactor()
         blockingFunctions = try container.decodeIfPresent(BlockingFunctions.self, forKey: .blockingFunctions) ?? BlockingFunctions()
         passwordPolicy = try container.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy)
+        tenant = try container.decodeIfPresent(TenantProfile.self, forKey: .tenant)
     }
 }

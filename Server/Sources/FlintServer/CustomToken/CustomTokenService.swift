@@ -13,18 +13,29 @@ public struct CustomTokenService: Sendable {
     let clock: any FlintClock
     let policy: ModePolicy
 
+    /// What a custom token says: the user, the developer claims, and the tenant it is for (`tenant_id`).
     private struct Claims: Decodable {
         var aud: String?
         var uid: String?
         var claims: [String: JSONValue]?
+        var tenantID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case aud, uid, claims
+            case tenantID = "tenant_id"
+        }
     }
 
     public func signIn(_ request: SignInWithCustomTokenRequest, caller: Caller) async throws -> SignInResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         guard let token = request.token, !token.isEmpty else { throw FlintError(.missingCustomToken) }
         guard token.utf8.count <= CompactJWT.maximumLength else { throw FlintError(.invalidCustomToken) }
-        let (uid, developerClaims) = try await policy.verifiesCustomTokenSignatures
-            ? verifiedClaims(token, caller: caller) : Self.unverifiedClaims(token)
+        let claims = try await policy.verifiesCustomTokenSignatures ? verifiedClaims(token, caller: caller) : Self.unverifiedClaims(token)
+        // A token minted for a tenant signs in to that tenant only (and one minted for none, to no tenant); the
+        // emulator's plain-JSON tokens name no tenant and sign in anywhere.
+        if !token.hasPrefix("{") || policy.verifiesCustomTokenSignatures, claims.tenantID != caller.project.realm.tenantID {
+            throw FlintError(.tenantIDMismatch)
+        }
+        let (uid, developerClaims) = (claims.uid, claims.claims)
         guard let uid, !uid.isEmpty else { throw FlintError(.missingIdentifier) }
         guard uid.count <= 128 else {
             throw FlintError(.invalidCustomToken, "The uid must be a string of 1 to 128 characters.")
@@ -59,16 +70,16 @@ public struct CustomTokenService: Sendable {
     }
 
     /// Production: signed by an active key of this project's service accounts, for Firebase's audience.
-    private func verifiedClaims(_ token: String, caller: Caller) async throws -> (String?, [String: JSONValue]?) {
+    private func verifiedClaims(_ token: String, caller: Caller) async throws -> Claims {
         guard let (account, assertion) = try await serviceAccounts.verify(
             token, audiences: [ServiceAccounts.customTokenAudience])
         else { throw FlintError(.invalidCustomToken) }
-        guard account.projectID == caller.projectID else { throw FlintError(.credentialMismatch) }
-        return (assertion.uid, assertion.claims)
+        guard account.projectID == caller.project.realm.projectID else { throw FlintError(.credentialMismatch) }
+        return Claims(aud: assertion.aud, uid: assertion.uid, claims: assertion.claims, tenantID: assertion.tenantID)
     }
 
     /// Emulator mode: any JWT (signature unchecked) for Firebase's audience, or a JSON object.
-    private static func unverifiedClaims(_ token: String) throws -> (String?, [String: JSONValue]?) {
+    private static func unverifiedClaims(_ token: String) throws -> Claims {
         let payload = token.hasPrefix("{") ? Data(token.utf8) : CompactJWT(token)?.payload
         guard let payload, let claims = try? JSONDecoder().decode(Claims.self, from: payload) else {
             throw FlintError(.invalidCustomToken)
@@ -76,7 +87,7 @@ public struct CustomTokenService: Sendable {
         if !token.hasPrefix("{"), claims.aud != ServiceAccounts.customTokenAudience {
             throw FlintError(.invalidCustomToken, "The custom token's audience is not Firebase's.")
         }
-        return (claims.uid, claims.claims)
+        return claims
     }
 }
 

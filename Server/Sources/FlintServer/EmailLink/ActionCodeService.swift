@@ -44,7 +44,7 @@ public struct ActionCodeService: Sendable {
         var target: (email: String, newEmail: String?, user: UserAccount?)
         switch type {
         case .emailSignIn:
-            guard settings.signIn.emailLinkEnabled, settings.signIn.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
+            guard settings.allowsEmailLinkSignIn else { throw FlintError(.operationNotAllowed) }
             if request.canHandleCodeInApp == false {
                 throw FlintError(.invalidArgument, "canHandleCodeInApp must be true for EMAIL_SIGNIN")
             }
@@ -151,7 +151,7 @@ public struct ActionCodeService: Sendable {
                       caller: Caller) throws(FlintError) {
         let rendered = EmailTemplates.render(
             action: type, locale: caller.locale, link: link, email: address, newEmail: newEmail,
-            appName: caller.projectID, displayName: user?.displayName, overrides: caller.project.settings.emailTemplates)
+            appName: caller.project.realm.projectID, displayName: user?.displayName, overrides: caller.project.settings.emailTemplates)
         try outbox.enqueue(EmailMessage(
             projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
             text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
@@ -174,8 +174,7 @@ public struct ActionCodeService: Sendable {
     // MARK: Signing in with a link
 
     public func signInWithEmailLink(_ request: SignInWithEmailLinkRequest, caller: Caller) async throws -> SignInWithEmailLinkResponse {
-        let settings = caller.project.settings.signIn
-        guard settings.emailLinkEnabled, settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
+        guard caller.project.settings.allowsEmailLinkSignIn else { throw FlintError(.operationNotAllowed) }
         let address = try Validation.email(request.email)
         let record = try await useCode(request.oobCode, caller: caller, expecting: [.emailSignIn]) { record in
             // The link only signs in the address it was sent to.

@@ -17,14 +17,14 @@ struct EmulatorRoutes: Sendable {
 
     var endpoints: [Endpoint] {
         [
-            Endpoint(method: .delete, paths: ["/emulator/v1/projects/:projectId/accounts"],
+            Endpoint(method: .delete, paths: Self.paths("accounts"),
                      contract: .init(credentials: .none, response: .anyJSONObject)) { _, context in
                 let projectID = try Self.projectID(context)
                 try await projects.ensureProject(projectID)
                 try await store.deleteAllAccounts(projectID: projectID)
                 return JSONBody.response(data: Data("{}".utf8))
             },
-            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/verificationCodes"],
+            Endpoint(method: .get, paths: Self.paths("verificationCodes"),
                      contract: .init(credentials: .none, response: .json(VerificationCodesResponse.self))) { _, context in
                 let projectID = try Self.projectID(context)
                 let codes = try await store.emulatorVerificationCodes(projectID: projectID).compactMap { record in
@@ -36,7 +36,7 @@ struct EmulatorRoutes: Sendable {
                 }
                 return try JSONBody.response(VerificationCodesResponse(verificationCodes: codes))
             },
-            Endpoint(method: .get, paths: ["/emulator/v1/projects/:projectId/oobCodes"],
+            Endpoint(method: .get, paths: Self.paths("oobCodes"),
                      contract: .init(credentials: .none, response: .json(OobCodesResponse.self))) { _, context in
                 let codes = try await store.emulatorOobCodes(projectID: try Self.projectID(context)).compactMap { record in
                     record.emulatorCode.flatMap { code in
@@ -73,9 +73,17 @@ struct EmulatorRoutes: Sendable {
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy))
     }
 
+    /// A project's address and its tenants' (`/emulator/v1/projects/{p}/tenants/{t}/…`).
+    private static func paths(_ name: String) -> [String] {
+        ["/emulator/v1/projects/:projectId/\(name)", "/emulator/v1/projects/:projectId/tenants/:tenantId/\(name)"]
+    }
+
+    /// The store key of the project, or of the tenant, the path names.
     private static func projectID(_ context: FlintRequestContext) throws -> String {
         guard let id = context.parameters.get("projectId"), !id.isEmpty else { throw FlintError.notFound }
-        return id
+        guard let tenantID = context.parameters.get("tenantId") else { return id }
+        guard Realm.isValidTenantID(tenantID) else { throw FlintError.notFound }
+        return Realm(projectID: id, tenantID: tenantID).key
     }
 }
 

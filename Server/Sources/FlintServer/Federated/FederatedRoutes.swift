@@ -6,7 +6,10 @@ extension FederatedService {
     func endpoints(callers: CallerResolver) -> [Endpoint] {
         [
             .json(Endpoint.accountPaths("signInWithIdp", legacy: "verifyAssertion"), callers: callers) {
-                (body: SignInWithIdpRequest, caller) in try await signInWithIdp(body, caller: caller)
+                (body: SignInWithIdpRequest, caller) in
+                var response = try await signInWithIdp(body, caller: caller)
+                response.tenantId = caller.project.realm.tenantID
+                return response
             },
             .json(Endpoint.identityToolkitPaths(version: "v2", "accounts:revokeToken"), callers: callers) {
                 (body: RevokeTokenRequest, caller) in try await revokeToken(body, caller: caller)

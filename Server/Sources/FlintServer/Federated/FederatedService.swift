@@ -30,7 +30,6 @@ public struct FederatedService: Sendable {
     // MARK: signInWithIdp
 
     public func signInWithIdp(_ request: SignInWithIdpRequest, caller: Caller) async throws -> SignInWithIdpResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         let (identity, providerTokens, pending) = try await verifiedIdentity(request, caller: caller)
         // The account to link to is checked first: its problems (a disabled user, an expired token) are
         // errors, not account conflicts.
@@ -116,7 +115,6 @@ public struct FederatedService: Sendable {
     /// (`signInWithIdp` with the session ID and the URL the provider sends the browser back to). A client may choose
     /// the session ID itself (`sessionId`); Flint keeps only its hash.
     public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         // The official emulator has no redirect flow; its sign-in pages are its own (`/emulator/auth/handler`).
         guard policy.verifiesProviderTokens else {
             throw FlintError(.notImplemented, "Sign-in with IDP is not yet supported.", status: .notImplemented)

@@ -45,6 +45,7 @@ public final class AuthServer: Sendable {
     let identityProviderConfigs: IdentityProviderConfigService
     let oidcProviderConfigs: OIDCProviderConfigService
     let projectConfig: ProjectConfigService
+    let tenants: TenantService
     public let delivery: DeliveryServices
     /// Per-day counts of sign-ins, SMS and emails, for the console.
     public let usage: UsageCounters
@@ -158,6 +159,7 @@ public final class AuthServer: Sendable {
         oidcProviderConfigs = OIDCProviderConfigService(projects: projects, secrets: secrets)
         projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy,
                                              clock: environment.clock)
+        tenants = TenantService(projects: projects, projectConfig: projectConfig, policy: policy, random: environment.random)
         let publicURLForKeys = boundPublicURL
         serviceAccounts = ServiceAccounts(
             store: store, secrets: secrets, clock: environment.clock, random: environment.random,
@@ -355,6 +357,7 @@ public final class AuthServer: Sendable {
         endpoints += customTokens.endpoints(callers: callers)
         endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
         endpoints += projectConfig.endpoints(callers: callers)
+        endpoints += tenants.endpoints(callers: callers)
         endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
         endpoints += HostedRoutes(
             proofOfWork: proofOfWork, signIn: SignInHandler(federated: federated, callers: callers, publicURL: { self.publicURL }),

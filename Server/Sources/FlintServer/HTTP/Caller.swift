@@ -1,10 +1,11 @@
+import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Who is calling: the project the request acts on, and whether it carries admin credentials.
+/// Who is calling: the project (or tenant) the request acts on, and whether it carries admin credentials.
 public struct Caller: Sendable {
-    public let project: Project
+    public internal(set) var project: Project
     /// True for Admin SDK calls (in emulator mode: `Authorization: Bearer owner`).
     public let isAdmin: Bool
     /// The client's IP address: the peer, or behind trusted proxies the right-most untrusted `X-Forwarded-For` hop.
@@ -16,6 +17,8 @@ public struct Caller: Sendable {
     /// The API key the request carried, if any (emailed links name it, as Firebase's do).
     public var apiKey: String? = nil
 
+    /// The store key of the realm the request acts on: the project's ID, or its tenant's key (see `Realm`). Records are
+    /// read and written under it; tokens name `project.realm.projectID` as audience and the tenant in `firebase.tenant`.
     public var projectID: String { project.id }
 }
 
@@ -36,8 +39,10 @@ struct CallerResolver: Sendable {
 
     /// - Parameter projectID: the project the request names other than in its path (the legacy v3 admin calls'
     ///   `targetProjectId`); like a path's, for admin callers only.
-    func resolve(_ request: Request, context: FlintRequestContext, access: Access, projectID bodyProjectID: String? = nil)
-        async throws -> Caller {
+    /// - Parameter inPathTenant: whether a tenant the path names (`…/tenants/{t}/…`) scopes the call; the tenant
+    ///   management calls name the tenant they manage there, and act on the project.
+    func resolve(_ request: Request, context: FlintRequestContext, access: Access, projectID bodyProjectID: String? = nil,
+                 inPathTenant: Bool = true) async throws -> Caller {
         let requestedProjectID = bodyProjectID ?? context.parameters.get("projectId")
         let adminScope = try await adminCredentials(in: request)
         // A service account administers its own project only.
@@ -65,7 +70,40 @@ struct CallerResolver: Sendable {
         guard let project else { throw FlintError(.projectNotFound, status: .notFound) }
         context.attribution.projectID = project.id
         let client = RequestClient.current
-        return Caller(project: project, isAdmin: isAdmin, clientIP: client.ipAddress, locale: client.locale, apiKey: key)
+        let caller = Caller(project: project, isAdmin: isAdmin, clientIP: client.ipAddress, locale: client.locale, apiKey: key)
+        return inPathTenant ? try await scoped(caller, toTenant: context.parameters.get("tenantId")) : caller
+    }
+
+    /// The caller acting in the tenant the request names, if any. As Firebase decides it: the path's tenant
+    /// (`projects/{p}/tenants/{t}/…`) or the body's `tenantId`, which must agree, else the tenant of the ID token the body
+    /// carries, which must agree with either (`TENANT_ID_MISMATCH`). The token itself is verified later, against the
+    /// realm chosen here, so a forged tenant claim gains nothing.
+    func scoped(_ caller: Caller, body: Any, pathTenantID: String?) async throws -> Caller {
+        let bodyTenantID = ((body as? any TenantScopedRequest)?.tenantId).flatMap { $0.isEmpty ? nil : $0 }
+        if let pathTenantID, let bodyTenantID, pathTenantID != bodyTenantID { throw FlintError(.tenantIDMismatch) }
+        var tenantID = pathTenantID ?? bodyTenantID
+        if let idToken = (body as? any IDTokenCarryingRequest)?.idToken, let tokenTenantID = TokenService.unverifiedTenant(of: idToken) {
+            if let tenantID, tenantID != tokenTenantID { throw FlintError(.tenantIDMismatch) }
+            tenantID = tokenTenantID
+        }
+        guard tenantID != pathTenantID else { return caller }
+        return try await scoped(caller, toTenant: tenantID)
+    }
+
+    /// The caller acting in `tenantID` of its project (nil: the project itself). Emulator mode makes a tenant on first
+    /// use, as the official emulator does; production knows only tenants created through the admin API. A tenant with
+    /// `disableAuth` refuses every call (`PROJECT_DISABLED`).
+    func scoped(_ caller: Caller, toTenant tenantID: String?) async throws -> Caller {
+        guard let tenantID, caller.project.realm.tenantID != tenantID else { return caller }
+        guard caller.project.realm.tenantID == nil else { throw FlintError(.tenantIDMismatch) }
+        guard Realm.isValidTenantID(tenantID) else { throw FlintError(.tenantNotFound) }
+        let key = Realm(projectID: caller.project.id, tenantID: tenantID).key
+        let tenant = policy.createsProjectsOnDemand ? try await projects.ensureProject(key) : try await projects.project(key)
+        guard let tenant else { throw FlintError(.tenantNotFound) }
+        if tenant.settings.tenant?.disableAuth == true { throw FlintError(.projectDisabled) }
+        var scoped = caller
+        scoped.project = tenant
+        return scoped
     }
 
     /// The project an API key names, for pages opened with `?apiKey=`: in emulator mode any key means

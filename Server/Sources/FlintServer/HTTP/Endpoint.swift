@@ -25,9 +25,16 @@ extension Endpoint {
     }
 
     /// An `accounts:<name>` operation: the user-facing addresses (with the v3 `legacy` name) and the admin
-    /// `projects/{p}/accounts:<name>` ones.
+    /// `projects/{p}/accounts:<name>` ones (a tenant's too).
     static func accountPaths(_ name: String, legacy: String? = nil) -> [String] {
-        identityToolkitPaths("accounts:\(name)", legacy: legacy) + identityToolkitPaths("projects/:projectId/accounts:\(name)")
+        identityToolkitPaths("accounts:\(name)", legacy: legacy) + projectPaths("accounts:\(name)")
+    }
+
+    /// An admin operation on a project, `projects/{p}/<name>`, and on one of its tenants, `projects/{p}/tenants/{t}/<name>`
+    /// (the path's tenant then scopes the call, see `CallerResolver.scoped`).
+    static func projectPaths(version: String = "v1", _ name: String) -> [String] {
+        identityToolkitPaths(version: version, "projects/:projectId/\(name)")
+            + identityToolkitPaths(version: version, "projects/:projectId/tenants/:tenantId/\(name)")
     }
 
     /// A JSON operation: resolve the caller, decode the body, run `operation`, encode its result.
@@ -40,8 +47,9 @@ extension Endpoint {
         let contract = EndpointContract(
             credentials: .init(access), query: query, request: [.json(Body.self)], response: .json(Result.self))
         return Endpoint(method: method, paths: paths, contract: contract) { request, context in
-            let caller = try await callers.resolve(request, context: context, access: access)
+            let resolved = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
+            let caller = try await callers.scoped(resolved, body: body, pathTenantID: context.parameters.get("tenantId"))
             if !caller.isAdmin, let scoped = body as? TargetProjectScopedRequest, !(scoped.targetProjectId ?? "").isEmpty {
                 throw FlintError(.insufficientPermission, "Only authenticated requests can specify target_project_id.")
             }
@@ -60,7 +68,8 @@ extension Endpoint {
         return Endpoint(method: .post, paths: legacyPaths(name), contract: contract) { request, context in
             let body = try await JSONBody.decode(Body.self, from: request)
             guard let projectID = body.targetProjectId, !projectID.isEmpty else { throw FlintError(.insufficientPermission) }
-            let caller = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
+            let resolved = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
+            let caller = try await callers.scoped(resolved, body: body, pathTenantID: nil)
             return try JSONBody.response(try await operation(body, caller))
         }
     }
@@ -72,7 +81,9 @@ extension Endpoint {
     ) -> Endpoint {
         let contract = EndpointContract(credentials: .init(access), query: query, response: .json(Result.self))
         return Endpoint(method: .get, paths: paths, contract: contract) { request, context in
-            let caller = try await callers.resolve(request, context: context, access: access)
+            // A GET names its tenant in the path or in the `tenantId` query parameter.
+            let resolved = try await callers.resolve(request, context: context, access: access)
+            let caller = try await callers.scoped(resolved, toTenant: request.uri.queryParameters.get("tenantId").flatMap { $0.isEmpty ? nil : $0 })
             return try JSONBody.response(try await operation(request, caller))
         }
     }

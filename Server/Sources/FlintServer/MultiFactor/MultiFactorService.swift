@@ -37,7 +37,7 @@ public struct MultiFactorService: Sendable {
     // MARK: Enrollment
 
     public func startEnrollment(_ request: StartMFAEnrollmentRequest, caller: Caller) async throws -> StartMFAEnrollmentResponse {
-        let user = try await enrollingUser(request.idToken, tenantID: request.tenantId, caller: caller)
+        let user = try await enrollingUser(request.idToken, caller: caller)
         let settings = caller.project.settings.multiFactor
         if let info = request.phoneEnrollmentInfo {
             guard settings.phone else { throw FlintError(.operationNotAllowed, "SMS multi-factor is disabled for this project.") }
@@ -62,8 +62,9 @@ public struct MultiFactorService: Sendable {
     }
 
     public func finalizeEnrollment(_ request: FinalizeMFAEnrollmentRequest, caller: Caller) async throws -> MFATokensResponse {
+        try Self.requireEnrollment(in: caller.project)
         let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
-        let user = try await enrollingUser(verified, tenantID: request.tenantId, caller: caller)
+        let user = try await enrollingUser(verified, caller: caller)
         let enrollmentID = random.localID()
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
@@ -106,7 +107,6 @@ public struct MultiFactorService: Sendable {
     }
 
     public func withdraw(_ request: WithdrawMFARequest, caller: Caller) async throws -> MFATokensResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
         let verified = try await tokens.verifyIDToken(request.idToken, projectID: caller.projectID)
         try tokens.requireRecentSignIn(verified)
         guard let enrollmentID = request.mfaEnrollmentId, !enrollmentID.isEmpty else { throw FlintError(.missingMFAEnrollmentID) }
@@ -132,17 +132,22 @@ public struct MultiFactorService: Sendable {
 
     /// The user of `idToken`, if it may enroll now: MFA on for the project, a recent sign-in, a verified
     /// email (as Firebase asks), and room for another factor.
-    private func enrollingUser(_ idToken: String?, tenantID: String?, caller: Caller) async throws -> UserAccount {
-        try await enrollingUser(try await tokens.verifyIDToken(idToken, projectID: caller.projectID), tenantID: tenantID,
-                                caller: caller)
+    private func enrollingUser(_ idToken: String?, caller: Caller) async throws -> UserAccount {
+        try Self.requireEnrollment(in: caller.project)
+        return try await enrollingUser(try await tokens.verifyIDToken(idToken, projectID: caller.projectID), caller: caller)
     }
 
-    private func enrollingUser(_ verified: TokenService.VerifiedIDToken, tenantID: String?, caller: Caller) async throws
-        -> UserAccount {
-        if tenantID != nil { throw FlintError(.unsupportedTenantOperation) }
-        guard caller.project.settings.multiFactor.enabled else {
+    /// Enrollment needs MFA on with a factor kind on, which is checked before the caller's token (as Firebase does).
+    private static func requireEnrollment(in project: Project) throws {
+        let settings = project.settings.multiFactor
+        guard settings.enabled, settings.phone || settings.totp else {
             throw FlintError(.operationNotAllowed, "Multi-factor authentication is disabled for this project.")
         }
+    }
+
+    private func enrollingUser(_ verified: TokenService.VerifiedIDToken, caller: Caller) async throws
+        -> UserAccount {
+        try Self.requireEnrollment(in: caller.project)
         // A second factor is for accounts a first factor proves well: not anonymous, phone (the factor
         // would be the same), custom-token or Game Center sign-ins, as Firebase rules.
         guard !Self.ineligibleFirstFactors.contains(verified.claims.firebase.signInProvider) else {
@@ -160,7 +165,7 @@ public struct MultiFactorService: Sendable {
     // MARK: Sign-in
 
     public func startSignIn(_ request: StartMFASignInRequest, caller: Caller) async throws -> StartMFASignInResponse {
-        let (_, user) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
+        let (_, user) = try await pendingSignIn(request.mfaPendingCredential, caller: caller)
         let factor = try enrolledFactor(request.mfaEnrollmentId, of: user)
         guard factor.kind == .phone, let number = factor.phoneNumber else {
             throw FlintError(.invalidArgument, "mfaSignIn:start sends SMS codes; this factor is not a phone.")
@@ -172,7 +177,7 @@ public struct MultiFactorService: Sendable {
     }
 
     public func finalizeSignIn(_ request: FinalizeMFASignInRequest, caller: Caller) async throws -> MFATokensResponse {
-        let (pending, user) = try await pendingSignIn(request.mfaPendingCredential, tenantID: request.tenantId, caller: caller)
+        let (pending, user) = try await pendingSignIn(request.mfaPendingCredential, caller: caller)
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
             let number = try await phone.codes.redeem(
@@ -208,9 +213,8 @@ public struct MultiFactorService: Sendable {
     }
 
     /// The pending sign-in a credential stands for, and its user as stored now.
-    private func pendingSignIn(_ credential: String?, tenantID: String?, caller: Caller) async throws
+    private func pendingSignIn(_ credential: String?, caller: Caller) async throws
         -> (SingleUseTokens<SecondFactorGate.PendingSignIn>.Opened, UserAccount) {
-        if tenantID != nil { throw FlintError(.unsupportedTenantOperation) }
         guard let credential, !credential.isEmpty else { throw FlintError(.missingMFAPendingCredential) }
         guard let pending = gate.pendingSignIns.open(credential), pending.payload.projectID == caller.projectID,
               gate.pendingSignIns.isLive(pending), !(try await gate.pendingSignIns.isSpent(pending))

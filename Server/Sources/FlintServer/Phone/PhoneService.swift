@@ -22,7 +22,7 @@ public struct PhoneService: Sendable {
 
     public func sendVerificationCode(_ request: SendVerificationCodeRequest, caller: Caller) async throws
         -> SendVerificationCodeResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        if caller.project.realm.tenantID != nil, !policy.signsInPhonesInTenants { throw FlintError(.unsupportedTenantOperation) }
         let settings = caller.project.settings
         guard settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
         let phoneNumber = try Self.phoneNumber(request.phoneNumber)
@@ -68,7 +68,7 @@ public struct PhoneService: Sendable {
     private func sendCode(to phoneNumber: String, caller: Caller, purpose: String) async throws -> String {
         let code = codes.newCode()
         let sessionInfo = try await codes.issue(code: code, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
-        let text = SMSText.message(code: code, appName: caller.projectID, locale: caller.locale)
+        let text = SMSText.message(code: code, appName: caller.project.realm.projectID, locale: caller.locale)
         do {
             try await sms.send(SMSMessage(
                 projectID: caller.projectID, phoneNumber: phoneNumber, code: code, text: text.text, locale: text.locale))
@@ -90,7 +90,7 @@ public struct PhoneService: Sendable {
 
     public func signInWithPhoneNumber(_ request: SignInWithPhoneNumberRequest, caller: Caller) async throws
         -> SignInWithPhoneNumberResponse {
-        if request.tenantId != nil { throw FlintError(.unsupportedTenantOperation) }
+        if caller.project.realm.tenantID != nil, !policy.signsInPhonesInTenants { throw FlintError(.unsupportedTenantOperation) }
         guard caller.project.settings.signIn.phoneEnabled else { throw FlintError(.operationNotAllowed) }
         // A temporary proof stands in for a code; it is used up only once the request will succeed.
         let proof = try request.temporaryProof.flatMap { $0.isEmpty ? nil : $0 }.map { proof in

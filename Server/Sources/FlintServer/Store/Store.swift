@@ -568,8 +568,34 @@ extension Store {
         ).first?.int("version")
     }
 
+    /// Every project's ID (not its tenants').
     public func projectIDs() async throws -> [String] {
-        try await database.query("SELECT project_id FROM projects ORDER BY project_id", []).compactMap { $0.string("project_id") }
+        try await database.query("SELECT project_id FROM projects WHERE project_id NOT LIKE '%/%' ORDER BY project_id", [])
+            .compactMap { $0.string("project_id") }
+    }
+
+    /// The keys of a project's tenants (`Realm.key`) in order, those after `afterKey` only, at most `limit`.
+    public func tenantKeys(projectID: String, after afterKey: String?, limit: Int) async throws -> [String] {
+        // Every tenant key sorts between the prefix `{p}/tenants/` and the same prefix with its last `/` raised to `0`.
+        let prefix = Realm.tenantKeyPrefix(of: projectID)
+        let end = String(prefix.dropLast()) + "0"
+        return try await database.query(
+            "SELECT project_id FROM projects WHERE project_id > ? AND project_id < ? ORDER BY project_id LIMIT ?",
+            .text(max(prefix, afterKey ?? prefix)), .text(end), .int(Int64(limit))
+        ).compactMap { $0.string("project_id") }
+    }
+
+    /// Deletes a tenant's settings and every record stored under its key, in one transaction; false if it did not exist.
+    public func deleteRealm(key: String) async throws -> Bool {
+        let rows = try await database.transaction { tx in
+            for table in ["users", "oob_codes", "verification_codes", "app_credentials", "usage_daily"] {
+                try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(key)])
+            }
+            let rows = try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
+            try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
+            return rows
+        }
+        return !rows.isEmpty
     }
 
     public func insertAPIKey(_ key: String, projectID: String, createdAt: Int64) async throws {

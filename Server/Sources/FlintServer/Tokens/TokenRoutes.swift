@@ -55,8 +55,11 @@ struct TokenRoutes: Sendable {
 
     /// `grant_type=refresh_token`, from a form or JSON body, in snake_case or camelCase.
     private func refresh(_ request: Request, _ context: FlintRequestContext) async throws -> Response {
-        let caller = try await callers.resolve(request, context: context, access: .apiKey)
         let fields = try await Self.fields(of: request)
+        // A session refreshes in its own tenant; a body that names one must name that one.
+        let caller = try await callers.scoped(
+            try await callers.resolve(request, context: context, access: .apiKey),
+            toTenant: (fields["tenant_id"] ?? fields["tenantId"]).flatMap { $0.isEmpty ? nil : $0 })
         guard let grantType = fields["grant_type"] ?? fields["grantType"], !grantType.isEmpty else {
             throw FlintError(.missingGrantType)
         }
@@ -68,7 +71,7 @@ struct TokenRoutes: Sendable {
         return try JSONBody.response(SecureTokenResponse(
             idToken: idToken, refreshToken: refreshToken, expiresIn: String(TokenService.idTokenLifetime),
             userId: user.localID,
-            projectId: callers.policy.reportsPlaceholderProjectNumber ? Self.placeholderProjectNumber : caller.projectID))
+            projectId: callers.policy.reportsPlaceholderProjectNumber ? Self.placeholderProjectNumber : caller.project.realm.projectID))
     }
 
     /// The official emulator's stand-in for a project number, which Firebase's refresh answer carries.

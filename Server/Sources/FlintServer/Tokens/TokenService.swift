@@ -55,7 +55,19 @@ public final class TokenService: Sendable {
         self.issuerPrefix = issuerPrefix
     }
 
-    public func issuer(projectID: String) -> String { issuerPrefix() + projectID }
+    /// The issuer of the ID tokens of a project and of all its tenants (`projectID` may be a tenant's store key).
+    public func issuer(projectID: String) -> String { issuerPrefix() + Realm(key: projectID).projectID }
+
+    /// The tenant an ID token claims (`firebase.tenant`), unverified: only for choosing the realm a call acts in,
+    /// against which the token is then verified.
+    static func unverifiedTenant(of idToken: String) -> String? {
+        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+              case .object(let claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: payload),
+              case .string(let tenant)? = claims["firebase"]?.objectValue?["tenant"], !tenant.isEmpty
+        else { return nil }
+        return tenant
+    }
 
     /// What a sign-in returns: a fresh ID token and a new refresh token.
     public struct IssuedTokens: Sendable {
@@ -102,13 +114,18 @@ public final class TokenService: Sendable {
 
     /// Exchanges a refresh token for a new ID token (Secure Token's `grant_type=refresh_token`).
     /// The refresh token stays the same, as Firebase's does. A deleted user's token is `USER_NOT_FOUND`
-    /// where the policy says so (`reportsDeletedUsersOnRefresh`), else `INVALID_REFRESH_TOKEN`.
+    /// where the policy says so (`reportsDeletedUsersOnRefresh`), else `INVALID_REFRESH_TOKEN`. A session of one of the
+    /// project's tenants refreshes in it; a caller that names another tenant gets `TENANT_ID_MISMATCH`.
     public func refresh(_ refreshToken: String, projectID: String) async throws -> (idToken: String, user: UserAccount) {
         guard refreshToken.utf8.count <= 512 else { throw FlintError(.invalidRefreshToken) }
         let tokenHash = Self.hash(refreshToken)
-        guard let (record, user) = try await store.refreshSession(hash: tokenHash),
-              record.projectID == projectID
-        else {
+        let asked = Realm(key: projectID)
+        let session = try await store.refreshSession(hash: tokenHash)
+        if let (record, _) = session, asked.tenantID != nil, record.projectID != projectID,
+           Realm(key: record.projectID).projectID == asked.projectID {
+            throw FlintError(.tenantIDMismatch)
+        }
+        guard let (record, user) = session, Realm(key: record.projectID).projectID == asked.projectID else {
             // Only a token Flint made for a user id that is gone says so; any other unknown token, a known
             // user id with a made-up tag or secret included, gets the same answer as random text.
             if policy.reportsDeletedUsersOnRefresh, let localID = userID(inRefreshToken: refreshToken),
@@ -131,7 +148,7 @@ public final class TokenService: Sendable {
             sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: record.sessionEpoch, now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
-            try await store.touchLastRefresh(projectID: projectID, localID: user.localID, at: nowMilliseconds)
+            try await store.touchLastRefresh(projectID: user.projectID, localID: user.localID, at: nowMilliseconds)
         }
         usage.tokenRefreshed()
         return (idToken, user)
@@ -160,7 +177,10 @@ public final class TokenService: Sendable {
     private func checkIDToken(_ token: String?, projectID: String) async throws -> VerifiedIDToken {
         guard let token, !token.isEmpty else { throw FlintError(.missingIDToken) }
         let claims = try await verifiedClaims(token)
-        guard claims.iss == issuer(projectID: projectID), claims.aud == projectID else { throw FlintError(.invalidIDToken) }
+        let realm = Realm(key: projectID)
+        guard claims.iss == issuer(projectID: projectID), claims.aud == realm.projectID else { throw FlintError(.invalidIDToken) }
+        // A token of another tenant of the project (or of the project, in a tenant) is of the wrong realm.
+        guard claims.firebase.tenant == realm.tenantID else { throw FlintError(.tenantIDMismatch) }
         let now = clock.seconds
         if claims.iat > now + Self.allowedClockSkew { throw FlintError(.invalidIDToken) }
         if claims.exp <= now { throw FlintError(.tokenExpired) }
@@ -188,7 +208,7 @@ public final class TokenService: Sendable {
               case .object(var claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: jwt.payload)
         else { throw FlintError(.invalidIDToken) }
         let now = clock.seconds
-        claims["iss"] = .string(sessionIssuerPrefix() + projectID)
+        claims["iss"] = .string(sessionIssuerPrefix() + Realm(key: projectID).projectID)
         claims["iat"] = .number(Double(now))
         claims["exp"] = .number(Double(now + validDuration))
         return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))
@@ -231,14 +251,14 @@ public final class TokenService: Sendable {
         if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
         for identity in user.identities { identities[identity.providerID, default: []].append(identity.rawID) }
         let claims = IDTokenClaims(
-            iss: issuer(projectID: user.projectID), aud: user.projectID, authTime: authTime, userId: user.localID,
+            iss: issuer(projectID: user.projectID), aud: Realm(key: user.projectID).projectID, authTime: authTime, userId: user.localID,
             iat: now, exp: now + Self.idTokenLifetime, email: user.email,
             emailVerified: user.email == nil ? nil : user.emailVerified, phoneNumber: user.phoneNumber,
             name: user.displayName, picture: user.photoURL,
             providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
             firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
                                     signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID,
-                                    sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch))
+                                    tenant: Realm(key: user.projectID).tenantID, sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch))
         var payload = try JSONBody.encoder.encode(claims)
         // Standard claims win over a custom token's developer claims, which win over the user's custom
         // claims (as in Firebase: a later `setCustomUserClaims` does not override the token's own values).

@@ -1,0 +1,39 @@
+import FlintWire
+
+/// What a tenant has that a project has not: its name, its switch, and its MFA config as the v2 API shows it.
+public struct TenantProfile: Codable, Sendable, Equatable {
+    public var displayName: String?
+    /// `disableAuth`: every call in the tenant is refused with `PROJECT_DISABLED`.
+    public var disableAuth = false
+    /// `mfaConfig` as last set (`enabledProviders` may hold `PROVIDER_UNSPECIFIED`, which Firebase keeps and shows);
+    /// what it means is applied to `ProjectSettings.multiFactor`.
+    public var mfaConfig = ProjectConfig.MultiFactorConfig(state: "DISABLED", enabledProviders: [])
+
+    public init() {}
+}
+
+extension ProjectSettings {
+    /// Email-link sign-in is on: for a project, the email provider on without a required password (the v2 config's
+    /// `signIn.email`); for a tenant, its `enableEmailLinkSignin` alone (password sign-up is its own switch there).
+    var allowsEmailLinkSignIn: Bool { signIn.emailLinkEnabled && (tenant != nil || signIn.emailPasswordEnabled) }
+
+    /// A tenant's settings as sign-ins in it see them: its own sign-in methods, second factors, test numbers, SMS
+    /// regions, password policy, identity providers and password-hash key, and its project's everything else
+    /// (authorized domains, apps, email wordings, email privacy, blocking functions, SMS defences and app verification),
+    /// as Identity Platform's tenants inherit them.
+    func tenantView(inheriting project: ProjectSettings) -> ProjectSettings {
+        var view = project
+        view.signIn.anonymousEnabled = signIn.anonymousEnabled
+        view.signIn.emailPasswordEnabled = signIn.emailPasswordEnabled
+        view.signIn.emailLinkEnabled = signIn.emailLinkEnabled
+        view.signIn.phoneEnabled = signIn.phoneEnabled
+        view.multiFactor = multiFactor
+        view.phone.testNumbers = phone.testNumbers
+        view.phone.regionPolicy = phone.regionPolicy
+        view.passwordPolicy = passwordPolicy
+        view.identityProviders = identityProviders
+        view.passwordHash = passwordHash
+        view.tenant = tenant ?? TenantProfile()
+        return view
+    }
+}
