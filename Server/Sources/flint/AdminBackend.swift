@@ -8,7 +8,8 @@ import Foundation
 /// API (`--server`), the way the Admin SDKs call it. Both take the same wire requests, so a command reads
 /// the same either way, and the server applies the same checks.
 protocol AdminBackend: Sendable {
-    /// The project the commands act on.
+    /// The project the commands act on. Its tenant's accounts, with `--tenant`, are what the account calls act on; its
+    /// settings are the project's (tenants hash passwords with their project's key).
     var projectID: String { get }
     func createUser(_ request: SignUpRequest) async throws -> String
     func lookup(_ request: LookupRequest) async throws -> [UserRecord]
@@ -65,9 +66,9 @@ extension AdminBackend {
 /// The database, opened in this process: an `AuthServer` that serves nothing, and an admin caller.
 struct LocalBackend: AdminBackend {
     let server: AuthServer
+    let projectID: String
+    /// An admin of the project, or of the tenant the commands act on.
     let caller: Caller
-
-    var projectID: String { caller.projectID }
 
     func createUser(_ request: SignUpRequest) async throws -> String {
         try await server.accounts.signUp(request, caller: caller).localId

@@ -23,7 +23,7 @@ extension Projects {
         }
 
         func run() async throws {
-            let updated = try await options.withBackend { backend in
+            let updated = try await options.withBackend(acceptsTenant: false) { backend in
                 let current = try await backend.config(of: id)
                 let change = try Setting.change(applying: settings, to: try JSONValue(encoding: current))
                 // The mask names exactly the fields present in `change`. Sent explicitly, as a server in emulator

@@ -59,7 +59,7 @@ struct Projects: AsyncParsableCommand {
         @Argument(help: "The project's id (default: --project).") var id: String?
 
         func run() async throws {
-            let config = try await options.withBackend { backend in try await backend.config(of: id ?? backend.projectID) }
+            let config = try await options.withBackend(acceptsTenant: false) { backend in try await backend.config(of: id ?? backend.projectID) }
             try Output.json(config)
         }
     }

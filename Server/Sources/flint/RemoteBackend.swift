@@ -10,15 +10,18 @@ import NIOCore
 struct RemoteBackend: AdminBackend {
     let baseURL: URL
     let projectID: String
+    let tenantID: String?
     let keyFile: ServiceAccounts.KeyFile?
 
-    init(baseURL: URL, projectID: String, keyFile: ServiceAccounts.KeyFile?) {
+    init(baseURL: URL, projectID: String, tenantID: String?, keyFile: ServiceAccounts.KeyFile?) {
         self.baseURL = baseURL
         self.projectID = keyFile?.project_id ?? projectID
+        self.tenantID = tenantID
         self.keyFile = keyFile
     }
 
-    private var accounts: String { "/v1/projects/\(projectID)/accounts" }
+    /// `/v1/projects/{p}/accounts`, or a tenant's `/v1/projects/{p}/tenants/{t}/accounts`.
+    private var accounts: String { "/v1/\(Realm(projectID: projectID, tenantID: tenantID).resourceName)/accounts" }
 
     func createUser(_ request: SignUpRequest) async throws -> String {
         try await call("POST", accounts, body: request, as: SignInResponse.self).localId

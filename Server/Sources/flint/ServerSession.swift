@@ -41,15 +41,23 @@ struct AdminOptions: ParsableArguments {
         "With --server: a service-account key file to sign requests with (FLINT_KEY_FILE); without one, the emulator's owner credential.",
         valueName: "path"))
     var keyFile: String?
+    @Option(name: .customLong("tenant"), help: ArgumentHelp(
+        "The users commands act on this tenant's accounts instead of the project's.", valueName: "tenant-id"))
+    var tenantID: String?
 
     /// Runs `body` on the server `--server` names, or else on the database opened in this process (closed
     /// again afterwards). A `FlintError` is printed to stderr as its message and fails the command.
-    func withBackend<Value>(environment: [String: String] = ProcessInfo.processInfo.environment,
+    /// - Parameter acceptsTenant: false for the commands that act on the project's settings, which refuse `--tenant`.
+    func withBackend<Value>(environment: [String: String] = ProcessInfo.processInfo.environment, acceptsTenant: Bool = true,
                             _ body: (any AdminBackend) async throws -> Value) async throws -> Value {
+        if tenantID != nil, !acceptsTenant { throw ValidationError("--tenant is for the users commands only.") }
         func value(_ flag: String?, _ variable: String) -> String? { flag ?? environment[variable].flatMap { $0.isEmpty ? nil : $0 } }
         guard let remote = value(serverURL, "FLINT_SERVER") else {
             return try await database.withServer { server in
-                try await body(LocalBackend(server: server, caller: try await server.adminCaller(projectID: server.configuration.projectID)))
+                let projectID = server.configuration.projectID
+                return try await body(LocalBackend(
+                    server: server, projectID: projectID,
+                    caller: try await server.adminCaller(projectID: Realm(projectID: projectID, tenantID: tenantID).key)))
             }
         }
         guard let url = URL(string: remote), url.scheme == "http" || url.scheme == "https" else {
@@ -63,7 +71,7 @@ struct AdminOptions: ParsableArguments {
             }
         }
         let backend = RemoteBackend(baseURL: url, projectID: try database.configuration(environment: environment).projectID,
-                                    keyFile: key)
+                                    tenantID: tenantID, keyFile: key)
         return try await reportingFlintErrors { try await body(backend) }
     }
 }

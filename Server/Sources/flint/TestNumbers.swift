@@ -20,7 +20,7 @@ struct TestNumbers: AsyncParsableCommand {
         @Flag(help: "Print a JSON object of numbers to codes instead.") var json = false
 
         func run() async throws {
-            let numbers = try await options.withBackend { backend in try await backend.testNumbers() }
+            let numbers = try await options.withBackend(acceptsTenant: false) { backend in try await backend.testNumbers() }
             if json {
                 try Output.json(numbers)
             } else {
@@ -37,7 +37,7 @@ struct TestNumbers: AsyncParsableCommand {
         @Argument(help: "Its fixed 6-digit code.") var code: String
 
         func run() async throws {
-            try await options.withBackend { backend in
+            try await options.withBackend(acceptsTenant: false) { backend in
                 var numbers = try await backend.testNumbers()
                 numbers[number] = code
                 try await backend.setTestNumbers(numbers)
@@ -52,7 +52,7 @@ struct TestNumbers: AsyncParsableCommand {
         @Argument(help: "The number, as `test-numbers list` shows it.") var number: String
 
         func run() async throws {
-            try await options.withBackend { backend in
+            try await options.withBackend(acceptsTenant: false) { backend in
                 var numbers = try await backend.testNumbers()
                 guard numbers.removeValue(forKey: number) != nil else {
                     throw FlintError(.invalidArgument, "\(number) is not a test phone number.")

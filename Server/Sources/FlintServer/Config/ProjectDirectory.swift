@@ -75,7 +75,7 @@ public final class ProjectDirectory: Sendable {
         let token = try await store.externalChangeToken()
         guard let (json, version) = try await store.projectSettings(projectID: id) else { return nil }
         let settings = try JSONDecoder().decode(ProjectSettings.self, from: Data(json.utf8))
-        let signerKey = try secrets.open(settings.passwordHash.sealedSignerKey, context: "password-signer-key:\(id)")
+        let signerKey = try secrets.open(settings.passwordHash.sealedSignerKey, context: Self.signerKeyContext(id))
         let loaded = Cached(project: Project(id: id, settings: settings, signerKey: signerKey), version: version, token: token)
         cache.withLockedValue { cache in
             if (cache[id]?.version ?? .min) <= version { cache[id] = loaded }
@@ -116,23 +116,31 @@ public final class ProjectDirectory: Sendable {
         return created ? try await project(realm.key) : nil
     }
 
-    /// Stores new settings for `id` (a tenant's carry a `TenantProfile`) with its own password-hash key; false if
-    /// it exists already. Another node may create it at the same moment: whichever insert wins, both read it back.
+    /// Stores new settings for `id` (a tenant's carry a `TenantProfile`) with a new password-hash key, or for a tenant
+    /// its project's; false if it exists already. Another node may create it at the same moment: whichever insert wins,
+    /// both read it back.
     @discardableResult
     private func create(_ id: String, configure: (inout ProjectSettings) async throws -> Void) async throws -> Bool {
-        let signerKey = Data(random.bytes(64))
+        let passwordHash: ProjectSettings.PasswordHash
+        if Realm(key: id).tenantID != nil {
+            guard let project = try await stored(Realm(key: id).projectID) else { throw FlintError(.projectNotFound) }
+            passwordHash = project.settings.passwordHash
+        } else {
+            passwordHash = .init(sealedSignerKey: try secrets.seal(Data(random.bytes(64)), context: Self.signerKeyContext(id)),
+                                 saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14)
+        }
         var settings = ProjectSettings(
-            authorizedDomains: defaultAuthorizedDomains,
-            improvedEmailPrivacy: policy.newProjectsProtectEmails,
-            passwordHash: .init(
-                sealedSignerKey: try secrets.seal(signerKey, context: "password-signer-key:\(id)"),
-                saltSeparator: Data([0x07]).base64EncodedString(), rounds: 8, memoryCost: 14))
+            authorizedDomains: defaultAuthorizedDomains, improvedEmailPrivacy: policy.newProjectsProtectEmails,
+            passwordHash: passwordHash)
         if policy.newProjectsEnableMultiFactor { settings.multiFactor = .init(enabled: true, phone: true) }
         if Realm(key: id).tenantID != nil { settings.tenant = TenantProfile() }
         try await configure(&settings)
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         return try await store.createProject(projectID: id, settings: json, createdAt: clock.milliseconds)
     }
+
+    /// What a password-hash key is sealed for: its project (tenants hash with their project's key, see `tenantView`).
+    private static func signerKeyContext(_ id: String) -> String { "password-signer-key:\(Realm(key: id).projectID)" }
 
     /// The project's tenants in the order of their IDs, from after `afterTenantID`, at most `limit`.
     public func tenants(of projectID: String, after afterTenantID: String?, limit: Int) async throws -> [Project] {

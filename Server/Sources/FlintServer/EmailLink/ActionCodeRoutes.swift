@@ -24,12 +24,13 @@ extension ActionCodeService {
     /// applies the code and answers `{"authEmulator":{"success"|"error": …}}`, or for sign-in links (and
     /// any link with a `continueUrl`) redirects there with the link's parameters, which is how a link
     /// reaches the app.
-    func emulatorActionEndpoint(defaultProjectID: String) -> Endpoint {
+    func emulatorActionEndpoint(defaultProjectID: String, callers: CallerResolver) -> Endpoint {
         Endpoint(method: .get, paths: ["/emulator/action"],
-                 contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang"])) { request, _ in
+                 contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang", "tenantId"])) { request, _ in
             let query = request.uri.queryParameters
             let project = try await projects.ensureProject(defaultProjectID)
-            let caller = Caller(project: project, isAdmin: false, apiKey: query.get("apiKey"))
+            let caller = try await callers.scoped(Caller(project: project, isAdmin: false, apiKey: query.get("apiKey")),
+                                                  toTenant: query.get("tenantId").flatMap { $0.isEmpty ? nil : $0 })
             let continueURL = query.get("continueUrl").flatMap { $0.isEmpty ? nil : $0 }
             let message: String
             do {

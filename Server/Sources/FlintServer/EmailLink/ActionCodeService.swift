@@ -137,7 +137,7 @@ public struct ActionCodeService: Sendable {
         let root = base ?? publicURL()
         let parameters: [(String, String?)] = [
             ("apiKey", apiKey), ("mode", Self.mode(of: type)), ("oobCode", code), ("continueUrl", continueURL),
-            ("lang", caller.locale.map { SMSText.resolve($0) }),
+            ("lang", caller.locale.map { SMSText.resolve($0) }), ("tenantId", caller.project.realm.tenantID),
         ]
         let query = FormURLEncoding.encode(parameters.compactMap { name, value in value.map { (name, $0) } })
         if policy.servesEmulatorEndpoints { return "\(root)/emulator/action?\(query)" }

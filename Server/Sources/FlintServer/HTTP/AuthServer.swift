@@ -370,7 +370,7 @@ public final class AuthServer: Sendable {
         if configuration.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(store: store, projects: projects, projectConfig: projectConfig).endpoints
             endpoints += EmulatorSignInPages(store: store, callers: callers).endpoints
-            endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID))
+            endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID, callers: callers))
         }
         endpoints.append(statusEndpoint)
         return OpenAPIRoutes.adding(to: endpoints, policy: configuration.policy, publicURL: { self.publicURL })

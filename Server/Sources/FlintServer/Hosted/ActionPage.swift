@@ -19,6 +19,8 @@ enum ActionPage {
         var mode: Mode
         var oobCode: String
         var apiKey: String
+        /// The tenant of the link, sent with every call.
+        var tenantId: String?
         var messages: ScriptMessages
     }
 
@@ -293,7 +295,7 @@ enum ActionPage {
             try {
               response = await fetch('/v1/accounts:' + name + '?key=' + encodeURIComponent(config.apiKey), {
                 method: 'POST', headers: { 'Content-Type': 'application/json' }, credentials: 'omit', cache: 'no-store',
-                body: JSON.stringify(body),
+                body: JSON.stringify(config.tenantId ? { ...body, tenantId: config.tenantId } : body),
               });
               reply = await response.json();
             } catch (error) {

@@ -22,13 +22,13 @@ struct ActionRoutes: Sendable {
         let routes = self
         return [
             Endpoint(method: .get, paths: [Self.actionPath],
-                     contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang"])) { request, _ in try await routes.action(request) },
+                     contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang", "tenantId"])) { request, _ in try await routes.action(request) },
             Endpoint(method: .get, paths: [Self.linksPath], contract: .page(query: ["link"])) { request, _ in routes.links(request) },
         ]
     }
 
     /// The parameters `signIn` carries on to the `continueUrl`, as the emulator does.
-    static let carriedParameters = ["apiKey", "oobCode", "mode", "lang"]
+    static let carriedParameters = ["apiKey", "oobCode", "mode", "lang", "tenantId"]
 
     func action(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
@@ -58,7 +58,10 @@ struct ActionRoutes: Sendable {
             return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store",
                                                           .referrerPolicy: "no-referrer"])
         }
-        let configuration = ActionPage.Configuration(mode: mode, oobCode: code, apiKey: apiKey, messages: messages.script)
+        // A tenant's link names it; the page's calls then act in that tenant (an unknown one fails there, plainly).
+        let tenantID = query.get("tenantId").flatMap { Realm.isValidTenantID($0) ? $0 : nil }
+        let configuration = ActionPage.Configuration(mode: mode, oobCode: code, apiKey: apiKey, tenantId: tenantID,
+                                                     messages: messages.script)
         return Self.html(try ActionPage.html(configuration, continueURL: allowedContinueURL, messages: messages),
                          status: .ok, scripted: true)
     }

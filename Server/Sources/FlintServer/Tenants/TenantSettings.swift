@@ -18,9 +18,10 @@ extension ProjectSettings {
     var allowsEmailLinkSignIn: Bool { signIn.emailLinkEnabled && (tenant != nil || signIn.emailPasswordEnabled) }
 
     /// A tenant's settings as sign-ins in it see them: its own sign-in methods, second factors, test numbers, SMS
-    /// regions, password policy, identity providers and password-hash key, and its project's everything else
-    /// (authorized domains, apps, email wordings, email privacy, blocking functions, SMS defences and app verification),
-    /// as Identity Platform's tenants inherit them.
+    /// regions, password policy and identity providers, and its project's everything else (authorized domains, apps,
+    /// email wordings, email privacy, blocking functions, SMS defences, app verification), as Identity Platform's
+    /// tenants inherit them. Tenants hash passwords with their project's key too (`ProjectDirectory.create`), so one
+    /// set of hash parameters imports an export of the project or of any of its tenants.
     func tenantView(inheriting project: ProjectSettings) -> ProjectSettings {
         var view = project
         view.signIn.anonymousEnabled = signIn.anonymousEnabled
@@ -32,7 +33,6 @@ extension ProjectSettings {
         view.phone.regionPolicy = phone.regionPolicy
         view.passwordPolicy = passwordPolicy
         view.identityProviders = identityProviders
-        view.passwordHash = passwordHash
         view.tenant = tenant ?? TenantProfile()
         return view
     }

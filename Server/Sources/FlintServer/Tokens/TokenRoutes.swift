@@ -83,6 +83,8 @@ struct TokenRoutes: Sendable {
         var grantType: String?
         var refresh_token: String?
         var refreshToken: String?
+        var tenant_id: String?
+        var tenantId: String?
     }
 
     private static func fields(of request: Request) async throws -> [String: String] {
@@ -94,6 +96,7 @@ struct TokenRoutes: Sendable {
             let body = try await JSONBody.decode(TokenRequestBody.self, from: request)
             fields["grant_type"] = body.grant_type ?? body.grantType
             fields["refresh_token"] = body.refresh_token ?? body.refreshToken
+            fields["tenant_id"] = body.tenant_id ?? body.tenantId
         }
         for (key, value) in request.uri.queryParameters where fields[String(key)] == nil && key != "key" {
             fields[String(key)] = String(value)
