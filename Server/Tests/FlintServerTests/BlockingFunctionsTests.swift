@@ -134,6 +134,56 @@ import Testing
         }
     }
 
+    /// `beforeSendEmail` and `beforeSendSms` are asked before a sign-in or reset mail and before a real SMS; a refusal
+    /// sends nothing and leaves no code.
+    @Test func sendTriggersSeeAndRefuseMailsAndTexts() async throws {
+        try await withFunction { server, client, function in
+            try await setTriggers(client, server, ["beforeSendEmail": function.url("beforeSendEmail"),
+                                                   "beforeSendSms": function.url("beforeSendSms")])
+            func mail(_ address: String) async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:sendOobCode", [
+                    "requestType": "EMAIL_SIGNIN", "email": .string(address), "continueUrl": "https://example.com/finish",
+                    "canHandleCodeInApp": true,
+                ])
+            }
+            func text(_ number: String) async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string(number), "recaptchaToken": "ignored"])
+            }
+            func listed(_ kind: String) async throws -> Int {
+                try await client.send("GET", "/emulator/v1/projects/\(server.projectID)/\(kind)")[kind]?.arrayValue?.count ?? 0
+            }
+            #expect(try await mail("ada@example.com").status == 200)
+            let mailEvent = try #require(function.events.all.last)
+            #expect(mailEvent["event_type"] == "beforeSendEmail" && mailEvent["email"] == "ada@example.com")
+            #expect(mailEvent["email_type"] == "EMAIL_SIGN_IN" && mailEvent["user_record"] == nil)
+            #expect(try await text("+15555550123").status == 200)
+            let smsEvent = try #require(function.events.all.last)
+            #expect(smsEvent["event_type"] == "beforeSendSms" && smsEvent["phone_number"] == "+15555550123")
+            #expect(smsEvent["sms_type"] == "SIGN_IN_OR_SIGN_UP")
+
+            function.answers.withLockedValue { $0 = ["beforeSendEmail": .refuse(message: "No mail today"),
+                                                      "beforeSendSms": .refuse(message: "No texts today")] }
+            let (oobCodes, codes) = (try await listed("oobCodes"), try await listed("verificationCodes"))
+            let refusedMail = try await mail("bob@example.com")
+            #expect(refusedMail.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE" && refusedMail.errorMessage?.contains("No mail today") == true)
+            #expect(try await text("+15555550124").errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE")
+            #expect(try await listed("oobCodes") == oobCodes)
+            #expect(try await listed("verificationCodes") == codes)
+        }
+    }
+
+    /// A tenant's sign-ins go to the project's functions, their events naming the tenant.
+    @Test func tenantEventsNameTheirTenant() async throws {
+        try await withFunction { server, client, function in
+            let reply = try await client.post("/v1/accounts:signUp", ["email": "t@example.com", "password": "secret-1",
+                                                                       "tenantId": "tenant-one", "returnSecureToken": true])
+            #expect(reply.status == 200, "\(reply.body)")
+            let event = try #require(function.events.all.last)
+            #expect(event["tenant_id"] == "tenant-one" && event["user_record"]?["tenant_id"] == "tenant-one")
+            #expect(event["aud"] == .string(function.url("beforeSignIn")))
+        }
+    }
+
     /// A JWT's payload, unverified (the function verified it).
     static func claims(_ token: String) -> [String: JSONValue]? {
         let parts = token.split(separator: ".")

@@ -14,9 +14,22 @@ import NIOCore
 /// a sign-in, the session's `sessionClaims`), or with an error status to refuse, which the client sees as
 /// `BLOCKING_FUNCTION_ERROR_RESPONSE` with the function's answer. Fail closed: a function that cannot be reached, is
 /// slower than `timeout` (seven seconds unless configured) or answers something unreadable refuses the sign-in too.
+///
+/// `beforeSendEmail` and `beforeSendSms` are asked before Flint sends a sign-in or password-reset email, or a code by
+/// SMS: their event names the address or number and the kind of message (no user record, as Identity Platform's), and
+/// a refusal means nothing is sent. Their answer's `recaptchaActionOverride` overrides a reCAPTCHA Enterprise verdict
+/// in Identity Platform; Flint makes no such assessment, so it has nothing to override and the field is not acted on.
 struct BlockingFunctions: Sendable {
-    enum Event: String, Sendable {
-        case beforeCreate, beforeSignIn
+    enum Event: String, Sendable, CaseIterable {
+        case beforeCreate, beforeSignIn, beforeSendEmail, beforeSendSms
+    }
+
+    /// A message about to be sent, as `beforeSendEmail` and `beforeSendSms` see it.
+    enum Message: Sendable {
+        /// `type`: `EMAIL_SIGN_IN` or `PASSWORD_RESET`.
+        case email(address: String, type: String)
+        /// `type`: `SIGN_IN_OR_SIGN_UP`, `MULTI_FACTOR_ENROLLMENT` or `MULTI_FACTOR_SIGN_IN`.
+        case sms(phoneNumber: String, type: String)
     }
 
     /// What a function decided.
@@ -45,7 +58,32 @@ struct BlockingFunctions: Sendable {
     func run(_ event: Event, for user: UserAccount, context: Context, settings: ProjectSettings.BlockingFunctions) async throws
         -> Verdict {
         guard let url = settings.triggers[event.rawValue] else { return Verdict() }
-        let jwt = try await eventToken(event, url: url, user: user, context: context, settings: settings)
+        var claims = Self.userClaims(user, context: context)
+        if let providerTokens = context.providerTokens {
+            if settings.forwardsIDToken { claims["oauth_id_token"] = providerTokens.idToken.map(JSONValue.string) }
+            if settings.forwardsAccessToken { claims["oauth_access_token"] = providerTokens.accessToken.map(JSONValue.string) }
+        }
+        return try Self.verdict(event, try await call(event, url: url, realm: Realm(key: user.projectID), claims: claims))
+    }
+
+    /// Calls the project's `beforeSendEmail` or `beforeSendSms` function, if it has one, before `message` is sent in
+    /// `realm`; throws if the function refuses (or fails), and then nothing may be sent.
+    func beforeSending(_ message: Message, in realm: Realm, settings: ProjectSettings.BlockingFunctions) async throws {
+        // The recipient is the subject: JWT verifiers (the Admin SDKs' among them) want a non-empty `sub`, and a message
+        // may be for an address no account has yet.
+        let (event, claims): (Event, [String: JSONValue]) = switch message {
+        case .email(let address, let type):
+            (.beforeSendEmail, ["sub": .string(address), "email": .string(address), "email_type": .string(type)])
+        case .sms(let phoneNumber, let type):
+            (.beforeSendSms, ["sub": .string(phoneNumber), "phone_number": .string(phoneNumber), "sms_type": .string(type)])
+        }
+        guard let url = settings.triggers[event.rawValue] else { return }
+        _ = try await call(event, url: url, realm: realm, claims: claims)
+    }
+
+    /// POSTs `event` (its `claims` in Identity Platform's signed envelope) and returns the function's answer.
+    private func call(_ event: Event, url: String, realm: Realm, claims: [String: JSONValue]) async throws -> [String: JSONValue] {
+        let jwt = try await eventToken(event, url: url, realm: realm, claims: claims)
         let body = try JSONEncoder().encode(["data": ["jwt": jwt]])
         let request = DeliveryHTTP.post(url, contentType: "application/json", body: body, headers: [("accept", "application/json")])
         let answer: DeliveryHTTP.Answer
@@ -62,7 +100,7 @@ struct BlockingFunctions: Sendable {
         guard case .object(let response)? = try? JSONDecoder().decode(JSONValue.self, from: answer.body) else {
             throw FlintError(.blockingFunctionErrorResponse, "((Response body is not valid JSON.))", status: .internalServerError)
         }
-        return try Self.verdict(event, response)
+        return response
     }
 
     /// The changes a function's answer asks for: only the fields its `updateMask` names.
@@ -95,11 +133,8 @@ struct BlockingFunctions: Sendable {
         String(decoding: try JSONBody.encoder.encode(value), as: UTF8.self)
     }
 
-    /// The signed event.
-    private func eventToken(_ event: Event, url: String, user: UserAccount, context: Context,
-                            settings: ProjectSettings.BlockingFunctions) async throws -> String {
-        let now = clock.seconds
-        let client = RequestClient.current
+    /// The claims of an event about `user`: its user record, the sign-in method and the provider's profile.
+    private static func userClaims(_ user: UserAccount, context: Context) -> [String: JSONValue] {
         var record: [String: JSONValue] = [
             "uid": .string(user.localID), "email_verified": .bool(user.emailVerified), "disabled": .bool(user.disabled),
             "provider_data": .array(user.identities.map { identity in
@@ -122,19 +157,28 @@ struct BlockingFunctions: Sendable {
         if let custom = user.customAttributes, case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: Data(custom.utf8)) {
             record["custom_claims"] = .object(claims)
         }
+        record["tenant_id"] = Realm(key: user.projectID).tenantID.map(JSONValue.string)
         var claims: [String: JSONValue] = [
-            "iss": .string(tokens.issuer(projectID: user.projectID)), "aud": .string(url), "sub": .string(user.localID),
+            "sub": .string(user.localID), "sign_in_method": .string(context.signInMethod), "user_record": .object(record),
+        ]
+        claims["raw_user_info"] = context.rawUserInfo.map(JSONValue.string)
+        return claims
+    }
+
+    /// The signed event: `claims` with the envelope every event has (issuer, audience the function's URL, times,
+    /// event ID and type, the client, and the tenant if any).
+    private func eventToken(_ event: Event, url: String, realm: Realm, claims: [String: JSONValue]) async throws -> String {
+        let now = clock.seconds
+        let client = RequestClient.current
+        var claims = claims
+        claims.merge([
+            "iss": .string(tokens.issuer(projectID: realm.projectID)), "aud": .string(url),
             "iat": .number(Double(now)), "exp": .number(Double(now + Int64(timeout.nanoseconds / 1_000_000_000) + 60)),
             "event_id": .string(random.token(byteCount: 16)), "event_type": .string(event.rawValue),
             "user_agent": .string(client.userAgent ?? ""), "ip_address": .string(client.ipAddress ?? ""),
-            "locale": .string(client.locale ?? "en"), "sign_in_method": .string(context.signInMethod),
-            "user_record": .object(record),
-        ]
-        claims["raw_user_info"] = context.rawUserInfo.map(JSONValue.string)
-        if let providerTokens = context.providerTokens {
-            if settings.forwardsIDToken { claims["oauth_id_token"] = providerTokens.idToken.map(JSONValue.string) }
-            if settings.forwardsAccessToken { claims["oauth_access_token"] = providerTokens.accessToken.map(JSONValue.string) }
-        }
+            "locale": .string(client.locale ?? "en"),
+        ]) { own, _ in own }
+        claims["tenant_id"] = realm.tenantID.map(JSONValue.string)
         return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))
     }
 }

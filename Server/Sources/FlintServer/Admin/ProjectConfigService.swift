@@ -201,7 +201,7 @@ struct ProjectConfigService: Sendable {
         if mask.covers("blockingFunctions.triggers") {
             var triggers: [String: String] = [:]
             for (event, trigger) in config?.triggers ?? [:] {
-                guard event == "beforeCreate" || event == "beforeSignIn" else {
+                guard BlockingFunctions.Event(rawValue: event) != nil else {
                     throw FlintError(.invalidBlockingFunction, "((Event type is invalid.))")
                 }
                 guard let uri = trigger.functionUri, let url = URLComponents(string: uri),

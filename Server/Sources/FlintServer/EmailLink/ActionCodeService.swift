@@ -81,6 +81,11 @@ public struct ActionCodeService: Sendable {
             throw FlintError(.emailNotFound)
         }
 
+        // A project's beforeSendEmail function may refuse a sign-in or reset mail before any code exists.
+        if !returnLink, let emailType = Self.blockingFunctionEmailType(type) {
+            try await pipeline.blockingFunctions.beforeSending(
+                .email(address: recipient, type: emailType), in: caller.project.realm, settings: settings.blockingFunctions)
+        }
         let issued = try await issue(
             type, email: target.email, newEmail: target.newEmail, localID: target.user?.localID, caller: caller,
             continueURL: continueURL, linkBase: linkBase, wrapForApp: type == .emailSignIn && request.canHandleCodeInApp == true)
@@ -89,6 +94,15 @@ public struct ActionCodeService: Sendable {
         }
         try mail(type, to: recipient, link: issued.link, newEmail: target.newEmail, user: target.user, caller: caller)
         return SendOobCodeResponse(email: target.email)
+    }
+
+    /// The mails `beforeSendEmail` is asked about, by the names its events give them.
+    private static func blockingFunctionEmailType(_ type: OobRequestType) -> String? {
+        switch type {
+        case .emailSignIn: "EMAIL_SIGN_IN"
+        case .passwordReset: "PASSWORD_RESET"
+        default: nil
+        }
     }
 
     /// The user a verification request is about: the `idToken`'s, or (admin, without one) the one with

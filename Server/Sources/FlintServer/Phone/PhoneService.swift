@@ -56,7 +56,20 @@ public struct PhoneService: Sendable {
                                        purpose: purpose, regionDailyCap: settings.phone.regionDailyCap)
             }
         }
+        // A project's beforeSendSms function may refuse the SMS; fictional numbers, which get none, are not asked about.
+        try await pipeline.blockingFunctions.beforeSending(
+            .sms(phoneNumber: phoneNumber, type: Self.blockingFunctionSMSType(purpose)), in: caller.project.realm,
+            settings: settings.blockingFunctions)
         return try await sendCode(to: phoneNumber, caller: caller, purpose: purpose)
+    }
+
+    /// What a code is for, as `beforeSendSms` events name it.
+    private static func blockingFunctionSMSType(_ purpose: String) -> String {
+        switch purpose {
+        case MultiFactorService.enrollmentPurpose: "MULTI_FACTOR_ENROLLMENT"
+        case MultiFactorService.signInPurpose: "MULTI_FACTOR_SIGN_IN"
+        default: "SIGN_IN_OR_SIGN_UP"
+        }
     }
 
     /// Runs a defence, counting its refusal as an SMS refused for `reason`.
