@@ -20,6 +20,10 @@ protocol AdminBackend: Sendable {
     func config(of projectID: String) async throws -> ProjectConfig
     /// A PATCH of the config; without a mask it changes the fields present in `change`.
     func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig
+    func createTenant(_ config: TenantConfig) async throws -> TenantConfig
+    /// Every tenant of the project.
+    func tenants() async throws -> [TenantConfig]
+    func deleteTenant(_ tenantID: String) async throws
 }
 
 extension AdminBackend {
@@ -102,5 +106,17 @@ struct LocalBackend: AdminBackend {
     func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
         _ = try await config(of: projectID)
         return try await server.updateProjectConfig(projectID, change, updateMask: updateMask)
+    }
+
+    func createTenant(_ config: TenantConfig) async throws -> TenantConfig {
+        try await server.createTenant(config, projectID: projectID)
+    }
+
+    func tenants() async throws -> [TenantConfig] {
+        try await server.tenants(projectID: projectID)
+    }
+
+    func deleteTenant(_ tenantID: String) async throws {
+        try await server.deleteTenant(tenantID, projectID: projectID)
     }
 }

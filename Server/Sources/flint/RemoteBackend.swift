@@ -58,6 +58,28 @@ struct RemoteBackend: AdminBackend {
         return try await call("PATCH", "/v2/projects/\(projectID)/config" + query, body: change, as: ProjectConfig.self)
     }
 
+    private var tenantsPath: String { "/v2/projects/\(projectID)/tenants" }
+
+    func createTenant(_ config: TenantConfig) async throws -> TenantConfig {
+        try await call("POST", tenantsPath, body: config, as: TenantConfig.self)
+    }
+
+    func tenants() async throws -> [TenantConfig] {
+        var all: [TenantConfig] = []
+        var pageToken: String?
+        repeat {
+            let query = pageToken.map { "?pageToken=" + FormURLEncoding.escape($0) } ?? ""
+            let page = try await call("GET", tenantsPath + query, body: nil as String?, as: ListTenantsResponse.self)
+            all += page.tenants
+            pageToken = page.tenants.isEmpty ? nil : page.nextPageToken
+        } while pageToken != nil
+        return all
+    }
+
+    func deleteTenant(_ tenantID: String) async throws {
+        _ = try await call("DELETE", "\(tenantsPath)/\(FormURLEncoding.escape(tenantID))", body: nil as String?, as: JSONValue.self)
+    }
+
     /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
     private func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
                                                          as reply: Reply.Type) async throws -> Reply {

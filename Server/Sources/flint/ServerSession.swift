@@ -56,8 +56,7 @@ struct AdminOptions: ParsableArguments {
             return try await database.withServer { server in
                 let projectID = server.configuration.projectID
                 return try await body(LocalBackend(
-                    server: server, projectID: projectID,
-                    caller: try await server.adminCaller(projectID: Realm(projectID: projectID, tenantID: tenantID).key)))
+                    server: server, projectID: projectID, caller: try await server.adminCaller(projectID: projectID, tenantID: tenantID)))
             }
         }
         guard let url = URL(string: remote), url.scheme == "http" || url.scheme == "https" else {

@@ -349,6 +349,38 @@ import Testing
         }
     }
 
+    /// `flint tenants` makes tenants, and `--tenant` points the users commands at one, on the database and on a server.
+    @Test func tenantsAndTheirUsers() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        func exercise(_ extra: [String]) async throws {
+            let tenant = try await flint.succeed(arguments: ["tenants", "create", "--display-name", "Acme", "--allow-password-signup"] + extra)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(tenant.hasPrefix("acme-"), "\(tenant)")
+            let listed = try await flint.json(arguments: ["tenants", "list", "--json"] + extra)
+            #expect(listed.arrayValue?.contains { $0["tenantId"] == .string(tenant) && $0["allowPasswordSignup"] == true } == true)
+            try await flint.succeed(arguments: ["users", "create", "--uid", "ada", "--email", "ada@example.com", "--password",
+                                                "secret123", "--tenant", tenant] + extra)
+            try await flint.succeed(arguments: ["users", "create", "--uid", "ada", "--email", "ada@example.com"] + extra)
+            let inTenant = try await flint.json(arguments: ["users", "list", "--json", "--tenant", tenant] + extra)
+            #expect(inTenant.arrayValue?.map { $0["tenantId"] } == [.string(tenant)])
+            let file = flint.dataDirectory.appendingPathComponent("tenant-\(UUID().uuidString).json")
+            let export = try await flint.run(arguments: ["users", "export", file.path, "--tenant", tenant] + extra)
+            #expect(export.status == 0 && export.stderr.contains("Exported 1 users"), "\(export.stderr)")
+            let project = try await flint.run(arguments: ["test-numbers", "list", "--tenant", tenant] + extra)
+            #expect(project.status != 0 && project.stderr.contains("--tenant is for the users commands only"), "\(project.stderr)")
+            try await flint.succeed(arguments: ["tenants", "delete", tenant] + extra)
+            #expect(try await flint.json(arguments: ["users", "list", "--json"] + extra).arrayValue?.count == 1)
+            try await flint.succeed(arguments: ["users", "delete", "ada"] + extra)
+        }
+        try await exercise([])
+        let gone = try await flint.run("users", "list", "--tenant", "acme-00000")
+        #expect(gone.status != 0 && gone.stderr.contains("TENANT_NOT_FOUND"), "\(gone.stderr)")
+        try await withServer(emulator: true) { server, _ in
+            try await exercise(["--server", server.baseURL.absoluteString])
+        }
+    }
+
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }

@@ -6,10 +6,13 @@ import Foundation
 import Logging
 import Testing
 
-/// Builds the delivery services for `configuration`, runs `body`, and always shuts them down.
+/// Builds the delivery services for `configuration` (with the bounds of a loaded test machine: these fakes are local),
+/// runs `body`, and always shuts them down.
 private func withServices(_ configuration: DeliveryConfiguration, clock: any FlintClock = TestClock(),
                           logger: Logger = Logger(label: "delivery-test"),
                           _ body: (DeliveryServices) async throws -> Void) async throws {
+    var configuration = configuration
+    configuration.limits = .underLoad
     let services = try DeliveryServices.make(configuration, clock: clock, logger: logger)
     do {
         try await body(services)
