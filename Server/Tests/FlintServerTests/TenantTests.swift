@@ -180,6 +180,37 @@ import Testing
         }
     }
 
+    /// Second factors guard sign-ins in a tenant, and a pending sign-in finishes in its own tenant only.
+    @Test func secondFactorsGuardSignInsInTheirTenant() async throws {
+        try await withServer { server, client in
+            let tenant = try await register(client, server, ["allowPasswordSignup": true, "mfaConfig": ["state": "ENABLED"]])
+            let other = try await register(client, server, ["allowPasswordSignup": true])
+            let user: [String: JSONValue] = ["email": "alice@example.com", "password": "notasecret", "tenantId": .string(tenant)]
+            #expect(try await client.post("/v1/accounts:signUp", user.merging(["mfaInfo": [["phoneInfo": "+15555550100"]]]) { $1 }).status == 200)
+            let first = try await client.post("/v1/accounts:signInWithPassword", user)
+            #expect(first["idToken"] == nil && first["refreshToken"] == nil && first["mfaInfo"]?.arrayValue?.count == 1, "\(first.body)")
+            let pending = try #require(first.string("mfaPendingCredential"))
+            let enrollment = try #require(first["mfaInfo"]?.arrayValue?.first?["mfaEnrollmentId"])
+            func start(in tenantID: String) async throws -> TestClient.Reply {
+                try await client.post("/v2/accounts/mfaSignIn:start", [
+                    "mfaPendingCredential": .string(pending), "mfaEnrollmentId": enrollment, "tenantId": .string(tenantID),
+                ])
+            }
+            #expect(try await start(in: other).errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
+            let started = try await start(in: tenant)
+            let sessionInfo = try #require(started["phoneResponseInfo"]?["sessionInfo"]?.stringValue, "\(started.body)")
+            let codes = try await send(client, "GET", "/emulator/v1/projects/\(server.projectID)/tenants/\(tenant)/verificationCodes")
+            let code = try #require(codes["verificationCodes"]?.arrayValue?.last?["code"])
+            let done = try await client.post("/v2/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": .string(pending), "tenantId": .string(tenant),
+                "phoneVerificationInfo": ["sessionInfo": .string(sessionInfo), "code": code],
+            ])
+            let tokenClaims = claims(of: done.string("idToken"))
+            #expect(tokenClaims["firebase"]?["tenant"] == .string(tenant), "\(done.body)")
+            #expect(tokenClaims["firebase"]?["sign_in_second_factor"] == "phone")
+        }
+    }
+
     /// A tenant's switches refuse as Firebase's do.
     @Test func tenantSwitchesRefuseAsFirebase() async throws {
         try await withServer { server, client in

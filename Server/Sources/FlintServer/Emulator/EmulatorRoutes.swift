@@ -80,7 +80,7 @@ struct EmulatorRoutes: Sendable {
 
     /// The store key of the project, or of the tenant, the path names.
     private static func projectID(_ context: FlintRequestContext) throws -> String {
-        guard let id = context.parameters.get("projectId"), !id.isEmpty else { throw FlintError.notFound }
+        guard let id = context.parameters.get("projectId"), !id.isEmpty, !id.contains("/") else { throw FlintError.notFound }
         guard let tenantID = context.parameters.get("tenantId") else { return id }
         guard Realm.isValidTenantID(tenantID) else { throw FlintError.notFound }
         return Realm(projectID: id, tenantID: tenantID).key

@@ -44,6 +44,8 @@ struct CallerResolver: Sendable {
     func resolve(_ request: Request, context: FlintRequestContext, access: Access, projectID bodyProjectID: String? = nil,
                  inPathTenant: Bool = true) async throws -> Caller {
         let requestedProjectID = bodyProjectID ?? context.parameters.get("projectId")
+        // A project ID never holds `/`: one that did could name a tenant's store key (see `Realm`).
+        if let requestedProjectID, requestedProjectID.contains("/") { throw FlintError(.projectNotFound, status: .notFound) }
         let adminScope = try await adminCredentials(in: request)
         // A service account administers its own project only.
         if case .project(let own)? = adminScope, let requestedProjectID, requestedProjectID != own {
