@@ -180,6 +180,41 @@ import Testing
         }
     }
 
+    /// Provider and email-link sign-ins create their accounts in the tenant; an address change mails its recovery link
+    /// from there; a token of one tenant is refused under another's path.
+    @Test func everySignInKindStaysInItsTenant() async throws {
+        try await withServer { server, client in
+            let tenant = try await register(client, server, ["allowPasswordSignup": true, "enableEmailLinkSignin": true])
+            let idp = try await client.post("/v1/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true, "tenantId": .string(tenant),
+                "postBody": .string(FormURLEncoding.encode([("id_token", #"{"sub":"g-1","email":"g@example.com"}"#), ("providerId", "google.com")])),
+            ])
+            #expect(idp["tenantId"] == .string(tenant), "\(idp.body)")
+            #expect(try await client.lookup(idToken: idp.string("idToken")).firstUser?["tenantId"] == .string(tenant))
+
+            let sent = try await client.admin("/v1/accounts:sendOobCode", [
+                "email": "link@example.com", "requestType": "EMAIL_SIGNIN", "returnOobLink": true, "tenantId": .string(tenant),
+            ])
+            let linked = try await client.post("/v1/accounts:signInWithEmailLink", [
+                "oobCode": .string(try #require(sent.string("oobCode"))), "email": "link@example.com", "tenantId": .string(tenant),
+            ])
+            #expect(try await client.lookup(idToken: linked.string("idToken")).firstUser?["tenantId"] == .string(tenant), "\(linked.body)")
+
+            let alice = try await client.post("/v1/accounts:signUp", ["email": "alice@example.com", "password": "notasecret",
+                                                                       "tenantId": .string(tenant), "returnSecureToken": true])
+            let idToken = JSONValue.string(try #require(alice.string("idToken")))
+            #expect(try await client.post("/v1/accounts:update", ["idToken": idToken, "email": "bob@example.com", "tenantId": .string(tenant)]).status == 200)
+            let oobs = try await send(client, "GET", "/emulator/v1/projects/\(server.projectID)/tenants/\(tenant)/oobCodes")
+            let recovery = try #require(oobs["oobCodes"]?.arrayValue?.last)
+            #expect(recovery["requestType"] == "RECOVER_EMAIL" && recovery["email"] == "alice@example.com")
+            #expect(recovery["oobLink"]?.stringValue?.contains(tenant) == true)
+
+            let elsewhere = try await client.admin("/v1/projects/\(server.projectID)/tenants/not-matching-tenant-id/accounts:lookup",
+                                                   ["idToken": idToken])
+            #expect(elsewhere.errorCode == "TENANT_ID_MISMATCH")
+        }
+    }
+
     /// Second factors guard sign-ins in a tenant, and a pending sign-in finishes in its own tenant only.
     @Test func secondFactorsGuardSignInsInTheirTenant() async throws {
         try await withServer { server, client in
