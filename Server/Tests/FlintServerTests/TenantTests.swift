@@ -215,6 +215,31 @@ import Testing
         }
     }
 
+    /// A tenant's identity providers and password policy are its own.
+    @Test func providersAndPasswordPolicyAreTheTenants() async throws {
+        try await withServer { server, client in
+            let tenant = try await register(client, server, [
+                "allowPasswordSignup": true,
+                "passwordPolicyConfig": ["passwordPolicyEnforcementState": "ENFORCE",
+                                         "passwordPolicyVersions": [["customStrengthOptions": ["containsNumericCharacter": true]]]],
+            ])
+            let tenantConfigs = "/v2/projects/\(server.projectID)/tenants/\(tenant)/oauthIdpConfigs"
+            let created = try await send(client, "POST", tenantConfigs + "?oauthIdpConfigId=oidc.acme", [
+                "clientId": "acme-client", "issuer": "https://login.acme.example", "displayName": "Acme", "enabled": true,
+            ])
+            #expect(created["name"] == .string("projects/\(server.projectID)/tenants/\(tenant)/oauthIdpConfigs/oidc.acme"), "\(created.body)")
+            #expect(try await send(client, "GET", tenantConfigs)["oauthIdpConfigs"]?.arrayValue?.count == 1)
+            #expect((try await send(client, "GET", "/v2/projects/\(server.projectID)/oauthIdpConfigs")["oauthIdpConfigs"]?.arrayValue ?? []).isEmpty)
+
+            let policy = try await client.send("GET", "/v2/passwordPolicy?tenantId=\(tenant)")
+            #expect(policy["customStrengthOptions"]?["containsNumericCharacter"] == true, "\(policy.body)")
+            #expect(try await client.send("GET", "/v2/passwordPolicy")["customStrengthOptions"]?["containsNumericCharacter"] == nil)
+            let weak = try await client.post("/v1/accounts:signUp", ["email": "a@example.com", "password": "no-digits", "tenantId": .string(tenant)])
+            #expect(weak.errorCode == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS")
+            #expect(try await client.post("/v1/accounts:signUp", ["email": "a@example.com", "password": "no-digits"]).status == 200)
+        }
+    }
+
     /// Second factors guard sign-ins in a tenant, and a pending sign-in finishes in its own tenant only.
     @Test func secondFactorsGuardSignInsInTheirTenant() async throws {
         try await withServer { server, client in
