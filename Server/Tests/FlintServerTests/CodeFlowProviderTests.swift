@@ -265,6 +265,38 @@ import Testing
         }
     }
 
+    /// A tenant's app names its tenant (`tid`): the flow uses the tenant's provider and signs in to the tenant only.
+    @Test func theHandlerPageRunsInTheAppsTenant() async throws {
+        try await FederatedProviders.withServer { server, providers in
+            providers.gitHub.add(Self.octocat)
+            providers.gitHub.codeGrants.browserUser.withLockedValue { $0 = (subject: "octocat", email: nil) }
+            let tenant = try #require(try await server.server.createTenant(TenantConfig(displayName: "Acme"), projectID: server.projectID).tenantId)
+            _ = try await server.server.configureIdentityProvider(
+                Realm(projectID: server.projectID, tenantID: tenant).key, ProviderID.gitHub,
+                DefaultSupportedIdpConfig(enabled: true, clientId: providers.gitHub.clientID, clientSecret: providers.gitHub.clientSecret))
+            let sessionID = "tenant-session-1"
+            let handler = URL(string: server.baseURL.absoluteString + "/__/auth/handler?" + FormURLEncoding.encode([
+                ("apiKey", server.apiKey), ("authType", "signInViaRedirect"), ("providerId", "github.com"), ("tid", tenant),
+                ("sessionId", Self.sha256Hex(sessionID)), ("eventId", "web-2"), ("redirectUrl", "http://localhost/app"),
+            ]))!
+            let end = try await TestBrowser.follow(handler) { $0.host == "localhost" }.end
+            let link = try #require(FakeCodeGrants.query("http://x/?" + (end.fragment ?? ""))["link"])
+            func finish(tenantID: String?) async throws -> TestClient.Reply {
+                var body: [String: JSONValue] = ["requestUri": .string(link), "sessionId": .string(sessionID), "returnSecureToken": true]
+                body["tenantId"] = tenantID.map(JSONValue.string)
+                return try await TestClient(server).post("/v1/accounts:signInWithIdp", body)
+            }
+            // The session belongs to the tenant: finishing it in the project fails, in the tenant it signs in there.
+            #expect(try await finish(tenantID: nil).errorCode == "INVALID_IDP_RESPONSE")
+            let reply = try await finish(tenantID: tenant)
+            #expect(reply["tenantId"] == .string(tenant) && reply["federatedId"] == "583231", "\(reply.body)")
+            #expect(claims(of: reply.string("idToken"))["firebase"]?["tenant"] == .string(tenant))
+            // An unknown tenant is refused on the page.
+            let unknown = try await TestBrowser.get(URL(string: handler.absoluteString.replacingOccurrences(of: tenant, with: "nope"))!)
+            #expect(unknown.status == 400 && unknown.body.contains("TENANT_NOT_FOUND"))
+        }
+    }
+
     /// The official emulator has no redirect flow of its own through `createAuthUri`.
     @Test func emulatorModeHasNoCreateAuthUriFlow() async throws {
         let server = try await TestServer.start(emulator: true)

@@ -49,6 +49,14 @@ struct SignInHandler: Sendable {
         guard let apiKey = query.get("apiKey"), !apiKey.isEmpty, apiKey.utf8.count <= 256,
               let project = try await callers.project(forAPIKey: apiKey)
         else { return Self.refuse("The API key is not valid.") }
+        // An app of a tenant names it (`tid`): the flow then uses the tenant's provider, and finishes in the tenant.
+        let caller: Caller
+        do {
+            caller = try await callers.scoped(Caller(project: project, isAdmin: false),
+                                              toTenant: query.get("tid").flatMap { $0.isEmpty ? nil : $0 })
+        } catch let error as FlintError {
+            return Self.refuse(error.message)
+        }
         guard let eventID = query.get("eventId"), VerifyAppRequest.isValidEventID(eventID) else {
             return Self.refuse("eventId is required (letters, digits, - and _).")
         }
@@ -59,7 +67,7 @@ struct SignInHandler: Sendable {
             guard let scheme else { return Self.refuse("A valid clientId or appId is required.") }
             destination = .init(authType: authType, eventID: eventID, callbackScheme: scheme)
         } else {
-            guard let page = query.get("redirectUrl").flatMap({ ActionRoutes.allowedContinueURL($0, settings: project.settings) }) else {
+            guard let page = query.get("redirectUrl").flatMap({ ActionRoutes.allowedContinueURL($0, settings: caller.project.settings) }) else {
                 return Self.refuse("redirectUrl must be a page on one of the project's authorized domains.")
             }
             destination = .init(authType: authType, eventID: eventID, webRedirectURL: page)
@@ -78,7 +86,7 @@ struct SignInHandler: Sendable {
             let authURI = try await federated.startRedirectFlow(
                 providerID: (query.get("providerId") ?? "").lowercased(), redirectURI: publicURL() + HostedRoutes.handlerPath,
                 sessionHash: sessionHash, scopes: (query.get("scopes") ?? "").split(separator: ",").map(String.init),
-                customParameters: customParameters, handlerReturn: destination, caller: Caller(project: project, isAdmin: false))
+                customParameters: customParameters, handlerReturn: destination, caller: caller)
             return Self.redirect(to: authURI)
         } catch let error as FlintError {
             return try back(to: destination, with: .failure(WebError(error)))
