@@ -78,7 +78,7 @@ struct TenantService: Sendable {
 
     /// A new tenant with a fresh ID (its display name, made safe, and five random characters, as Identity Platform
     /// names them), the body's settings over Firebase's defaults.
-    private func create(_ body: TenantConfig, in projectID: String) async throws -> Project {
+    func create(_ body: TenantConfig, in projectID: String) async throws -> Project {
         let stem = Self.idStem(body.displayName)
         for _ in 0..<10 {
             let realm = Realm(projectID: projectID, tenantID: stem + "-" + random.string(length: 5, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789"))
