@@ -8,7 +8,7 @@ import Testing
 /// The web console over HTTP: who may sign in, what protects its forms, and what its forms change.
 @Suite struct ConsoleTests {
     /// A server with a console client; the client is shut down and the server stopped afterwards.
-    private func withConsole(emulator: Bool, database: TestDatabase = .sqlite,
+    func withConsole(emulator: Bool, database: TestDatabase = .sqlite,
                              _ body: (TestServer, ConsoleClient) async throws -> Void) async throws {
         try await withServer(emulator: emulator, database: database) { server, _ in
             let console = ConsoleClient(server)
@@ -22,7 +22,7 @@ import Testing
         }
     }
 
-    private func seconds(_ server: TestServer) -> Int64 { Int64(server.clock.now().timeIntervalSince1970) }
+    func seconds(_ server: TestServer) -> Int64 { Int64(server.clock.now().timeIntervalSince1970) }
 
     @Test(arguments: TestDatabase.allCases)
     func aServiceAccountKeySignsIn(database: TestDatabase) async throws {

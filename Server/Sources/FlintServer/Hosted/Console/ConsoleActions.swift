@@ -8,9 +8,7 @@ extension ConsoleRoutes {
         guard context.session.isOwner, let project = form["project"], context.projectIDs.contains(project) else {
             throw FlintError(.invalidArgument, "Choose one of the listed projects.")
         }
-        var session = context.session
-        session.projectID = project
-        return Outcome(notice: .projectSwitched, location: "/console/users", session: session)
+        return entering(project, context, notice: .projectSwitched, location: "/console/users")
     }
 
     func changeUser(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
@@ -154,6 +152,56 @@ extension ConsoleRoutes {
             bodyFormat: form["html"] == "on" ? "HTML" : "PLAIN_TEXT"))
         _ = try await projects.updateSettings(context.project.id) { $0.emailTemplates[type.rawValue] = template }
         return Outcome(notice: .saved, location: "/console/templates")
+    }
+
+    /// A tenant of the project made as the v2 API makes one (`TenantService.create`: its ID from the display name).
+    func createTenant(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        guard let name = Self.nonEmpty(form["display-name"]) else {
+            throw FlintError(.invalidArgument, "Give the tenant a display name.")
+        }
+        let tenants = TenantService(projects: projects, projectConfig: projectConfig, policy: policy, random: sessions.random)
+        _ = try await tenants.create(TenantConfig(
+            displayName: name, allowPasswordSignup: form["email-password"] == "on", enableEmailLinkSignin: form["email-link"] == "on",
+            enableAnonymousUser: form["anonymous"] == "on"), in: context.projectID)
+        return Outcome(notice: .tenantCreated, location: "/console/tenants")
+    }
+
+    func openTenant(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        entering(try await namedTenant(form, context).key, context, notice: .tenantOpened, location: "/console/users")
+    }
+
+    func closeTenant(_ context: ConsoleContext) -> Outcome {
+        entering(context.projectID, context, notice: .tenantClosed, location: "/console/users")
+    }
+
+    func deleteTenant(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        guard form["confirm-delete"] == "on" else {
+            throw FlintError(.invalidArgument, "Tick the box to confirm that the tenant and its users should be deleted.")
+        }
+        let realm = try await namedTenant(form, context)
+        guard try await projects.deleteTenant(realm) else { throw Self.noSuchTenant }
+        // A session whose open tenant is gone goes back to the project.
+        return realm.key == context.tenant?.id
+            ? entering(context.projectID, context, notice: .tenantDeleted, location: "/console/tenants")
+            : Outcome(notice: .tenantDeleted, location: "/console/tenants")
+    }
+
+    /// The existing tenant the form names (`tenant`, its ID) in the session's project: the only tenants a session
+    /// may open, which `ConsoleSessions.session(cookie:)` relies on for a service account's.
+    private func namedTenant(_ form: Form, _ context: ConsoleContext) async throws -> Realm {
+        guard let id = form["tenant"], Realm.isValidTenantID(id) else { throw Self.noSuchTenant }
+        let realm = Realm(projectID: context.projectID, tenantID: id)
+        guard try await projects.project(realm.key) != nil else { throw Self.noSuchTenant }
+        return realm
+    }
+
+    private static let noSuchTenant = FlintError(.invalidArgument, "Choose one of the listed tenants.")
+
+    /// The outcome of an action that moves the session to another project or tenant (`key`, see `Realm.key`).
+    private func entering(_ key: String, _ context: ConsoleContext, notice: Notice, location: String) -> Outcome {
+        var session = context.session
+        session.projectID = key
+        return Outcome(notice: notice, location: location, session: session)
     }
 
     func updateConfig(_ context: ConsoleContext, _ change: ProjectConfig, mask: String) async throws {

@@ -19,6 +19,7 @@ enum ConsoleHTML {
         Section(page: "settings", path: "/console/settings", title: "Settings"),
         Section(page: "templates", path: "/console/templates", title: "Email templates"),
         Section(page: "dashboard", path: "/console/dashboard", title: "Dashboard"),
+        Section(page: "tenants", path: "/console/tenants", title: "Tenants"),
     ]
 
     /// A whole page. `page` becomes `<body data-page>`, which tests wait for; `notice` and `error` are
@@ -43,7 +44,7 @@ enum ConsoleHTML {
         """
     }
 
-    /// A signed-in page: the header (project, sign-out), the navigation, the messages and `content`.
+    /// A signed-in page: the header (project, open tenant, sign-out), the navigation, the messages and `content`.
     static func signedIn(page: String, title: String, context: ConsoleContext, content: String) -> String {
         let navigation = sections.map { section in
             let current = section.page == page || (page == "user" && section.page == "users")
@@ -54,17 +55,25 @@ enum ConsoleHTML {
             ? form("/console/project", context: context, id: "project-form", content: """
                 <label for="project">Project</label>
                 <select id="project" name="project">\(context.projectIDs.map { id in
-                    "<option\(id == context.project.id ? " selected" : "")>\(HTML.escape(id))</option>"
+                    "<option\(id == context.projectID ? " selected" : "")>\(HTML.escape(id))</option>"
                 }.joined())</select>
                 <button type="submit" id="switch-project">Switch</button>
                 """)
-            : "<span id=\"project-id\">\(HTML.escape(context.project.id))</span>"
+            : "<span id=\"project-id\">\(HTML.escape(context.projectID))</span>"
+        let openTenant = context.tenant.map { tenant in
+            form("/console/tenants/close", context: context, id: "tenant-form", content: """
+                <span class="tenant">Tenant \(HTML.escape(tenant.settings.tenant?.displayName ?? ""))
+                (<span id="tenant-id">\(HTML.escape(tenant.realm.tenantID ?? ""))</span>)</span>
+                <button type="submit" id="close-tenant">Back to the project</button>
+                """)
+        } ?? ""
         let messages = (context.notice.map { "<p id=\"notice\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")
             + (context.error.map { "<p id=\"error\" role=\"alert\">\(HTML.escape(readable($0)))</p>" } ?? "")
         return document(page: page, title: title, body: """
             <header>
             <strong>Flint console</strong>
             \(projectSwitch)
+            \(openTenant)
             <span class="mode">\(context.mode.rawValue)</span>
             \(form("/console/logout", context: context, id: "sign-out-form", content: "<button type=\"submit\" id=\"sign-out\">Sign out</button>"))
             </header>
@@ -96,8 +105,9 @@ enum ConsoleHTML {
         """
     }
 
-    static func checkbox(_ id: String, label: String, checked: Bool) -> String {
-        "<label class=\"check\"><input type=\"checkbox\" id=\"\(id)\" name=\"\(id)\" value=\"on\"\(checked ? " checked" : "")> "
+    /// A labelled checkbox; its form field is `name`, by default the id.
+    static func checkbox(_ id: String, name: String? = nil, label: String, checked: Bool) -> String {
+        "<label class=\"check\"><input type=\"checkbox\" id=\"\(id)\" name=\"\(name ?? id)\" value=\"on\"\(checked ? " checked" : "")> "
             + "\(HTML.escape(label))</label>"
     }
 
@@ -140,6 +150,8 @@ enum ConsoleHTML {
         header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.5rem;background:#24292f;color:#fff}
         header form{margin:0 0 0 auto}header select{margin:0 .3rem}header label{color:#fff;margin:0}
         header form#project-form{margin:0;display:flex;align-items:center}
+        header form#tenant-form{margin:0;display:flex;gap:.5rem;align-items:center}
+        .tenant{padding:.1rem .6rem;border-radius:1rem;background:#8250df}
         .mode{font-size:.8rem;padding:.1rem .5rem;border-radius:1rem;background:#6e7781}
         nav{display:flex;flex-wrap:wrap;gap:.2rem;padding:.4rem 1.5rem;background:#fff;border-bottom:1px solid #d0d7de}
         nav a{padding:.4rem .7rem;border-radius:.4rem;color:#0969da;text-decoration:none}

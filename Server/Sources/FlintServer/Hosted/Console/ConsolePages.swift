@@ -1,10 +1,14 @@
 import FlintWire
 import Foundation
 
-/// What a console page is rendered from: the signed-in session, its project, and the request's query.
+/// What a console page is rendered from: the signed-in session, its project or tenant, and the request's query.
 struct ConsoleContext: Sendable {
     var session: ConsoleSessions.Session
+    /// What the page shows and its forms change: the open tenant (a `Project` keyed by `Realm.key`), or on a
+    /// project-wide page and when no tenant is open, the project.
     var project: Project
+    /// The tenant the session has open, on every page (the header names it).
+    var tenant: Project?
     /// The projects the operator may switch to (the emulator owner's; a service account has its own only).
     var projectIDs: [String]
     var mode: ModePolicy.Mode
@@ -13,13 +17,22 @@ struct ConsoleContext: Sendable {
     var notice: String?
     var error: String?
     var adminCaller: Caller { Caller(project: project, isAdmin: true) }
+    /// The project's ID, also while a tenant is open.
+    var projectID: String { project.realm.projectID }
 }
 
 /// The console's pages, one function each, rendering a `ConsoleContext` into HTML.
 extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
     enum Page: String, Sendable {
-        case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard
+        case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard, tenants
+
+        /// Whether the page shows and changes the project even while a tenant is open. As in Identity Platform, a
+        /// tenant has its own users, sign-in methods, identity providers and test numbers (and its usage is counted
+        /// under it), so those pages follow the open tenant; the settings page (its cards are mostly what tenants
+        /// inherit: domains, email privacy, SMS defences), the email templates (tenants send the project's) and the
+        /// tenants list are the project's, and say so while a tenant is open.
+        var isProjectWide: Bool { [.settings, .templates, .tenants].contains(self) }
     }
 
     func render(_ page: Page, context: ConsoleContext, userID: String? = nil) async throws -> String {
@@ -31,7 +44,15 @@ extension ConsoleRoutes {
         case .settings: settingsPage(context)
         case .templates: templatesPage(context)
         case .dashboard: try await dashboardPage(context)
+        case .tenants: try await tenantsPage(context)
         }
+    }
+
+    /// Above a project-wide page while a tenant is open: that the page is not the tenant's, and `detail`.
+    private func projectWideNote(_ context: ConsoleContext, _ detail: String) -> String {
+        guard let tenantID = context.tenant?.realm.tenantID else { return "" }
+        return "<p class=\"hint\" id=\"project-wide\">Project-wide: this page shows and changes project "
+            + "\(HTML.escape(context.project.id)), not tenant \(HTML.escape(tenantID)). \(HTML.escape(detail))</p>"
     }
 
     // MARK: Users
@@ -241,6 +262,8 @@ extension ConsoleRoutes {
             ConsoleHTML.form(action, context: context, id: id, card: true, content: content)
         }
         return ConsoleHTML.signedIn(page: Page.settings.rawValue, title: "Settings", context: context, content: """
+            \(projectWideNote(context, "Tenants use its authorized domains, email privacy and SMS defences; "
+                + "a tenant's own MFA and SMS regions are set with the tenants API (v2)."))
             \(card("/console/settings/domains", id: "domains-form", """
                 <h2>Authorized domains</h2>
                 <p class="hint">Continue URLs and OAuth redirects may only point at these hosts. One per line.</p>
@@ -294,6 +317,7 @@ extension ConsoleRoutes {
                 """)
         }
         return ConsoleHTML.signedIn(page: Page.templates.rawValue, title: "Email templates", context: context, content: """
+            \(projectWideNote(context, "Tenants send these emails too."))
             <p class="hint">Placeholders: %LINK%, %EMAIL%, %NEW_EMAIL%, %APP_NAME%, %DISPLAY_NAME%.
             Leave the subject and body empty to go back to the built-in wording (in the user's language).</p>
             \(forms.joined(separator: "\n"))
@@ -308,6 +332,56 @@ extension ConsoleRoutes {
         case .verifyAndChangeEmail: "Email change"
         case .recoverEmail: "Email recovery"
         }
+    }
+
+    // MARK: Tenants
+
+    /// The project's tenants (the first `TenantService.maximumPageSize`, as one page of the v2 list), each with
+    /// its switches and user count, and the forms to open or delete one and to create another.
+    private func tenantsPage(_ context: ConsoleContext) async throws -> String {
+        let limit = TenantService.maximumPageSize
+        let tenants = try await projects.tenants(of: context.projectID, after: nil, limit: limit)
+        var rows: [(attributes: String, cells: [String])] = []
+        for tenant in tenants {
+            let id = HTML.escape(tenant.realm.tenantID ?? "")
+            let profile = tenant.settings.tenant ?? TenantProfile()
+            let users = try await store.userCount(projectID: tenant.id)
+            let named = "<input type=\"hidden\" name=\"tenant\" value=\"\(id)\">"
+            let open = tenant.id == context.tenant?.id ? "Open now" : ConsoleHTML.form("/console/tenants/open", context: context,
+                content: named + "<button type=\"submit\" class=\"open-tenant\">Open</button>")
+            rows.append((attributes: " data-tenant=\"\(id)\"", cells: [
+                id, HTML.escape(profile.displayName ?? ""), HTML.escape(Self.signInMethods(tenant.settings).joined(separator: ", ")),
+                profile.disableAuth ? "Disabled" : "Enabled", String(users), open,
+                ConsoleHTML.form("/console/tenants/delete", context: context, content: """
+                    \(named)
+                    \(ConsoleHTML.checkbox("confirm-delete-\(id)", name: "confirm-delete", label: "Yes, with its users", checked: false))
+                    <button type="submit" class="danger delete-tenant">Delete</button>
+                    """),
+            ]))
+        }
+        let count = "\(tenants.count) tenants" + (tenants.count == limit ? " (the first \(limit))" : "")
+        return ConsoleHTML.signedIn(page: Page.tenants.rawValue, title: "Tenants", context: context, content: """
+            <p class="hint">Each tenant has its own users, sign-in methods, identity providers, MFA and test numbers; it
+            uses the project's authorized domains, email templates and password-hash key. Open one to manage its users and
+            sign-in methods. <span id="tenant-count">\(count)</span></p>
+            \(ConsoleHTML.table(id: "tenants", header: ["Tenant ID", "Display name", "Sign-in methods", "Status", "Users", "", ""], rows: rows))
+            \(ConsoleHTML.form("/console/tenants", context: context, id: "create-tenant-form", card: true, content: """
+                <h2>New tenant</h2>
+                \(ConsoleHTML.textField("display-name", label: "Display name", value: context.query["display-name"], placeholder: "Acme Corp"))
+                <p class="hint">Its ID is made of the display name and five random characters.</p>
+                \(ConsoleHTML.checkbox("email-password", label: "Email and password sign-up", checked: context.query["email-password"] == "on"))
+                \(ConsoleHTML.checkbox("email-link", label: "Email link (passwordless)", checked: context.query["email-link"] == "on"))
+                \(ConsoleHTML.checkbox("anonymous", label: "Anonymous", checked: context.query["anonymous"] == "on"))
+                <button type="submit" id="create-tenant">Create tenant</button>
+                """))
+            """)
+    }
+
+    /// The sign-in methods that are on, as the tenants list names them: the built-in ones, then the identity providers.
+    private static func signInMethods(_ settings: ProjectSettings) -> [String] {
+        let builtIn = [("Email/password", settings.signIn.emailPasswordEnabled), ("Email link", settings.allowsEmailLinkSignIn),
+                       ("Phone", settings.signIn.phoneEnabled), ("Anonymous", settings.signIn.anonymousEnabled)]
+        return builtIn.filter(\.1).map(\.0) + settings.identityProviders.filter(\.value.enabled).keys.sorted()
     }
 
     // MARK: Dashboard
@@ -337,10 +411,16 @@ extension ConsoleRoutes {
             return (attributes: " data-day=\"\(date)\"", cells: [date] + cells)
         }
         let totals = [UsageCounters.Metric.signIns, .smsSent, .emailsSent].map { metric in days.reduce(0) { $0 + $1.total(metric) } }
+        // Errors are counted before a request's tenant is known, so under its project.
+        let tenantNote = context.project.realm.tenantID.map { tenantID in
+            "<p class=\"hint\" id=\"tenant-usage\">Tenant \(HTML.escape(tenantID))'s sign-ins, SMS and emails; its errors are "
+                + "counted on the project's dashboard.</p>"
+        } ?? ""
         return ConsoleHTML.signedIn(page: Page.dashboard.rawValue, title: "Dashboard", context: context, content: """
             <p class="hint">The last 30 days (UTC). Sign-ins count every session started: sign-ups, sign-ins and
             re-authentications. SMS and emails count messages handed to the provider; refused ones were stopped by a
             limit, the region policy or the app check before any was sent.</p>
+            \(tenantNote)
             <p id="usage-totals">30-day totals: \(totals[0]) sign-ins, \(totals[1]) SMS, \(totals[2]) emails.</p>
             \(ConsoleChart.dailyBars(id: "chart-sign-ins", title: "Sign-ins by provider", days: dates, series: byLabel(.signIns)))
             \(ConsoleChart.dailyBars(id: "chart-sms", title: "SMS sent and refused", days: dates,

@@ -29,6 +29,7 @@ struct ConsoleRoutes: Sendable {
     /// What a successful action says on the page it returns to.
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, numberAdded, numberRemoved, projectSwitched
+        case tenantCreated, tenantDeleted, tenantOpened, tenantClosed
 
         var text: String {
             switch self {
@@ -40,6 +41,10 @@ struct ConsoleRoutes: Sendable {
             case .numberAdded: "Test number added."
             case .numberRemoved: "Test number removed."
             case .projectSwitched: "Switched project."
+            case .tenantCreated: "Tenant created."
+            case .tenantDeleted: "The tenant was deleted, with its users."
+            case .tenantOpened: "Tenant opened: users, sign-in methods, test phone numbers and the dashboard are now the tenant's."
+            case .tenantClosed: "Back to the project."
             }
         }
     }
@@ -72,7 +77,7 @@ struct ConsoleRoutes: Sendable {
         let pages: [(String, Page)] = [
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
-            ("/console/dashboard", .dashboard),
+            ("/console/dashboard", .dashboard), ("/console/tenants", .tenants),
         ]
         for provider in Self.clientProviders {
             endpoints.append(action("/console/sign-in/\(provider.slug)", page: .signIn) { form, context in
@@ -98,6 +103,10 @@ struct ConsoleRoutes: Sendable {
             action("/console/settings/sms-regions", page: .settings) { form, context in try await routes.saveRegions(form, context) },
             action("/console/settings/mfa", page: .settings) { form, context in try await routes.saveMultiFactor(form, context) },
             action("/console/templates", page: .templates) { form, context in try await routes.saveTemplate(form, context) },
+            action("/console/tenants", page: .tenants) { form, context in try await routes.createTenant(form, context) },
+            action("/console/tenants/open", page: .tenants) { form, context in try await routes.openTenant(form, context) },
+            action("/console/tenants/close", page: .tenants) { _, context in routes.closeTenant(context) },
+            action("/console/tenants/delete", page: .tenants) { form, context in try await routes.deleteTenant(form, context) },
         ]
         return endpoints
     }
@@ -153,13 +162,17 @@ struct ConsoleRoutes: Sendable {
 
     // MARK: Pages, and the frame of every action
 
-    /// The signed-in context of a request, or the refusal to answer with.
-    private func context(_ request: Request, query: Form) async throws -> ConsoleContext {
+    /// The signed-in context of a request for `page`, or the refusal to answer with: the session's open tenant, or
+    /// on a project-wide page (`Page.isProjectWide`) and when none is open, its project.
+    private func context(_ request: Request, page: Page, query: Form) async throws -> ConsoleContext {
         let session = try await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value)
-        let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(session.projectID) : try await projects.project(session.projectID)
+        let realm = Realm(key: session.projectID)
+        let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(realm.projectID) : try await projects.project(realm.projectID)
         guard let project else { throw ConsoleSessions.Refusal.signInRequired }
+        // Never made on demand: a tenant deleted while open (by another session) leaves this one in the project.
+        let tenant = realm.tenantID == nil ? nil : try await projects.project(realm.key)
         return ConsoleContext(
-            session: session, project: project,
+            session: session, project: page.isProjectWide ? project : tenant ?? project, tenant: tenant,
             projectIDs: session.isOwner ? try await store.projectIDs() : [project.id], mode: policy.mode, query: query,
             notice: query["notice"].flatMap(Notice.init(rawValue:))?.text, error: nil)
     }
@@ -169,7 +182,7 @@ struct ConsoleRoutes: Sendable {
         for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
         let context: ConsoleContext
         do {
-            context = try await self.context(request, query: query)
+            context = try await self.context(request, page: page, query: query)
         } catch ConsoleSessions.Refusal.signInRequired {
             return Self.redirect("/console/login")
         }
@@ -191,7 +204,7 @@ struct ConsoleRoutes: Sendable {
             let form = try await Self.form(of: request)
             var context: ConsoleContext
             do {
-                context = try await self.context(request, query: form)
+                context = try await self.context(request, page: page, query: form)
             } catch ConsoleSessions.Refusal.signInRequired {
                 return Self.redirect("/console/login")
             }

@@ -49,7 +49,8 @@ struct ConsoleSessions: Sendable {
         var id: String
         /// The service-account key that signed in; nil for emulator mode's owner.
         var keyID: String?
-        /// The project the console shows. A service account's is its own; the emulator owner may switch.
+        /// The project the console shows, or the key (`Realm.key`) of the tenant of it that is open. A service
+        /// account's is its own project or one of its tenants; the emulator owner may switch projects.
         var projectID: String
         /// Every form of the session carries it; a POST without it is refused.
         var csrfToken: String
@@ -101,14 +102,14 @@ struct ConsoleSessions: Sendable {
     }
 
     /// The session a cookie holds, if it is still good: not expired, made in this mode, and (production)
-    /// its key still active.
+    /// its key still active and of the project the session is in (or in a tenant of).
     func session(cookie: String?) async throws -> Session {
         guard let cookie, let session = secrets.openToken(cookie, as: Session.self, context: Self.sessionContext),
               session.expiresAt > clock.seconds
         else { throw Refusal.signInRequired }
         if let keyID = session.keyID {
             guard let record = try await store.serviceAccount(keyID: keyID), record.revokedAt == nil,
-                  record.projectID == session.projectID
+                  record.projectID == Realm(key: session.projectID).projectID
             else { throw Refusal.signInRequired }
         } else if !policy.ownerTokenIsAdmin {
             // An owner session is emulator mode's; a production server never honours one.
