@@ -17,17 +17,17 @@ extension ProjectSettings {
     /// `signIn.email`); for a tenant, its `enableEmailLinkSignin` alone (password sign-up is its own switch there).
     var allowsEmailLinkSignIn: Bool { signIn.emailLinkEnabled && (tenant != nil || signIn.emailPasswordEnabled) }
 
-    /// A tenant's settings as sign-ins in it see them: its own sign-in methods, second factors, test numbers, SMS
-    /// regions, password policy and identity providers, and its project's everything else (authorized domains, apps,
-    /// email wordings, email privacy, blocking functions, SMS defences, app verification), as Identity Platform's
-    /// tenants inherit them. Tenants hash passwords with their project's key too (`ProjectDirectory.create`), so one
-    /// set of hash parameters imports an export of the project or of any of its tenants.
+    /// A tenant's settings as sign-ins in it see them: its own password, email-link and anonymous switches, second
+    /// factors, test numbers, SMS regions, password policy and identity providers, and its project's everything else
+    /// (phone sign-in, which the v2 tenant has no switch for, authorized domains, apps, email wordings, email privacy,
+    /// blocking functions, SMS defences, app verification), as Identity Platform's tenants inherit them. Tenants hash
+    /// passwords with their project's key too (`ProjectDirectory.create`), so one set of hash parameters imports an
+    /// export of the project or of any of its tenants.
     func tenantView(inheriting project: ProjectSettings) -> ProjectSettings {
         var view = project
         view.signIn.anonymousEnabled = signIn.anonymousEnabled
         view.signIn.emailPasswordEnabled = signIn.emailPasswordEnabled
         view.signIn.emailLinkEnabled = signIn.emailLinkEnabled
-        view.signIn.phoneEnabled = signIn.phoneEnabled
         view.multiFactor = multiFactor
         view.phone.testNumbers = phone.testNumbers
         view.phone.regionPolicy = phone.regionPolicy
