@@ -5,10 +5,10 @@ import Foundation
 import Testing
 
 /// Runs `body` against a fresh server (its configuration changed by `configure`) and always stops it.
-func withServer(emulator: Bool = true, database: TestDatabase = .sqlite,
+func withServer(emulator: Bool = true, database: TestDatabase = .sqlite, clock: TestClock = TestClock(),
                 configure: (inout ServerConfiguration) -> Void = { _ in },
                 _ body: (TestServer, TestClient) async throws -> Void) async throws {
-    let server = try await TestServer.start(emulator: emulator, database: database, configure: configure)
+    let server = try await TestServer.start(emulator: emulator, database: database, clock: clock, configure: configure)
     do {
         try await body(server, TestClient(server))
     } catch {

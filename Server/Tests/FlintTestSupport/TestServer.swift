@@ -14,14 +14,21 @@ public enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertibl
 
 /// A clock tests move by hand, so expiry is tested without sleeping.
 public final class TestClock: FlintClock {
-    private let current: NIOLockedValueBox<Date>
+    /// A standing clock's time, or (nil) the wall clock's; either plus `offset`, which `advance` moves.
+    private let state: NIOLockedValueBox<(standing: Date?, offset: TimeInterval)>
 
-    public init(_ start: Date = Date()) { current = NIOLockedValueBox(start) }
+    public init(_ start: Date = Date()) { state = NIOLockedValueBox((start, 0)) }
 
-    public func now() -> Date { current.withLockedValue { $0 } }
+    private init(runningFrom offset: TimeInterval) { state = NIOLockedValueBox((nil, offset)) }
+
+    /// A clock that runs with the wall clock, for servers whose clients date what they sign by it (Google's libraries
+    /// do), however long a loaded machine takes; `advance` still moves it.
+    public static func running() -> TestClock { TestClock(runningFrom: 0) }
+
+    public func now() -> Date { state.withLockedValue { ($0.standing ?? Date()).addingTimeInterval($0.offset) } }
 
     public func advance(seconds: TimeInterval) {
-        current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
+        state.withLockedValue { $0.offset += seconds }
     }
 }
 
