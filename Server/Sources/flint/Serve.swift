@@ -166,7 +166,7 @@ struct Serve: AsyncParsableCommand {
         let apiKey = try await server.defaultAPIKey()
         // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).
         do {
-            try await serve(server, configuration: configuration, apiKey: apiKey, alongside: tracing.services)
+            try await serve(server, configuration: configuration, apiKey: apiKey, format: format, alongside: tracing.services)
         } catch {
             try? await server.close()
             throw error
@@ -183,22 +183,28 @@ struct Serve: AsyncParsableCommand {
         return .flint
     }
 
-    private func serve(_ server: AuthServer, configuration: ServerConfiguration, apiKey: String,
+    /// Serves until stopped, announcing where once listening: a few lines for people, or with JSON logs one log line
+    /// like every other (the same facts as fields), so a log pipeline reads nothing but JSON.
+    private func serve(_ server: AuthServer, configuration: ServerConfiguration, apiKey: String, format: LogFormat,
                        alongside services: [any Service]) async throws {
         try await server.run(alongside: services) { port in
-            let mode = configuration.policy.mode.rawValue
-            let storage = configuration.databaseURL == nil
-                ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"
-            FileHandle.standardOutput.write(Data("""
-                Flint is listening on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)
-                  mode:       \(mode)
-                  project:    \(configuration.projectID)
-                  API key:    \(apiKey)\(configuration.policy.acceptsAnyAPIKey ? " (any non-empty key works in emulator mode)" : "")
-                  public URL: \(server.publicURL)
-                  storage:    \(storage)
-                  management: \(configuration.management.map { "http://\($0.host):\($0.port) (/healthz, /readyz, /metrics)" } ?? "off")
-
-                """.utf8))
+            let url = "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)"
+            let facts: [(name: String, value: String)] = [
+                ("mode", configuration.policy.mode.rawValue), ("project", configuration.projectID),
+                ("API key", apiKey + (configuration.policy.acceptsAnyAPIKey ? " (any non-empty key works in emulator mode)" : "")),
+                ("public URL", server.publicURL),
+                ("storage", configuration.databaseURL == nil ? "SQLite in \(configuration.dataDirectory.path)" : "PostgreSQL"),
+                ("management", configuration.management.map { "http://\($0.host):\($0.port) (/healthz, /readyz, /metrics)" } ?? "off"),
+            ]
+            switch format {
+            case .text:
+                let lines = facts.map { "  \(($0.name + ":").padding(toLength: 12, withPad: " ", startingAt: 0))\($0.value)\n" }
+                FileHandle.standardOutput.write(Data("Flint is listening on \(url)\n\(lines.joined())".utf8))
+            case .json:
+                server.logger.info("Flint is listening on \(url)", metadata: Dictionary(uniqueKeysWithValues: facts.map {
+                    ($0.name.lowercased().replacingOccurrences(of: " ", with: "_"), Logger.MetadataValue.string($0.value))
+                }))
+            }
         }
     }
 }

@@ -73,14 +73,22 @@ struct CallerResolver: Sendable {
         context.attribution.projectID = project.id
         let client = RequestClient.current
         let caller = Caller(project: project, isAdmin: isAdmin, clientIP: client.ipAddress, locale: client.locale, apiKey: key)
-        return inPathTenant ? try await scoped(caller, toTenant: context.parameters.get("tenantId")) : caller
+        return inPathTenant ? try await scoped(caller, toTenant: context.parameters.get("tenantId"), context: context) : caller
+    }
+
+    /// `scoped(_:toTenant:)`, and the request's errors counted under the tenant, as its sign-ins are.
+    func scoped(_ caller: Caller, toTenant tenantID: String?, context: FlintRequestContext) async throws -> Caller {
+        let scoped = try await scoped(caller, toTenant: tenantID)
+        context.attribution.projectID = scoped.projectID
+        return scoped
     }
 
     /// The caller acting in the tenant the request names, if any. As Firebase decides it: the path's tenant
     /// (`projects/{p}/tenants/{t}/…`) or the body's `tenantId`, which must agree, else the tenant of the ID token the body
     /// carries, which must agree with either (`TENANT_ID_MISMATCH`). The token itself is verified later, against the
     /// realm chosen here, so a forged tenant claim gains nothing.
-    func scoped(_ caller: Caller, body: Any, pathTenantID: String?) async throws -> Caller {
+    func scoped(_ caller: Caller, body: Any, context: FlintRequestContext) async throws -> Caller {
+        let pathTenantID = context.parameters.get("tenantId")
         let bodyTenantID = ((body as? any TenantScopedRequest)?.tenantId).flatMap { $0.isEmpty ? nil : $0 }
         if let pathTenantID, let bodyTenantID, pathTenantID != bodyTenantID { throw FlintError(.tenantIDMismatch) }
         var tenantID = pathTenantID ?? bodyTenantID
@@ -89,7 +97,7 @@ struct CallerResolver: Sendable {
             tenantID = tokenTenantID
         }
         guard tenantID != pathTenantID else { return caller }
-        return try await scoped(caller, toTenant: tenantID)
+        return try await scoped(caller, toTenant: tenantID, context: context)
     }
 
     /// The caller acting in `tenantID` of its project (nil: the project itself). Emulator mode makes a tenant on first

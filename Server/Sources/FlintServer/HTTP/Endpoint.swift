@@ -49,7 +49,7 @@ extension Endpoint {
         return Endpoint(method: method, paths: paths, contract: contract) { request, context in
             let resolved = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
-            let caller = try await callers.scoped(resolved, body: body, pathTenantID: context.parameters.get("tenantId"))
+            let caller = try await callers.scoped(resolved, body: body, context: context)
             if !caller.isAdmin, let scoped = body as? TargetProjectScopedRequest, !(scoped.targetProjectId ?? "").isEmpty {
                 throw FlintError(.insufficientPermission, "Only authenticated requests can specify target_project_id.")
             }
@@ -69,7 +69,7 @@ extension Endpoint {
             let body = try await JSONBody.decode(Body.self, from: request)
             guard let projectID = body.targetProjectId, !projectID.isEmpty else { throw FlintError(.insufficientPermission) }
             let resolved = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
-            let caller = try await callers.scoped(resolved, body: body, pathTenantID: nil)
+            let caller = try await callers.scoped(resolved, body: body, context: context)
             return try JSONBody.response(try await operation(body, caller))
         }
     }
@@ -83,7 +83,8 @@ extension Endpoint {
         return Endpoint(method: .get, paths: paths, contract: contract) { request, context in
             // A GET names its tenant in the path or in the `tenantId` query parameter.
             let resolved = try await callers.resolve(request, context: context, access: access)
-            let caller = try await callers.scoped(resolved, toTenant: request.uri.queryParameters.get("tenantId").flatMap { $0.isEmpty ? nil : $0 })
+            let caller = try await callers.scoped(
+                resolved, toTenant: request.uri.queryParameters.get("tenantId").flatMap { $0.isEmpty ? nil : $0 }, context: context)
             return try JSONBody.response(try await operation(request, caller))
         }
     }

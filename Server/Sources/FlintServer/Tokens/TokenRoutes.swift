@@ -59,7 +59,7 @@ struct TokenRoutes: Sendable {
         // A session refreshes in its own tenant; a body that names one must name that one.
         let caller = try await callers.scoped(
             try await callers.resolve(request, context: context, access: .apiKey),
-            toTenant: (fields["tenant_id"] ?? fields["tenantId"]).flatMap { $0.isEmpty ? nil : $0 })
+            toTenant: (fields["tenant_id"] ?? fields["tenantId"]).flatMap { $0.isEmpty ? nil : $0 }, context: context)
         guard let grantType = fields["grant_type"] ?? fields["grantType"], !grantType.isEmpty else {
             throw FlintError(.missingGrantType)
         }

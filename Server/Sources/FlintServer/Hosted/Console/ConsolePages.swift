@@ -411,10 +411,9 @@ extension ConsoleRoutes {
             return (attributes: " data-day=\"\(date)\"", cells: [date] + cells)
         }
         let totals = [UsageCounters.Metric.signIns, .smsSent, .emailsSent].map { metric in days.reduce(0) { $0 + $1.total(metric) } }
-        // Errors are counted before a request's tenant is known, so under its project.
         let tenantNote = context.project.realm.tenantID.map { tenantID in
-            "<p class=\"hint\" id=\"tenant-usage\">Tenant \(HTML.escape(tenantID))'s sign-ins, SMS and emails; its errors are "
-                + "counted on the project's dashboard.</p>"
+            "<p class=\"hint\" id=\"tenant-usage\">Tenant \(HTML.escape(tenantID))'s usage only; the project's dashboard "
+                + "counts the project's own.</p>"
         } ?? ""
         return ConsoleHTML.signedIn(page: Page.dashboard.rawValue, title: "Dashboard", context: context, content: """
             <p class="hint">The last 30 days (UTC). Sign-ins count every session started: sign-ups, sign-ins and
