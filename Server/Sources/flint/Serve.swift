@@ -201,7 +201,8 @@ struct Serve: AsyncParsableCommand {
                 let lines = facts.map { "  \(($0.name + ":").padding(toLength: 12, withPad: " ", startingAt: 0))\($0.value)\n" }
                 FileHandle.standardOutput.write(Data("Flint is listening on \(url)\n\(lines.joined())".utf8))
             case .json:
-                server.logger.info("Flint is listening on \(url)", metadata: Dictionary(uniqueKeysWithValues: facts.map {
+                // The message names the key as the text banner does, for tools that read it from there.
+                server.logger.info("Flint is listening on \(url) (API key: \(apiKey))", metadata: Dictionary(uniqueKeysWithValues: facts.map {
                     ($0.name.lowercased().replacingOccurrences(of: " ", with: "_"), Logger.MetadataValue.string($0.value))
                 }))
             }
