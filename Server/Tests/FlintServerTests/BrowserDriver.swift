@@ -12,7 +12,7 @@ enum BrowserDriver {
     /// `environment`. The driver stops the browser itself; `timeout` is the backstop (TERM, which the driver
     /// turns into killing chromium's session, then KILL).
     static func run(_ script: String, chromium: String, environment extra: [String: String],
-                    timeoutSeconds: Int = 60) async throws -> [String: JSONValue] {
+                    timeoutSeconds: Int = 120) async throws -> [String: JSONValue] {
         var environment = ChildProcess.environment
         environment["FLINT_CHROMIUM"] = chromium
         environment["FLINT_TIMEOUT"] = "\(max(timeoutSeconds - 10, 10))"

@@ -63,7 +63,7 @@ import Testing
 
             let run = try await BrowserDriver.run("emulator_pages_browser.py", chromium: chromium, environment: [
                 "FLINT_URL": base, "FLINT_API_KEY": server.apiKey,
-            ], timeoutSeconds: 90)
+            ], timeoutSeconds: 240)
             let log = (run["log"]?.arrayValue ?? []).compactMap(\.stringValue)
             let frameURL = "\(base)/emulator/auth/iframe?apiKey=\(server.apiKey)&appName=%5BDEFAULT%5D"
             // Each step runs even if another failed; what stopped one is here.

@@ -62,7 +62,7 @@ HANDLER = "/emulator/auth/handler"
 IFRAME = "/emulator/auth/iframe"
 APP_NAME = "[DEFAULT]"
 UNAUTHORIZED_HOST = "unauthorized.test"
-STEP_WAIT = 15  # seconds any one wait may take (a page load, a click's outcome) on a busy two-core machine
+STEP_WAIT = 45  # seconds any one wait may take (a page load, a click's outcome) on a busy two-core machine (15 s was exceeded in CI)
 
 # Hermetic: the iframe page's gapi script never loads (it would take the event over where the offline path is
 # tested), and a host that is not an authorized domain still reaches this machine's loopback.

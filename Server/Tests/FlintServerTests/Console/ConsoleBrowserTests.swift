@@ -30,7 +30,7 @@ import Testing
             let run = try await BrowserDriver.run("console_browser.py", chromium: chromium, environment: [
                 "FLINT_CONSOLE_URL": server.baseURL.absoluteString + "/console", "FLINT_KEY_FILE": keyPath.path,
                 "FLINT_USER_EMAIL": "operator-finds@example.com", "FLINT_SCREENSHOTS": Self.screenshots.path,
-            ], timeoutSeconds: 90)
+            ], timeoutSeconds: 180)
             let log = (run["log"]?.arrayValue ?? []).compactMap(\.stringValue)
 
             #expect(run["login"]?["page"] == "users", "sign-in failed: \(run["login"] ?? .null); log: \(log)")
