@@ -4,6 +4,7 @@
 /// The `password` and `phone` identities are not stored separately: they follow from `passwordHash`
 /// and `phoneNumber`. Only federated identities (Apple, Facebook, …) are rows of their own.
 public struct UserAccount: Sendable, Equatable {
+    /// The realm's key: the project's ID, or its tenant's (see `Realm`).
     public var projectID: String
     public var localID: String
     public var email: String?

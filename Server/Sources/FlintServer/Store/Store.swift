@@ -3,7 +3,8 @@ import Logging
 
 /// Flint's persistent state, on either database. Every feature goes through this type; none knows
 /// which database is underneath. Anything that must hold across nodes (users, tokens, keys, projects)
-/// lives here, never only in one process's memory.
+/// lives here, never only in one process's memory. A `projectID` parameter or column is the key of a realm: a
+/// project's ID, or a tenant's `{project}/tenants/{tenant}` (see `Realm`).
 public final class Store: Sendable {
     public let database: any SQLDatabase
 
