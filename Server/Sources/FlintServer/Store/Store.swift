@@ -52,9 +52,14 @@ public final class Store: Sendable {
     private func writingCached(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
         try await database.transaction { tx in
             let rows = try await tx.query(sql, binds)
-            try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
+            try await Self.moveCacheGeneration(tx)
             return rows
         }
+    }
+
+    /// Tells every node that cached settings or keys may be stale (see `CacheGeneration`).
+    private static func moveCacheGeneration(_ tx: any SQLExecutor) async throws {
+        try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
     }
 }
 
@@ -316,10 +321,13 @@ extension Store {
     /// and phone verification code of the project, in one transaction (a listing of codes after a reset
     /// holds only codes sent after it, as the official emulator's does).
     public func deleteAllAccounts(projectID: String) async throws {
-        try await database.transaction { tx in
-            for table in ["users", "oob_codes", "verification_codes"] {
-                try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(projectID)])
-            }
+        try await database.transaction { tx in try await Self.deleteAccounts(projectID: projectID, tx) }
+    }
+
+    /// Deletes a realm's users (their identities and sessions cascade) and its pending email and phone codes.
+    private static func deleteAccounts(projectID: String, _ tx: any SQLExecutor) async throws {
+        for table in ["users", "oob_codes", "verification_codes"] {
+            try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(projectID)])
         }
     }
 
@@ -589,11 +597,12 @@ extension Store {
     /// Deletes a tenant's settings and every record stored under its key, in one transaction; false if it did not exist.
     public func deleteRealm(key: String) async throws -> Bool {
         let rows = try await database.transaction { tx in
-            for table in ["users", "oob_codes", "verification_codes", "app_credentials", "usage_daily"] {
+            try await Self.deleteAccounts(projectID: key, tx)
+            for table in ["app_credentials", "usage_daily"] {
                 try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(key)])
             }
             let rows = try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
-            try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
+            try await Self.moveCacheGeneration(tx)
             return rows
         }
         return !rows.isEmpty
