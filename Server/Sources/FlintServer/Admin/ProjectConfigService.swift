@@ -281,13 +281,16 @@ struct ProjectConfigService: Sendable {
         }
     }
 
+    /// A region policy as the v2 resources show it (`smsRegionConfig`).
+    static func shown(_ policy: ProjectSettings.Phone.RegionPolicy) -> ProjectConfig.SmsRegionConfig {
+        switch policy {
+        case .allowByDefault(let disallowed): .init(allowByDefault: .init(disallowedRegions: disallowed))
+        case .allowlistOnly(let allowed): .init(allowlistOnly: .init(allowedRegions: allowed))
+        }
+    }
+
     static func config(of project: Project) -> ProjectConfig {
         let settings = project.settings
-        let regions: ProjectConfig.SmsRegionConfig
-        switch settings.phone.regionPolicy {
-        case .allowByDefault(let disallowed): regions = .init(allowByDefault: .init(disallowedRegions: disallowed))
-        case .allowlistOnly(let allowed): regions = .init(allowlistOnly: .init(allowedRegions: allowed))
-        }
         return ProjectConfig(
             name: "projects/\(project.id)/config",
             signIn: .init(
@@ -300,7 +303,7 @@ struct ProjectConfigService: Sendable {
                                   memoryCost: settings.passwordHash.memoryCost)),
             authorizedDomains: settings.authorizedDomains,
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy),
-            smsRegionConfig: regions,
+            smsRegionConfig: shown(settings.phone.regionPolicy),
             appVerification: .init(
                 apnsEnabled: settings.phone.apnsEnabled, captcha: settings.phone.captcha.rawValue,
                 proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired),

@@ -144,11 +144,9 @@ struct TenantService: Sendable {
     static func config(of tenant: Project) -> TenantConfig {
         let settings = tenant.settings
         let profile = settings.tenant ?? TenantProfile()
-        var regions: ProjectConfig.SmsRegionConfig?
-        switch settings.phone.regionPolicy {
-        case .allowByDefault(let disallowed): if !disallowed.isEmpty { regions = .init(allowByDefault: .init(disallowedRegions: disallowed)) }
-        case .allowlistOnly(let allowed): regions = .init(allowlistOnly: .init(allowedRegions: allowed))
-        }
+        // Shown only when set: a new tenant's (every region allowed) is absent, as Firebase shows it.
+        let regions = settings.phone.regionPolicy == .allowByDefault(disallowed: [])
+            ? nil : ProjectConfigService.shown(settings.phone.regionPolicy)
         return TenantConfig(
             name: tenant.realm.resourceName, tenantId: tenant.realm.tenantID, displayName: profile.displayName,
             allowPasswordSignup: settings.signIn.emailPasswordEnabled, enableEmailLinkSignin: settings.signIn.emailLinkEnabled,
