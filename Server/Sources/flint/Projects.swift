@@ -42,7 +42,7 @@ struct Projects: AsyncParsableCommand {
         @Flag(help: "Print a JSON array instead.") var json = false
 
         func run() async throws {
-            let ids = try await options.withServer { server in try await server.store.projectIDs() }
+            let ids = try await options.withServer { server in try await server.store.settings.projectIDs() }
             if json {
                 try Output.json(ids)
             } else {

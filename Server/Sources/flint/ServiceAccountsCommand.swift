@@ -43,7 +43,7 @@ struct ServiceAccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let records = try await options.withServer { server in
-                try await server.store.serviceAccounts(projectID: server.configuration.projectID)
+                try await server.store.serviceAccounts.serviceAccounts(projectID: server.configuration.projectID)
             }
             Output.table(header: ["KEY ID", "ACCOUNT", "CREATED", "REVOKED"], rows: records.map { record in
                 [record.keyID, record.clientEmail, Output.date(seconds: String(record.createdAt)) ?? "-",
@@ -59,7 +59,7 @@ struct ServiceAccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let revoked = try await options.withServer { server in
-                try await server.store.revokeServiceAccount(keyID: keyID, at: Int64(Date().timeIntervalSince1970))
+                try await server.store.serviceAccounts.revokeServiceAccount(keyID: keyID, at: Int64(Date().timeIntervalSince1970))
             }
             guard revoked else { throw ValidationError("No active key \(keyID)") }
             print("Revoked key \(keyID)")

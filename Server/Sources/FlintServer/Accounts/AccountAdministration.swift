@@ -24,12 +24,12 @@ extension AccountService {
         // the request's hash parameters must be valid for any hash to be imported.
         let takesFakeHashes = request.hashAlgorithm == nil && policy.acceptsEmulatorFakePasswordHashes
         let needsHash = !takesFakeHashes && users.contains { $0.passwordHash != nil }
-        let hashParameters = needsHash ? try importedPasswords.parameters(of: request, projectID: caller.projectID) : nil
+        let hashParameters = needsHash ? try passwords.imported.parameters(of: request, projectID: caller.projectID) : nil
         var failures: [BatchCreateResponse.Failure] = []
         for (index, record) in users.enumerated() {
             do {
                 let user = try await importedUser(record, hashParameters: hashParameters, caller: caller)
-                if request.allowOverwrite == true, try await store.user(projectID: caller.projectID, localID: user.localID) != nil {
+                if request.allowOverwrite == true, try await accounts.user(projectID: caller.projectID, localID: user.localID) != nil {
                     try await pipeline.replace(user)
                 } else {
                     try await pipeline.create(user)
@@ -112,7 +112,7 @@ extension AccountService {
             user.passwordUpdatedAt = now
             user.importedPasswordHash = hashParameters
         } else if let rawPassword = record.rawPassword {
-            user.password = try await newPassword(rawPassword, project: caller.project)
+            user.password = try await passwords.stored(rawPassword, project: caller.project)
         }
         user.customAttributes = try record.customAttributes.flatMap { claims in
             do {
@@ -212,7 +212,7 @@ extension AccountService {
         guard ![ProviderID.password, ProviderID.phone].contains(info.providerId) else {
             throw FlintError(.invalidArgument, "linkProviderUserInfo needs a federated providerId.")
         }
-        if try await store.user(projectID: projectID, providerID: info.providerId, rawID: rawID) != nil {
+        if try await accounts.user(projectID: projectID, providerID: info.providerId, rawID: rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }
         return FederatedIdentity(
@@ -236,13 +236,13 @@ extension AccountService {
         guard !ids.isEmpty, ids.count <= Self.maximumBatch else { throw FlintError(.localIDListExceedsLimit) }
         var failures: [BatchDeleteResponse.Failure] = []
         for (index, localID) in ids.enumerated() {
-            guard let user = try await store.user(projectID: caller.projectID, localID: localID) else { continue }
+            guard let user = try await accounts.user(projectID: caller.projectID, localID: localID) else { continue }
             if !user.disabled, request.force != true {
                 failures.append(.init(index: index, localId: localID,
                                       message: "NOT_DISABLED : Disable the account before batch deletion."))
                 continue
             }
-            if let deleted = try await store.deleteUser(projectID: caller.projectID, localID: localID) {
+            if let deleted = try await accounts.deleteUser(projectID: caller.projectID, localID: localID) {
                 await userDeleted?.notify(deleted)
             }
         }
@@ -252,12 +252,12 @@ extension AccountService {
     /// Users in local-id order from `offset`, `limit` of them (default 500), or only the count.
     public func query(_ request: QueryAccountsRequest, caller: Caller) async throws -> QueryAccountsResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
-        let count = try await store.userCount(projectID: caller.projectID)
+        let count = try await accounts.userCount(projectID: caller.projectID)
         if request.returnUserInfo == false { return QueryAccountsResponse(recordsCount: String(count)) }
         guard let limit = Int(request.limit?.value ?? "500"), (1...Self.maximumBatch).contains(limit),
               let offset = Int(request.offset?.value ?? "0"), offset >= 0
         else { throw FlintError(.invalidArgument, "limit must be 1-\(Self.maximumBatch) and offset ≥ 0") }
-        let users = try await store.users(projectID: caller.projectID, offset: offset, limit: limit)
+        let users = try await accounts.users(projectID: caller.projectID, offset: offset, limit: limit)
         return QueryAccountsResponse(recordsCount: String(count),
                                      userInfo: users.map { UserRecord($0, revealPasswordHash: true) })
     }

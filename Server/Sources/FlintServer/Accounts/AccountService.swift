@@ -4,20 +4,29 @@ import Foundation
 /// The rules of the account operations: sign-up, password sign-in, lookup, update, delete, sign-in
 /// methods. Handlers translate the wire; this type decides; the store keeps the data.
 public struct AccountService: Sendable {
-    let store: Store
+    let accounts: AccountStore
     let tokens: TokenService
-    let hasher: PasswordHasher
-    /// Checks passwords imported with other hash algorithms.
-    let importedPasswords: ImportedPasswords
+    let passwords: PasswordRules
     let pipeline: SignInPipeline
     /// Told about deletions, when the operator configured it.
     let userDeleted: UserDeletedWebhook?
     let clock: any FlintClock
     let random: any RandomSource
     let policy: ModePolicy
-    let signUpLimits: SignUpLimits
+    let budgets: BudgetLedger
 
-    private var throttle: SignInThrottle { SignInThrottle(store: store, clock: clock, applies: policy.throttlesPasswordSignIn) }
+    init(core: ServerCore, tokens: TokenService, passwords: PasswordRules, pipeline: SignInPipeline,
+         userDeleted: UserDeletedWebhook?) {
+        accounts = core.store.accounts
+        self.tokens = tokens
+        self.passwords = passwords
+        self.pipeline = pipeline
+        self.userDeleted = userDeleted
+        clock = core.clock
+        random = core.random
+        policy = core.policy
+        budgets = core.budgets
+    }
 
     // MARK: Sign-up
 
@@ -41,7 +50,7 @@ public struct AccountService: Sendable {
         } else {
             guard settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
             user.email = try Validation.email(request.email)
-            user.password = try await newPassword(try Validation.newPassword(request.password, by: caller), project: caller.project)
+            user.password = try await passwords.newPassword(request.password, by: caller)
             user.displayName = request.displayName
             provider = ProviderID.password
         }
@@ -57,12 +66,8 @@ public struct AccountService: Sendable {
 
     /// Counts a client's new account against its hourly budget, shared by every node.
     private func admitSignUp(_ caller: Caller) async throws {
-        guard policy.limitsSignUps, let client = caller.clientLimitKey else { return }
-        let now = clock.seconds
-        let hour = now - now % 3600
-        if try await store.incrementCounter("signup:ip-hour:\(caller.projectID):\(client)", windowStart: hour) > signUpLimits.perIPPerHour {
-            throw FlintError(.tooManyAttempts, "Too many accounts created from this address; try again later.")
-        }
+        guard let client = caller.clientLimitKey else { return }
+        try await budgets.spend(.signUpsPerClient, in: caller.projectID, for: client)
     }
 
     /// Admin `createUser`: any profile fields, no tokens.
@@ -77,7 +82,7 @@ public struct AccountService: Sendable {
         user.phoneNumber = try request.phoneNumber.map { try Validation.phoneNumber($0) }
         user.disabled = request.disabled ?? false
         if let password = request.password {
-            user.password = try await newPassword(try Validation.newPassword(password), project: caller.project)
+            user.password = try await passwords.stored(try Validation.newPassword(password), project: caller.project)
         }
         user.mfaFactors = try secondFactors(request.mfaInfo ?? [], from: .signUp)
         try await pipeline.create(user)
@@ -91,7 +96,7 @@ public struct AccountService: Sendable {
         let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
         guard caller.project.settings.signIn.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
         let email = try Validation.email(request.email)
-        let password = try await newPassword(try Validation.newPassword(request.password, by: caller), project: caller.project)
+        let password = try await passwords.newPassword(request.password, by: caller)
         let now = clock.seconds
         let attempt = SignInPipeline.Attempt.reissue(for: verified, provider: ProviderID.password) { [tokens] current in
             try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current)
@@ -118,30 +123,31 @@ public struct AccountService: Sendable {
         let email = try Validation.email(request.email)
         guard let password = request.password, !password.isEmpty else { throw FlintError(.missingPassword) }
         let hidesAccounts = project.settings.improvedEmailPrivacy
-        try await throttle.takeAttempt(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
+        // The address's try is taken before the password is compared, whether an account has the address or not.
+        let triesSubject = "\(email):\(caller.clientLimitKey ?? "")"
+        try await budgets.spend(.passwordTries, in: caller.projectID, for: triesSubject)
 
-        let found = try await store.user(projectID: caller.projectID, email: email)
+        let found = try await accounts.user(projectID: caller.projectID, email: email)
         // No account, no password, or one too long to be anyone's: refused after the work of a real check (on at
         // most `maximumLength` bytes), so response times do not reveal which emails exist.
         guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt,
               password.utf8.count <= PasswordHasher.maximumLength
         else {
-            let bounded = String(decoding: password.utf8.prefix(PasswordHasher.maximumLength), as: UTF8.self)
-            _ = try await hasher.hash(password: bounded, salt: Data(random.bytes(12)), project: project)
+            try await passwords.checkNothing(password, project: project)
             // Firebase: "the password is invalid or the user does not have a password".
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : found == nil ? .emailNotFound : .invalidPassword)
         }
-        guard try await matches(password, hash: hash, salt: salt, of: user, project: project) else {
+        guard try await passwords.matches(password, hash: hash, salt: salt, of: user, project: project) else {
             throw FlintError(hidesAccounts ? .invalidLoginCredentials : .invalidPassword)
         }
-        try await throttle.recordSuccess(projectID: caller.projectID, email: email, client: caller.clientLimitKey)
+        try await budgets.refund(.passwordTries, in: caller.projectID, for: triesSubject)
         // The right password, but one the enforced policy no longer accepts: with forceUpgradeOnSignin the user must
         // set a new one (a password reset) first.
         if let passwordPolicy = project.settings.passwordPolicy, passwordPolicy.enforced, passwordPolicy.forceUpgradeOnSignIn {
             try passwordPolicy.check(password)
         }
         // An imported hash: now that the password is known, keep it the project's own way.
-        let rehashed = user.importedPasswordHash == nil ? nil : try await newPassword(password, project: project)
+        let rehashed = user.importedPasswordHash == nil ? nil : try await passwords.stored(password, project: project)
         let verifiedHash = hash
         let attempt = SignInPipeline.Attempt(provider: ProviderID.password) { current in
             // The password checked above must still be the account's (not changed since it was read).
@@ -158,16 +164,6 @@ public struct AccountService: Sendable {
         return response
     }
 
-    /// Checks a password against the user's hash: the project's scrypt, or how an imported hash was made.
-    private func matches(_ password: String, hash: String, salt: String, of user: UserAccount, project: Project)
-        async throws -> Bool {
-        if let imported = user.importedPasswordHash {
-            return try await importedPasswords.verify(password: password, hash: hash, salt: salt, parameters: imported,
-                                                      projectID: project.id)
-        }
-        return try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
-    }
-
     // MARK: Lookup
 
     public func lookup(_ request: LookupRequest, caller: Caller) async throws -> LookupResponse {
@@ -178,16 +174,16 @@ public struct AccountService: Sendable {
         guard caller.isAdmin else { throw FlintError(.missingIDToken) }
         var found: [UserAccount] = []
         for localID in request.localId ?? [] {
-            if let user = try await store.user(projectID: caller.projectID, localID: localID) { found.append(user) }
+            if let user = try await accounts.user(projectID: caller.projectID, localID: localID) { found.append(user) }
         }
         for email in request.email ?? [] {
-            if let user = try await store.user(projectID: caller.projectID, email: email.lowercased()) { found.append(user) }
+            if let user = try await accounts.user(projectID: caller.projectID, email: email.lowercased()) { found.append(user) }
         }
         for phone in request.phoneNumber ?? [] {
-            if let user = try await store.user(projectID: caller.projectID, phoneNumber: phone) { found.append(user) }
+            if let user = try await accounts.user(projectID: caller.projectID, phoneNumber: phone) { found.append(user) }
         }
         for federated in request.federatedUserId ?? [] {
-            if let user = try await store.user(projectID: caller.projectID, providerID: federated.providerId,
+            if let user = try await accounts.user(projectID: caller.projectID, providerID: federated.providerId,
                                                rawID: federated.rawId) { found.append(user) }
         }
         var seen = Set<String>()
@@ -198,7 +194,7 @@ public struct AccountService: Sendable {
     /// Admin listing, ordered by local id (`accounts:batchGet`).
     public func list(maxResults: Int?, pageToken: String?, caller: Caller) async throws -> BatchGetResponse {
         let limit = min(max(maxResults ?? 20, 1), 1000)
-        let users = try await store.users(projectID: caller.projectID, afterLocalID: pageToken, limit: limit)
+        let users = try await accounts.users(projectID: caller.projectID, afterLocalID: pageToken, limit: limit)
         let next = users.count == limit ? users.last?.localID : nil
         return BatchGetResponse(users: users.map { UserRecord($0, revealPasswordHash: true) }, nextPageToken: next)
     }
@@ -209,10 +205,11 @@ public struct AccountService: Sendable {
         try await updateAccount(request, caller: caller).response
     }
 
-    /// What `accounts:update` did: the answer, and the address a user replaced, which may undo the change.
+    /// What `accounts:update` did: the answer, and, when a signed-in user (not an anonymous one) set an address,
+    /// the address it had and the account as changed (`ActionCodeService.addressChanged` tells the old address).
     struct UpdateOutcome: Sendable {
         var response: UpdateAccountResponse
-        var replacedEmail: (previous: String, user: UserAccount)?
+        var addressChange: (previous: String?, user: UserAccount)?
     }
 
     func updateAccount(_ request: UpdateAccountRequest, caller: Caller) async throws -> UpdateOutcome {
@@ -242,7 +239,7 @@ public struct AccountService: Sendable {
         // account as stored now, under its lock.
         let email = try request.email.map { try Validation.email($0) }
         let password: StoredPassword? = if let raw = request.password {
-            try await newPassword(try Validation.newPassword(raw, by: caller), project: caller.project)
+            try await passwords.newPassword(raw, by: caller)
         } else {
             nil
         }
@@ -319,10 +316,8 @@ public struct AccountService: Sendable {
         response.idToken = issued?.idToken
         response.refreshToken = issued?.refreshToken
         response.expiresIn = issued?.expiresIn
-        // A signed-in user who replaced an address (not an anonymous user adding one) is told at the old one.
-        if let verified, verified.claims.firebase.signInProvider != ProviderID.anonymous, let previous = verified.user.email,
-           let email, email != previous, user.email == email {
-            return UpdateOutcome(response: response, replacedEmail: (previous, user))
+        if let verified, verified.claims.firebase.signInProvider != ProviderID.anonymous, email != nil {
+            return UpdateOutcome(response: response, addressChange: (verified.user.email, user))
         }
         return UpdateOutcome(response: response)
     }
@@ -362,7 +357,7 @@ public struct AccountService: Sendable {
             try tokens.requireRecentSignIn(verified)
             localID = verified.user.localID
         }
-        guard let deleted = try await store.deleteUser(projectID: caller.projectID, localID: localID) else {
+        guard let deleted = try await accounts.deleteUser(projectID: caller.projectID, localID: localID) else {
             throw FlintError(.userNotFound)
         }
         await userDeleted?.notify(deleted)
@@ -386,7 +381,7 @@ public struct AccountService: Sendable {
         if caller.project.settings.improvedEmailPrivacy {
             return CreateAuthURIResponse(sessionId: sessionID)
         }
-        let candidates = try await store.users(projectID: caller.projectID, emailOrProviderEmail: email)
+        let candidates = try await accounts.users(projectID: caller.projectID, emailOrProviderEmail: email)
         let sharedEmails = caller.project.settings.signIn.allowDuplicateEmails
         guard let user = sharedEmails ? candidates.first(where: { $0.email == email }) : candidates.first else {
             return CreateAuthURIResponse(registered: false, allProviders: [], signinMethods: [], sessionId: sessionID)
@@ -396,14 +391,5 @@ public struct AccountService: Sendable {
         return CreateAuthURIResponse(
             registered: true, allProviders: (ownMethods.isEmpty ? [] : [ProviderID.password]) + providers,
             signinMethods: ownMethods + providers, sessionId: sessionID)
-    }
-
-    // MARK: Helpers
-
-    /// A password credential for `password`, hashed with the project's scrypt and a fresh salt.
-    func newPassword(_ password: String, project: Project) async throws -> StoredPassword {
-        let salt = Data(random.bytes(12))
-        let hash = try await hasher.hash(password: password, salt: salt, project: project)
-        return StoredPassword(hash: hash.base64EncodedString(), salt: salt.base64EncodedString(), updatedAt: clock.milliseconds)
     }
 }

@@ -51,6 +51,14 @@ struct BlockingFunctions: Sendable {
     let tokens: TokenService
     let clock: any FlintClock
     let random: any RandomSource
+
+    init(core: ServerCore, http: OutsideHTTP, keyring: SigningKeyring, tokens: TokenService) {
+        self.http = http
+        self.keyring = keyring
+        self.tokens = tokens
+        clock = core.clock
+        random = core.random
+    }
     /// How long a function may take (`OutsideCallLimits.blockingFunctionTimeout`).
     var timeout: TimeAmount { http.limits.blockingFunctionTimeout }
 

@@ -16,12 +16,21 @@ import FlintWire
 /// Services keep what is theirs: verifying the first factor and finding the account. Account writes
 /// outside a sign-in go through `modify` as well, so every write names its fields and holds the lock.
 struct SignInPipeline: Sendable {
-    let store: Store
+    let accounts: AccountStore
     let tokens: TokenService
     let gate: SecondFactorGate
     let projects: ProjectDirectory
     let blockingFunctions: BlockingFunctions
     let clock: any FlintClock
+
+    init(core: ServerCore, tokens: TokenService, gate: SecondFactorGate, blockingFunctions: BlockingFunctions) {
+        accounts = core.store.accounts
+        self.tokens = tokens
+        self.gate = gate
+        projects = core.projects
+        self.blockingFunctions = blockingFunctions
+        clock = core.clock
+    }
 
     /// One sign-in, or one re-issue of tokens after a change, as a service asks for it.
     struct Attempt: Sendable {
@@ -103,7 +112,7 @@ struct SignInPipeline: Sendable {
         var attempt = attempt
         var decided = AccountChange()
         if attempt.recordsLogin, let functions = try await functions(projectID: projectID, attempt), functions.asks(.beforeSignIn),
-           let current = try await store.user(projectID: projectID, localID: localID), !current.disabled, !challenged(current) {
+           let current = try await accounts.user(projectID: projectID, localID: localID), !current.disabled, !challenged(current) {
             let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt, functions)
             decided = verdict.change
             attempt.sessionClaims = verdict.sessionClaims ?? attempt.sessionClaims
@@ -147,7 +156,7 @@ struct SignInPipeline: Sendable {
         }
         if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
-        try await Self.mappingDuplicates { try await store.createUser(user, session: start.session) }
+        try await Self.mappingDuplicates { try await accounts.createUser(user, session: start.session) }
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
     }
 
@@ -176,20 +185,20 @@ struct SignInPipeline: Sendable {
 
     /// `Store.modifyUser` with the store's unique-constraint errors as Firebase's.
     func modify(projectID: String, localID: String, startingSession session: (@Sendable (UserAccount) -> NewSession?)? = nil,
-                _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Store.Modification? {
+                _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> AccountStore.Modification? {
         try await Self.mappingDuplicates {
-            try await store.modifyUser(projectID: projectID, localID: localID, startingSession: session, decide)
+            try await accounts.modifyUser(projectID: projectID, localID: localID, startingSession: session, decide)
         }
     }
 
     /// Inserts a new account.
     func create(_ user: UserAccount) async throws {
-        try await Self.mappingDuplicates { try await store.createUser(user) }
+        try await Self.mappingDuplicates { try await accounts.createUser(user) }
     }
 
     /// Replaces an account wholesale (an import with `allowOverwrite`).
     func replace(_ user: UserAccount) async throws {
-        try await Self.mappingDuplicates { try await store.replaceUser(user) }
+        try await Self.mappingDuplicates { try await accounts.replaceUser(user) }
     }
 
     private static func mappingDuplicates<T>(_ body: () async throws -> T) async throws -> T {

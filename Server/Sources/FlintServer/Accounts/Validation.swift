@@ -29,6 +29,13 @@ enum Validation {
         return password
     }
 
+    /// Firebase's phone format as clients send it: E.164 once spaces, dots, dashes and brackets are dropped.
+    static func dialledPhoneNumber(_ raw: String?) throws -> String {
+        // Firebase answers a missing number as a malformed one.
+        guard let raw, !raw.isEmpty else { throw FlintError(.invalidPhoneNumber, "Invalid format.") }
+        return try phoneNumber(raw.filter { !" \t.-()".contains($0) })
+    }
+
     /// E.164: `+` and 7 to 15 digits.
     static func phoneNumber(_ raw: String?) throws -> String {
         guard let raw, !raw.isEmpty else { throw FlintError(.invalidPhoneNumber, "Invalid format.") }

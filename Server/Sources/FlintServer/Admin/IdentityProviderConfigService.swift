@@ -12,6 +12,11 @@ struct IdentityProviderConfigService: ProviderConfigKind {
     let projects: ProjectDirectory
     let secrets: SecretBox
 
+    init(core: ServerCore) {
+        projects = core.projects
+        secrets = core.secrets
+    }
+
     /// The providers Flint verifies tokens of.
     static let supported: Set<String> = [ProviderID.apple, ProviderID.facebook, ProviderID.google, ProviderID.gitHub, ProviderID.microsoft]
     /// Providers that cannot verify anything without a client ID, and what the ID is to them.

@@ -11,6 +11,11 @@ struct OIDCProviderConfigService: ProviderConfigKind {
     let projects: ProjectDirectory
     let secrets: SecretBox
 
+    init(core: ServerCore) {
+        projects = core.projects
+        secrets = core.secrets
+    }
+
     static func isOfThisKind(_ id: String) -> Bool { id.hasPrefix(ProviderID.oidcPrefix) }
 
     /// `oidc.` and a name of letters, digits, `-`, `_` and `.`, as Identity Platform takes them.

@@ -7,23 +7,31 @@ import Hummingbird
 /// a path also covers every field below it); without a mask, every field present in the body (see `mask(_:for:)`).
 struct ProjectConfigService: Sendable {
     let projects: ProjectDirectory
-    let store: Store
+    let accounts: AccountStore
     let limits: PhoneLimits
     let policy: ModePolicy
     let clock: any FlintClock
+
+    init(core: ServerCore) {
+        projects = core.projects
+        accounts = core.store.accounts
+        limits = core.configuration.phoneLimits
+        policy = core.policy
+        clock = core.clock
+    }
 
     /// The settings the official emulator's configuration consists of: what a PATCH without a mask replaces
     /// under `ModePolicy.configPatchWithoutMaskReplacesEmulatorSettings`.
     private static let emulatorSettingPaths = ["signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy",
                                                "blockingFunctions"]
 
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         let paths = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/config")
         return [
-            .get(paths, access: .admin, callers: callers) { _, caller in Self.config(of: caller.project) },
+            .get(paths, access: .admin) { _, caller in Self.config(of: caller.project) },
             Endpoint(method: .patch, paths: paths, contract: EndpointContract(
                 credentials: .admin, query: ["updateMask"], request: [.json(ProjectConfig.self)], response: .json(ProjectConfig.self))
-            ) { request, context in
+            ) { request, context, callers in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let change = try await JSONBody.decode(ProjectConfig.self, from: request)
                 let updated = try await update(
@@ -31,7 +39,7 @@ struct ProjectConfigService: Sendable {
                 return try JSONBody.response(Self.config(of: updated))
             },
             // What the SDKs check passwords against before sending them (`validatePassword`).
-            .get(Endpoint.identityToolkitPaths(version: "v2", "passwordPolicy"), callers: callers) { _, caller in
+            .get(Endpoint.identityToolkitPaths(version: "v2", "passwordPolicy")) { _, caller in
                 PasswordPolicy.response(caller.project.settings.passwordPolicy)
             },
         ]
@@ -130,11 +138,11 @@ struct ProjectConfigService: Sendable {
         }
         var checked: [String: String] = [:]
         for (raw, code) in numbers {
-            let number = try PhoneService.phoneNumber(raw)
+            let number = try Validation.dialledPhoneNumber(raw)
             guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw FlintError(.invalidArgument, "The code of test phone number \(number) must be 6 digits.")
             }
-            if previous[number] == nil, try await store.user(projectID: projectID, phoneNumber: number) != nil {
+            if previous[number] == nil, try await accounts.user(projectID: projectID, phoneNumber: number) != nil {
                 throw FlintError(.invalidArgument, "\(number) belongs to a real user and cannot be a test phone number.")
             }
             checked[number] = code

@@ -26,21 +26,21 @@ protocol ProviderConfigKind: Sendable {
 
 extension ProviderConfigKind {
     /// Lists (a page of `pageSize`, at most 100, after `pageToken`), creates, reads, changes and deletes.
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         let collection = Endpoint.projectPaths(version: "v2", Self.collection)
         let item = Endpoint.projectPaths(version: "v2", "\(Self.collection)/:providerId")
         func contract(query: [String] = [], body: Bool = true) -> EndpointContract {
             EndpointContract(credentials: .admin, query: query, request: body ? [.json(Config.self)] : [], response: .json(Config.self))
         }
         /// The caller and the provider the path names, which must exist.
-        @Sendable func existing(_ request: Request, _ context: FlintRequestContext) async throws -> (Caller, String) {
+        @Sendable func existing(_ request: Request, _ context: FlintRequestContext, _ callers: CallerResolver) async throws -> (Caller, String) {
             let caller = try await callers.resolve(request, context: context, access: .admin)
             let id = try Self.providerID(context.parameters.get("providerId"))
             guard caller.project.settings.identityProviders[id] != nil else { throw FlintError(.configurationNotFound, status: .notFound) }
             return (caller, id)
         }
         return [
-            .get(collection, access: .admin, query: ["pageSize", "pageToken"], callers: callers) { request, caller in
+            .get(collection, access: .admin, query: ["pageSize", "pageToken"]) { request, caller in
                 let size = min(100, max(1, request.uri.queryParameters.get("pageSize").flatMap { Int($0) } ?? 100))
                 let after = request.uri.queryParameters.get("pageToken").flatMap { $0.isEmpty ? nil : $0 }
                 let ids = caller.project.settings.identityProviders.keys.filter { Self.isOfThisKind($0) && $0 > (after ?? "") }.sorted()
@@ -49,7 +49,7 @@ extension ProviderConfigKind {
                     caller.project.settings.identityProviders[id].map { Self.config($0, id: id, projectID: caller.projectID) }
                 }, nextPageToken: ids.count > size ? shown.last : nil)
             },
-            Endpoint(method: .post, paths: collection, contract: contract(query: [Self.idParameter])) { request, context in
+            Endpoint(method: .post, paths: collection, contract: contract(query: [Self.idParameter])) { request, context, callers in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let id = try Self.providerID(request.uri.queryParameters.get(Self.idParameter))
                 let body = try await JSONBody.decode(Config.self, from: request)
@@ -58,18 +58,18 @@ extension ProviderConfigKind {
                 }
                 return try JSONBody.response(try await save(id, body, mask: nil, caller: caller))
             },
-            Endpoint(method: .get, paths: item, contract: contract(body: false)) { request, context in
-                let (caller, id) = try await existing(request, context)
+            Endpoint(method: .get, paths: item, contract: contract(body: false)) { request, context, callers in
+                let (caller, id) = try await existing(request, context, callers)
                 return try JSONBody.response(Self.config(caller.project.settings.identityProviders[id]!, id: id, projectID: caller.projectID))
             },
-            Endpoint(method: .patch, paths: item, contract: contract(query: ["updateMask"])) { request, context in
-                let (caller, id) = try await existing(request, context)
+            Endpoint(method: .patch, paths: item, contract: contract(query: ["updateMask"])) { request, context, callers in
+                let (caller, id) = try await existing(request, context, callers)
                 let body = try await JSONBody.decode(Config.self, from: request)
                 let mask = request.uri.queryParameters.get("updateMask").map(UpdateMask.init(_:))
                 return try JSONBody.response(try await save(id, body, mask: mask, caller: caller))
             },
-            Endpoint(method: .delete, paths: item, contract: EndpointContract(credentials: .admin, response: .anyJSONObject)) { request, context in
-                let (caller, id) = try await existing(request, context)
+            Endpoint(method: .delete, paths: item, contract: EndpointContract(credentials: .admin, response: .anyJSONObject)) { request, context, callers in
+                let (caller, id) = try await existing(request, context, callers)
                 try await projects.updateSettings(caller.projectID) { $0.identityProviders[id] = nil }
                 return JSONBody.response(data: Data("{}".utf8))
             },

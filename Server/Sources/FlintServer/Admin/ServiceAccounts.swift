@@ -10,11 +10,19 @@ import Foundation
 /// (`/token`, the OAuth JWT-bearer grant) for a short-lived access token, as Google's client libraries do.
 /// The same keys sign custom tokens (`accounts:signInWithCustomToken`).
 public struct ServiceAccounts: Sendable {
-    let store: Store
+    let store: ServiceAccountStore
     let secrets: SecretBox
     let clock: any FlintClock
     let random: any RandomSource
-    let publicURL: @Sendable () -> String
+    let address: PublicAddress
+
+    init(core: ServerCore) {
+        store = core.store.serviceAccounts
+        secrets = core.secrets
+        clock = core.clock
+        random = core.random
+        address = core.address
+    }
 
     /// The audience of custom tokens (Firebase's).
     public static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
@@ -39,7 +47,7 @@ public struct ServiceAccounts: Sendable {
         public var token_uri: String
     }
 
-    var tokenURI: String { publicURL() + "/token" }
+    var tokenURI: String { address.url + "/token" }
 
     /// Makes a key for `projectID` and returns its key file (the only copy of the private key).
     public func create(projectID: String) async throws -> KeyFile {
@@ -51,7 +59,7 @@ public struct ServiceAccounts: Sendable {
             createdAt: clock.seconds))
         return KeyFile(project_id: projectID, private_key_id: keyID, private_key: key.pkcs8PEMRepresentation,
                        client_email: clientEmail, client_id: String(keyID.prefix(21)),
-                       auth_uri: publicURL() + "/o/oauth2/auth", token_uri: tokenURI)
+                       auth_uri: address.url + "/o/oauth2/auth", token_uri: tokenURI)
     }
 
     /// Claims of a JWT a service account signed.

@@ -153,3 +153,14 @@ public struct ModePolicy: Sendable, Equatable {
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }
+
+extension ModePolicy {
+    /// The delivery a mode uses: the configured one, or in a mode that makes no outside calls (the emulator) the log's,
+    /// whatever the configuration says; blocking functions are called in every mode, within the configured bounds.
+    func deliveryConfiguration(_ configured: DeliveryConfiguration) -> DeliveryConfiguration {
+        guard !makesOutsideCalls else { return configured }
+        var logged = DeliveryConfiguration()
+        logged.limits = configured.limits
+        return logged
+    }
+}

@@ -17,7 +17,7 @@ public struct Project: Sendable {
 /// whether another node may have written since (`Store.externalChangeToken`, free on SQLite) and then
 /// checks that version (one indexed lookup), so a change made on any node holds here from its next request on.
 public final class ProjectDirectory: Sendable {
-    private let store: Store
+    private let store: SettingsStore
     private let secrets: SecretBox
     private let random: any RandomSource
     private let clock: any FlintClock
@@ -36,9 +36,9 @@ public final class ProjectDirectory: Sendable {
         var token: Int64?
     }
 
-    public init(store: Store, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, policy: ModePolicy,
+    public init(settings: SettingsStore, secrets: SecretBox, random: any RandomSource, clock: any FlintClock, policy: ModePolicy,
                 defaultAuthorizedDomains: [String]) {
-        self.store = store
+        store = settings
         self.secrets = secrets
         self.random = random
         self.clock = clock

@@ -7,11 +7,19 @@ import Foundation
 /// accepts unsigned tokens (and `{"uid":…}` JSON), as the official emulator does. Like Firebase, custom
 /// tokens skip the second factor: the minting server vouches for the user.
 public struct CustomTokenService: Sendable {
-    let store: Store
+    let accounts: AccountStore
     let pipeline: SignInPipeline
     let serviceAccounts: ServiceAccounts
     let clock: any FlintClock
     let policy: ModePolicy
+
+    init(core: ServerCore, pipeline: SignInPipeline, serviceAccounts: ServiceAccounts) {
+        accounts = core.store.accounts
+        self.pipeline = pipeline
+        self.serviceAccounts = serviceAccounts
+        clock = core.clock
+        policy = core.policy
+    }
 
     /// What a custom token says: the user, the developer claims, and the tenant it is for (`tenant_id`).
     private struct Claims: Decodable {
@@ -51,7 +59,7 @@ public struct CustomTokenService: Sendable {
         attempt.sessionClaims = sessionClaims
         var isNewUser = false
         let outcome: SignInPipeline.Outcome
-        if try await store.user(projectID: caller.projectID, localID: uid) != nil {
+        if try await accounts.user(projectID: caller.projectID, localID: uid) != nil {
             outcome = try await pipeline.signIn(uid, projectID: caller.projectID, attempt)
         } else {
             do {
@@ -92,9 +100,9 @@ public struct CustomTokenService: Sendable {
 }
 
 extension CustomTokenService {
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         [
-            .json(Endpoint.accountPaths("signInWithCustomToken", legacy: "verifyCustomToken"), callers: callers) {
+            .json(Endpoint.accountPaths("signInWithCustomToken", legacy: "verifyCustomToken")) {
                 (body: SignInWithCustomTokenRequest, caller) in try await signIn(body, caller: caller)
             },
         ]

@@ -60,7 +60,7 @@ public final class EmailOutbox: Service, Sendable {
 
     private let sender: any EmailSender
     private let settings: Settings
-    private let store: Store
+    private let store: OutboxStore
     private let secrets: SecretBox
     private let usage: UsageCounters
     private let logger: Logger
@@ -68,13 +68,13 @@ public final class EmailOutbox: Service, Sendable {
     private let queueInput: AsyncStream<(number: Int, message: EmailMessage)>.Continuation
     private let state = NIOLockedValueBox(State())
 
-    init(sender: any EmailSender, settings: Settings, store: Store, secrets: SecretBox, usage: UsageCounters, logger: Logger) {
+    init(core: ServerCore, sender: any EmailSender, usage: UsageCounters) {
         self.sender = sender
-        self.settings = settings
-        self.store = store
-        self.secrets = secrets
+        settings = core.configuration.delivery.emailOutbox
+        store = core.store.outbox
+        secrets = core.secrets
         self.usage = usage
-        self.logger = logger
+        logger = core.logger
         (queue, queueInput) = AsyncStream.makeStream(
             of: (number: Int, message: EmailMessage).self, bufferingPolicy: .bufferingOldest(settings.capacity))
     }

@@ -4,15 +4,16 @@ import Hummingbird
 
 /// The email action codes' addresses: v1 names, the iOS SDK's v3 names, and the admin `projects/{p}/…` forms.
 extension ActionCodeService {
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         [
-            .json(Endpoint.accountPaths("sendOobCode", legacy: "getOobConfirmationCode"), callers: callers) {
+            .json(Endpoint.accountPaths("sendOobCode", legacy: "getOobConfirmationCode"),
+                  budgets: [.emailsPerClient, .emailsPerAddress]) {
                 (body: SendOobCodeRequest, caller) in try await sendOobCode(body, caller: caller)
             },
-            .json(Endpoint.accountPaths("signInWithEmailLink", legacy: "emailLinkSignin"), callers: callers) {
+            .json(Endpoint.accountPaths("signInWithEmailLink", legacy: "emailLinkSignin")) {
                 (body: SignInWithEmailLinkRequest, caller) in try await signInWithEmailLink(body, caller: caller)
             },
-            .json(Endpoint.accountPaths("resetPassword", legacy: "resetPassword"), callers: callers) {
+            .json(Endpoint.accountPaths("resetPassword", legacy: "resetPassword")) {
                 (body: ResetPasswordRequest, caller) in try await resetPassword(body, caller: caller)
             },
         ]
@@ -24,11 +25,11 @@ extension ActionCodeService {
     /// applies the code and answers `{"authEmulator":{"success"|"error": …}}`, or for sign-in links (and
     /// any link with a `continueUrl`) redirects there with the link's parameters, which is how a link
     /// reaches the app.
-    func emulatorActionEndpoint(defaultProjectID: String, callers: CallerResolver) -> Endpoint {
+    func emulatorActionEndpoint(defaultProjectID: String) -> Endpoint {
         Endpoint(method: .get, paths: ["/emulator/action"],
-                 contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang", "tenantId"])) { request, _ in
+                 contract: .page(query: ["mode", "oobCode", "apiKey", "continueUrl", "lang", "tenantId"])) { request, _, callers in
             let query = request.uri.queryParameters
-            let project = try await projects.ensureProject(defaultProjectID)
+            let project = try await core.projects.ensureProject(defaultProjectID)
             let caller = try await callers.scoped(Caller(project: project, isAdmin: false, apiKey: query.get("apiKey")),
                                                   toTenant: query.get("tenantId").flatMap { $0.isEmpty ? nil : $0 })
             let continueURL = query.get("continueUrl").flatMap { $0.isEmpty ? nil : $0 }

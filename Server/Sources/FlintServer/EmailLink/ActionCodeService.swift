@@ -8,18 +8,31 @@ import Foundation
 /// Codes are 240 random bits, stored only as SHA-256, single use (the consuming DELETE lets one caller
 /// through) and expire per kind as Firebase's do.
 public struct ActionCodeService: Sendable {
-    let store: Store
+    let core: ServerCore
+    let accounts: AccountStore
+    let codes: CodeStore
     let tokens: TokenService
-    let accounts: AccountService
-    let projects: ProjectDirectory
+    let passwords: PasswordRules
     /// Emails are queued, not sent inside the request (see `EmailOutbox`).
     let outbox: EmailOutbox
     let pipeline: SignInPipeline
-    let clock: any FlintClock
-    let random: any RandomSource
-    let limits: EmailLimits
-    let policy: ModePolicy
-    let publicURL: @Sendable () -> String
+    /// `beforeSendEmail` is asked before sign-in and reset mails.
+    let blockingFunctions: BlockingFunctions
+    var clock: any FlintClock { core.clock }
+    var random: any RandomSource { core.random }
+    var policy: ModePolicy { core.policy }
+
+    init(core: ServerCore, tokens: TokenService, passwords: PasswordRules, outbox: EmailOutbox, pipeline: SignInPipeline,
+         blockingFunctions: BlockingFunctions) {
+        self.core = core
+        accounts = core.store.accounts
+        codes = core.store.codes
+        self.tokens = tokens
+        self.passwords = passwords
+        self.outbox = outbox
+        self.pipeline = pipeline
+        self.blockingFunctions = blockingFunctions
+    }
 
     /// How long each kind of code lives, in seconds.
     static func lifetime(of type: OobRequestType) -> Int64 {
@@ -49,10 +62,10 @@ public struct ActionCodeService: Sendable {
                 throw FlintError(.invalidArgument, "canHandleCodeInApp must be true for EMAIL_SIGNIN")
             }
             let address = try Validation.email(request.email)
-            target = (address, nil, try await store.user(projectID: caller.projectID, email: address))
+            target = (address, nil, try await accounts.user(projectID: caller.projectID, email: address))
         case .passwordReset:
             let address = try Validation.email(request.email)
-            target = (address, nil, try await store.user(projectID: caller.projectID, email: address))
+            target = (address, nil, try await accounts.user(projectID: caller.projectID, email: address))
         case .verifyEmail:
             let user = try await user(of: request, caller: caller)
             guard let address = user.email else { throw FlintError(.missingEmail) }
@@ -61,7 +74,7 @@ public struct ActionCodeService: Sendable {
             guard let newEmail = request.newEmail, !newEmail.isEmpty else { throw FlintError(.missingNewEmail) }
             let user = try await user(of: request, caller: caller, changingCredentials: true)
             let address = try Validation.email(newEmail)
-            if let owner = try await store.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
+            if let owner = try await accounts.user(projectID: caller.projectID, email: address), owner.localID != user.localID {
                 throw FlintError(.emailExists)
             }
             // As Firebase keeps it: `email` is the current address, `newEmail` the one to change to.
@@ -72,7 +85,7 @@ public struct ActionCodeService: Sendable {
 
         // The mail goes to the address being proved: the new one for a change.
         let recipient = type == .verifyAndChangeEmail ? (target.newEmail ?? target.email) : target.email
-        if !returnLink, policy.limitsEmailSends {
+        if !returnLink {
             try await outbox.refusing(.rateLimit, projectID: caller.projectID) { try await admit(address: recipient, caller: caller) }
         }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
@@ -83,7 +96,7 @@ public struct ActionCodeService: Sendable {
 
         // A project's beforeSendEmail function may refuse a sign-in or reset mail before any code exists.
         if !returnLink, let emailType = Self.blockingFunctionEmailType(type) {
-            try await pipeline.blockingFunctions.beforeSending(
+            try await blockingFunctions.beforeSending(
                 .email(address: recipient, type: emailType), in: caller.project.realm, settings: settings.blockingFunctions)
         }
         let issued = try await issue(
@@ -113,7 +126,7 @@ public struct ActionCodeService: Sendable {
         -> UserAccount {
         guard let idToken = request.idToken, !idToken.isEmpty else {
             guard caller.isAdmin else { throw FlintError(changingCredentials ? .missingIDToken : .invalidIDToken) }
-            guard let user = try await store.user(projectID: caller.projectID, email: try Validation.email(request.email)) else {
+            guard let user = try await accounts.user(projectID: caller.projectID, email: try Validation.email(request.email)) else {
                 throw FlintError(.userNotFound)
             }
             return user
@@ -130,7 +143,7 @@ public struct ActionCodeService: Sendable {
         let link = try await link(for: type, code: code, caller: caller, continueURL: continueURL, base: linkBase,
                                   wrapForApp: wrapForApp)
         let now = clock.milliseconds
-        try await store.insertOobCode(OobCodeRecord(
+        try await codes.insertOobCode(OobCodeRecord(
             id: Self.id(of: code), projectID: caller.projectID, requestType: type, email: email, newEmail: newEmail,
             localID: localID, createdAt: now, expiresAt: now + Self.lifetime(of: type) * 1000,
             emulatorCode: policy.servesEmulatorEndpoints ? code : nil, emulatorLink: policy.servesEmulatorEndpoints ? link : nil))
@@ -142,13 +155,8 @@ public struct ActionCodeService: Sendable {
     /// emulator's own `/emulator/action`, as the official emulator does.
     private func link(for type: OobRequestType, code: String, caller: Caller, continueURL: String?, base: String?,
                       wrapForApp: Bool) async throws -> String {
-        let apiKey: String
-        if let key = caller.apiKey, !key.isEmpty {
-            apiKey = key
-        } else {
-            apiKey = policy.acceptsAnyAPIKey ? "fake-api-key" : try await projects.firstAPIKey(projectID: caller.projectID)
-        }
-        let root = base ?? publicURL()
+        let apiKey = if let key = caller.apiKey, !key.isEmpty { key } else { try await core.apiKey(forProject: caller.projectID) }
+        let root = base ?? core.publicURL
         let parameters: [(String, String?)] = [
             ("apiKey", apiKey), ("mode", Self.mode(of: type)), ("oobCode", code), ("continueUrl", continueURL),
             ("lang", caller.locale.map { SMSText.resolve($0) }), ("tenantId", caller.project.realm.tenantID),
@@ -171,18 +179,10 @@ public struct ActionCodeService: Sendable {
             text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
     }
 
-    /// Per-IP and per-address budgets, in the shared store.
+    /// The client's budget, then the address's.
     private func admit(address: String, caller: Caller) async throws {
-        let now = clock.seconds
-        let hour = now - now % 3600
-        if let client = caller.clientLimitKey,
-           try await store.incrementCounter("email:ip-hour:\(caller.projectID):\(client)", windowStart: hour) > limits.perIPPerHour {
-            throw FlintError(.tooManyAttempts, "Too many emails requested from this address.")
-        }
-        if try await store.incrementCounter("email:address-hour:\(caller.projectID):\(address)", windowStart: hour)
-            > limits.perAddressPerHour {
-            throw FlintError(.tooManyAttempts, "Too many emails sent to this address.")
-        }
+        if let client = caller.clientLimitKey { try await core.budgets.spend(.emailsPerClient, in: caller.projectID, for: client) }
+        try await core.budgets.spend(.emailsPerAddress, in: caller.projectID, for: address)
     }
 
     // MARK: Signing in with a link
@@ -203,7 +203,7 @@ public struct ActionCodeService: Sendable {
             // A link adds the proved address to the signed-in account (replacing another one is a change of
             // address: it needs a recent sign-in and ends the other sessions).
             let verified = try await tokens.verifyIDToken(idToken, projectID: caller.projectID)
-            if let owner = try await store.user(projectID: caller.projectID, email: email), owner.localID != verified.user.localID {
+            if let owner = try await accounts.user(projectID: caller.projectID, email: email), owner.localID != verified.user.localID {
                 throw FlintError(.emailExists)
             }
             let now = clock.seconds
@@ -218,7 +218,7 @@ public struct ActionCodeService: Sendable {
             let outcome = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
             return Self.response(outcome, isNewUser: false)
         }
-        if let user = try await store.user(projectID: caller.projectID, email: email) {
+        if let user = try await accounts.user(projectID: caller.projectID, email: email) {
             return try await signIn(user.localID, provedEmail: email, caller: caller)
         }
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
@@ -229,7 +229,7 @@ public struct ActionCodeService: Sendable {
             return Self.response(try await pipeline.signIn(creating: user, .init(provider: provider)), isNewUser: true)
         } catch let error as FlintError where error.is(.emailExists) {
             // Another request created the account a moment ago: sign in to it.
-            guard let winner = try await store.user(projectID: caller.projectID, email: email) else { throw FlintError.internalError }
+            guard let winner = try await accounts.user(projectID: caller.projectID, email: email) else { throw FlintError.internalError }
             return try await signIn(winner.localID, provedEmail: email, caller: caller)
         }
     }
@@ -265,7 +265,7 @@ public struct ActionCodeService: Sendable {
                 email: record.requestType == .emailSignIn ? nil : record.email, newEmail: record.newEmail,
                 requestType: record.requestType)
         }
-        let password = try await accounts.newPassword(try Validation.newPassword(newPassword, by: caller), project: caller.project)
+        let password = try await passwords.newPassword(newPassword, by: caller)
         let record = try await useCode(request.oobCode, caller: caller, expecting: [.passwordReset]) { _ in }
         let now = clock.seconds
         // The reset proves the address (a stranger's credentials on an unverified one go); every older session ends.
@@ -284,7 +284,7 @@ public struct ActionCodeService: Sendable {
     public func apply(oobCode: String?, caller: Caller) async throws -> UpdateAccountResponse {
         let record = try await useCode(oobCode, caller: caller, expecting: [.verifyEmail, .verifyAndChangeEmail, .recoverEmail]) { _ in }
         if record.requestType == .verifyAndChangeEmail, let changed = record.newEmail,
-           let holder = try await store.user(projectID: caller.projectID, email: changed), holder.localID != record.localID {
+           let holder = try await accounts.user(projectID: caller.projectID, email: changed), holder.localID != record.localID {
             throw FlintError(.emailExists)
         }
         let now = clock.seconds
@@ -310,10 +310,8 @@ public struct ActionCodeService: Sendable {
             }
         }
         let user = modified.after
-        // The old address may undo a change.
-        if record.requestType == .verifyAndChangeEmail, let previous = modified.before.email, let changed = record.newEmail,
-           previous != changed {
-            try await sendRecovery(to: previous, undoing: changed, user: user, caller: caller)
+        if record.requestType == .verifyAndChangeEmail {
+            try await addressChanged(from: modified.before.email, to: user, caller: caller)
         }
         var response = UpdateAccountResponse(localId: user.localID)
         response.kind = "identitytoolkit#SetAccountInfoResponse"
@@ -325,8 +323,15 @@ public struct ActionCodeService: Sendable {
         return response
     }
 
+    /// The one rule of address changes: an address replaced by another (not one set where there was none) is
+    /// mailed a link that puts it back.
+    func addressChanged(from previous: String?, to user: UserAccount, caller: Caller) async throws {
+        guard let previous, let changed = user.email, previous != changed else { return }
+        try await sendRecovery(to: previous, undoing: changed, user: user, caller: caller)
+    }
+
     /// Mails the old address a link that puts it back (best effort: the change stands if the mail fails).
-    func sendRecovery(to previous: String, undoing changed: String, user: UserAccount, caller: Caller) async throws {
+    private func sendRecovery(to previous: String, undoing changed: String, user: UserAccount, caller: Caller) async throws {
         let issued = try await issue(
             .recoverEmail, email: previous, newEmail: changed, localID: user.localID, caller: caller, continueURL: nil,
             linkBase: nil, wrapForApp: false)
@@ -339,7 +344,7 @@ public struct ActionCodeService: Sendable {
     /// A live code of this project (not used up); INVALID_OOB_CODE / EXPIRED_OOB_CODE otherwise.
     func liveCode(_ code: String?, caller: Caller) async throws -> OobCodeRecord {
         guard let code, !code.isEmpty else { throw FlintError(.missingOobCode) }
-        guard let record = try await store.oobCode(id: Self.id(of: code), projectID: caller.projectID) else {
+        guard let record = try await codes.oobCode(id: Self.id(of: code), projectID: caller.projectID) else {
             throw FlintError(.invalidOobCode)
         }
         // An expired code stays until the janitor's sweep, so every late try is told it expired.
@@ -353,19 +358,19 @@ public struct ActionCodeService: Sendable {
         let record = try await liveCode(code, caller: caller)
         guard types.contains(record.requestType) else { throw FlintError(.invalidOobCode) }
         try check(record)
-        guard try await store.consumeOobCode(id: record.id) else { throw FlintError(.invalidOobCode) }
+        guard try await codes.consumeOobCode(id: record.id) else { throw FlintError(.invalidOobCode) }
         return record
     }
 
     /// Applies `decide` to the account a code is for (by id, else by address); a disabled one is refused.
     @discardableResult
     private func changeOwner(of record: OobCodeRecord, caller: Caller,
-                             _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Store.Modification {
+                             _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> AccountStore.Modification {
         let localID: String?
         if let id = record.localID {
             localID = id
         } else {
-            localID = try await store.user(projectID: caller.projectID, email: record.email)?.localID
+            localID = try await accounts.user(projectID: caller.projectID, email: record.email)?.localID
         }
         guard let localID, let modified = try await pipeline.modify(projectID: caller.projectID, localID: localID, { current in
             if current.disabled { throw FlintError(.userDisabled) }

@@ -3,9 +3,17 @@ import Hummingbird
 
 /// The Firebase Auth emulator's own endpoints (emulator mode only; they need no credentials, as there).
 struct EmulatorRoutes: Sendable {
-    let store: Store
+    let accounts: AccountStore
+    let codes: CodeStore
     let projects: ProjectDirectory
     let projectConfig: ProjectConfigService
+
+    init(core: ServerCore, projectConfig: ProjectConfigService) {
+        accounts = core.store.accounts
+        codes = core.store.codes
+        projects = core.projects
+        self.projectConfig = projectConfig
+    }
 
     /// `GET/PATCH /emulator/v1/projects/{p}/config`: the official emulator's two settings.
     struct EmulatorConfig: Codable, Sendable {
@@ -21,13 +29,13 @@ struct EmulatorRoutes: Sendable {
                      contract: .init(credentials: .none, response: .anyJSONObject)) { _, context in
                 let projectID = try Self.projectID(context)
                 try await projects.ensureProject(projectID)
-                try await store.deleteAllAccounts(projectID: projectID)
+                try await accounts.deleteAllAccounts(projectID: projectID)
                 return JSONBody.response(data: Data("{}".utf8))
             },
             Endpoint(method: .get, paths: Self.paths("verificationCodes"),
                      contract: .init(credentials: .none, response: .json(VerificationCodesResponse.self))) { _, context in
                 let projectID = try Self.projectID(context)
-                let codes = try await store.emulatorVerificationCodes(projectID: projectID).compactMap { record in
+                let codes = try await codes.emulatorVerificationCodes(projectID: projectID).compactMap { record in
                     record.emulatorSessionInfo.flatMap { sessionInfo in
                         record.emulatorCode.map {
                             VerificationCodesResponse.Entry(phoneNumber: record.phoneNumber, sessionInfo: sessionInfo, code: $0)
@@ -38,7 +46,7 @@ struct EmulatorRoutes: Sendable {
             },
             Endpoint(method: .get, paths: Self.paths("oobCodes"),
                      contract: .init(credentials: .none, response: .json(OobCodesResponse.self))) { _, context in
-                let codes = try await store.emulatorOobCodes(projectID: try Self.projectID(context)).compactMap { record in
+                let codes = try await codes.emulatorOobCodes(projectID: try Self.projectID(context)).compactMap { record in
                     record.emulatorCode.flatMap { code in
                         record.emulatorLink.map {
                             OobCodesResponse.Entry(email: record.email, requestType: record.requestType, oobCode: code,

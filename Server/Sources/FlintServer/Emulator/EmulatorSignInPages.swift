@@ -17,7 +17,7 @@ import Hummingbird
 /// Both have strict headers: scripts and styles by hash only, every shown value HTML-escaped (display names are
 /// anyone's input), the chooser never framed, the frame only by the project's authorized domains.
 struct EmulatorSignInPages: Sendable {
-    let store: Store
+    let accounts: AccountStore
     let callers: CallerResolver
 
     static let handlerPath = "/emulator/auth/handler"
@@ -45,7 +45,7 @@ struct EmulatorSignInPages: Sendable {
               providerID.utf8.count <= 128
         else { return Self.refusal("missing apiKey or providerId query parameters") }
         guard let project = try await callers.project(forAPIKey: apiKey) else { return Self.refusal("invalid apiKey") }
-        let identities = try await store.identities(projectID: project.id, providerID: providerID, limit: Self.listedAccounts)
+        let identities = try await accounts.identities(projectID: project.id, providerID: providerID, limit: Self.listedAccounts)
         let html = Self.chooser(provider: providerID.prefix(1).uppercased() + providerID.dropFirst(), identities: identities)
         return Self.response(html, contentSecurityPolicy: [
             "default-src 'none'", "script-src '\(HostedPage.hash(EmulatorSignInScripts.handler))'",

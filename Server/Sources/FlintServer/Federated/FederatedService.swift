@@ -4,7 +4,7 @@ import Foundation
 /// The rules of federated sign-in (`accounts:signInWithIdp`): check what the provider vouches for, then
 /// find, create or link the account the way Firebase does with one account per email address.
 public struct FederatedService: Sendable {
-    let store: Store
+    let accounts: AccountStore
     let tokens: TokenService
     let secrets: SecretBox
     let apple: AppleSignIn
@@ -19,6 +19,24 @@ public struct FederatedService: Sendable {
     let clock: any FlintClock
     let random: any RandomSource
     let policy: ModePolicy
+
+    init(core: ServerCore, tokens: TokenService, providers: ProviderClients, pipeline: SignInPipeline) {
+        accounts = core.store.accounts
+        self.tokens = tokens
+        secrets = core.secrets
+        apple = providers.apple
+        facebook = providers.facebook
+        self.providers = providers.codeFlow
+        codeFlow = AuthorizationCodeFlow(
+            sessions: core.singleUseTokens(purpose: "federated-code-flow-session", lifetimeSeconds: 600),
+            providers: providers.codeFlow, secrets: core.secrets, http: providers.http, random: core.random)
+        appleID = providers.appleID
+        pendingCredentials = core.singleUseTokens(purpose: "federated-pending-credential", lifetimeSeconds: 3600)
+        self.pipeline = pipeline
+        clock = core.clock
+        random = core.random
+        policy = core.policy
+    }
 
     /// What a `pendingToken` carries: an identity a provider vouched for, to finish a sign-in or link
     /// after a conflict without the provider's (possibly single-use) token.
@@ -169,13 +187,13 @@ public struct FederatedService: Sendable {
         let sharedEmails = caller.project.settings.signIn.allowDuplicateEmails
         if let linking { return try await link(identity, to: linking, sharedEmails: sharedEmails, caller: caller) }
         let projectID = caller.projectID
-        if let owner = try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID) {
+        if let owner = try await accounts.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID) {
             return .existing(localID: owner.localID, signIn(identity))
         }
         // Re-authentication (`autoCreate: false`) never creates or takes over an account.
         if request.autoCreate == false { throw FlintError(.userNotFound) }
 
-        if !sharedEmails, let email = identity.email, let holder = try await store.user(projectID: projectID, email: email) {
+        if !sharedEmails, let email = identity.email, let holder = try await accounts.user(projectID: projectID, email: email) {
             return takeOverOrConfirm(holder, identity: identity)
         }
         var user = UserAccount(projectID: projectID, localID: random.localID(), createdAt: clock.milliseconds)
@@ -228,11 +246,11 @@ public struct FederatedService: Sendable {
     /// none (and the project keeps one account per email); an address the provider vouches for is verified.
     private func link(_ identity: ProviderIdentity, to verified: TokenService.VerifiedIDToken, sharedEmails: Bool,
                       caller: Caller) async throws -> Resolution {
-        if try await store.user(projectID: caller.projectID, providerID: identity.providerID, rawID: identity.rawID) != nil {
+        if try await accounts.user(projectID: caller.projectID, providerID: identity.providerID, rawID: identity.rawID) != nil {
             throw FlintError(.federatedUserIDAlreadyLinked)
         }
         if !sharedEmails, let email = identity.email, verified.user.email != email,
-           let holder = try await store.user(projectID: caller.projectID, email: email), holder.localID != verified.user.localID {
+           let holder = try await accounts.user(projectID: caller.projectID, email: email), holder.localID != verified.user.localID {
             throw FlintError(.emailExists)
         }
         return .existing(localID: verified.user.localID, .reissue(for: verified, provider: identity.providerID) { [tokens] current in

@@ -27,46 +27,37 @@ public struct ServerEnvironment: Sendable {
     }
 }
 
-/// The Flint server: its store, keys, services and HTTP routes, assembled from a configuration.
+/// The Flint server: its core and features (built by `ServerAssembly`), its lifecycle and its one router.
 public final class AuthServer: Sendable {
-    public let configuration: ServerConfiguration
-    public let store: Store
-    public let keyring: SigningKeyring
-    public let projects: ProjectDirectory
-    public let tokens: TokenService
-    public let accounts: AccountService
-    public let phone: PhoneService
-    public let actionCodes: ActionCodeService
-    public let federated: FederatedService
-    public let multiFactor: MultiFactorService
-    /// Production mode's admin credentials (and custom-token signers).
-    public let serviceAccounts: ServiceAccounts
-    public let customTokens: CustomTokenService
-    let identityProviderConfigs: IdentityProviderConfigService
-    let oidcProviderConfigs: OIDCProviderConfigService
-    let projectConfig: ProjectConfigService
-    let tenants: TenantService
-    public let delivery: DeliveryServices
-    /// Per-day counts of sign-ins, SMS and emails, for the console.
-    public let usage: UsageCounters
-    let appVerifier: AppVerifier
-    /// Who is signed in to the web console.
-    let consoleSessions: ConsoleSessions
-    let proofOfWork: ProofOfWork
-    public let logger: Logger
-    /// Requests, latencies and the rest, served at the management listener's `/metrics`.
-    public var metrics: ServerMetrics { telemetry.metrics }
-    /// The metrics and the tracer that the middleware, the store and the outside-call clients measure with.
-    let telemetry: Telemetry
-    private let boundPublicURL = NIOLockedValueBox<String?>(nil)
+    /// The primitives every feature is built from.
+    let core: ServerCore
+    /// The features, wired.
+    let assembly: ServerAssembly
     private let boundManagementPort = NIOLockedValueBox<Int?>(nil)
     private let runningGroup = NIOLockedValueBox<ServiceGroup?>(nil)
-    /// Sweeps expired codes and old counters while the server runs.
-    let janitor: Janitor
-    /// Sends action emails after the requests that queue them have been answered.
-    public let emailOutbox: EmailOutbox
 
-    /// Opens the store (migrating it), loads or creates the signing keys and the default project.
+    public var configuration: ServerConfiguration { core.configuration }
+    public var store: Store { core.store }
+    public var projects: ProjectDirectory { core.projects }
+    public var logger: Logger { core.logger }
+    public var keyring: SigningKeyring { assembly.keyring }
+    public var tokens: TokenService { assembly.tokens }
+    public var accounts: AccountService { assembly.accounts }
+    /// Production mode's admin credentials (and custom-token signers).
+    public var serviceAccounts: ServiceAccounts { assembly.serviceAccounts }
+    public var delivery: DeliveryServices { assembly.delivery }
+    /// Per-day counts of sign-ins, SMS and emails, for the console.
+    public var usage: UsageCounters { assembly.usage }
+    /// Sends action emails after the requests that queue them have been answered.
+    public var emailOutbox: EmailOutbox { assembly.emailOutbox }
+    /// Sweeps expired codes and old counters while the server runs.
+    var janitor: Janitor { assembly.janitor }
+    var projectConfig: ProjectConfigService { assembly.projectConfig }
+    var tenants: TenantService { assembly.tenants }
+    /// Requests, latencies and the rest, served at the management listener's `/metrics`.
+    public var metrics: ServerMetrics { core.telemetry.metrics }
+
+    /// Opens the store (migrating it), then the core (master key, default project) and the features (signing keys).
     public static func open(configuration: ServerConfiguration, environment: ServerEnvironment = .init(),
                             logger: Logger = Logger(label: "flint")) async throws -> AuthServer {
         let telemetry = Telemetry(metrics: ServerMetrics(), tracer: environment.tracer)
@@ -74,150 +65,26 @@ public final class AuthServer: Sendable {
             databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger,
             telemetry: telemetry)
         do {
-            return try await AuthServer(configuration: configuration, store: store, telemetry: telemetry,
-                                        environment: environment, logger: logger)
+            let core = try await ServerCore.open(
+                configuration: configuration, store: store, telemetry: telemetry, environment: environment, logger: logger)
+            return AuthServer(core: core, assembly: try await ServerAssembly.assemble(core))
         } catch {
             try? await store.close()
             throw error
         }
     }
 
-    private init(configuration: ServerConfiguration, store: Store, telemetry: Telemetry, environment: ServerEnvironment,
-                 logger: Logger) async throws {
-        self.configuration = configuration
-        self.store = store
-        self.telemetry = telemetry
-        self.logger = logger
-        let secrets = SecretBox(masterKey: try SecretBox.loadMasterKey(
-            environment: environment.variables, dataDirectory: configuration.dataDirectory, random: environment.random))
-        janitor = Janitor(store: store, metrics: telemetry.metrics, clock: environment.clock,
-                          refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds, logger: logger)
-        usage = UsageCounters(store: store, clock: environment.clock, metrics: telemetry.metrics, logger: logger)
-        keyring = SigningKeyring(store: store, secrets: secrets, clock: environment.clock, logger: logger)
-        try await keyring.start()
-        let publicHost = URLComponents(string: configuration.resolvedPublicURL(boundPort: configuration.port))?.host
-        projects = ProjectDirectory(
-            store: store, secrets: secrets, random: environment.random, clock: environment.clock,
-            policy: configuration.policy, defaultAuthorizedDomains: Array(Set(["localhost", publicHost ?? "localhost"])).sorted())
-        try await projects.ensureProject(configuration.projectID)
-        let boundPublicURL = self.boundPublicURL
-        let policy = configuration.policy
-        tokens = TokenService(
-            keyring: keyring, secrets: secrets, refreshTokenIdleSeconds: configuration.refreshTokenIdleSeconds, store: store, clock: environment.clock, random: environment.random, usage: usage,
-            policy: policy, issuerPrefix: {
-                // The emulator's issuer is Google's, so Admin SDKs in emulator mode accept the tokens.
-                policy.usesGoogleIssuers ? "https://securetoken.google.com/"
-                    : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)) + "/"
-            },
-            sessionIssuerPrefix: {
-                // Likewise for session cookies; production's are Flint's own, signed by the same keys.
-                policy.usesGoogleIssuers ? "https://session.firebase.google.com/"
-                    : (boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port))
-                        + "/session/"
-            })
-        // The emulator makes no outside calls: codes go to the log whatever the configuration says.
-        var deliveryConfiguration = configuration.delivery
-        if !policy.makesOutsideCalls {
-            deliveryConfiguration = DeliveryConfiguration()
-            // Blocking functions are called in emulator mode too, within the configured bounds.
-            deliveryConfiguration.limits = configuration.delivery.limits
-        }
-        delivery = try DeliveryServices.make(deliveryConfiguration, telemetry: telemetry, clock: environment.clock, logger: logger)
-        emailOutbox = EmailOutbox(sender: delivery.email, settings: configuration.delivery.emailOutbox, store: store,
-                                  secrets: secrets, usage: usage, logger: logger)
-        let secondFactorGate = SecondFactorGate(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
-        let pipeline = SignInPipeline(
-            store: store, tokens: tokens, gate: secondFactorGate, projects: projects,
-            blockingFunctions: BlockingFunctions(http: delivery.http, keyring: keyring, tokens: tokens, clock: environment.clock,
-                                                 random: environment.random),
-            clock: environment.clock)
-        accounts = AccountService(
-            store: store, tokens: tokens, hasher: PasswordHasher(),
-            importedPasswords: ImportedPasswords(secrets: secrets, threadPool: .singleton), pipeline: pipeline,
-            userDeleted: delivery.userDeleted, clock: environment.clock, random: environment.random, policy: policy,
-            signUpLimits: configuration.signUpLimits)
-        proofOfWork = ProofOfWork(secrets: secrets, store: store, clock: environment.clock, random: environment.random)
-        appVerifier = AppVerifier(
-            store: store, clock: environment.clock, random: environment.random, delivery: delivery,
-            proofOfWork: proofOfWork, policy: policy, logger: logger)
-        phone = PhoneService(
-            store: store, tokens: tokens,
-            codes: VerificationCodes(
-                store: store, clock: environment.clock, random: environment.random, limits: configuration.phoneLimits,
-                policy: policy),
-            proofs: TemporaryProofs(secrets: secrets, store: store, clock: environment.clock, random: environment.random),
-            limits: SendLimits(store: store, clock: environment.clock, limits: configuration.phoneLimits),
-            appVerifier: appVerifier, sms: delivery.sms, usage: usage, pipeline: pipeline, clock: environment.clock,
-            random: environment.random, policy: policy)
-        multiFactor = MultiFactorService(
-            store: store, tokens: tokens, phone: phone, gate: secondFactorGate, pipeline: pipeline, secrets: secrets,
-            totpEnrollments: SingleUseTokens(
-                secrets: secrets, store: store, clock: environment.clock, random: environment.random,
-                purpose: "totp-enrollment", lifetimeSeconds: 1800),
-            clock: environment.clock, random: environment.random)
-        identityProviderConfigs = IdentityProviderConfigService(projects: projects, secrets: secrets)
-        oidcProviderConfigs = OIDCProviderConfigService(projects: projects, secrets: secrets)
-        projectConfig = ProjectConfigService(projects: projects, store: store, limits: configuration.phoneLimits, policy: policy,
-                                             clock: environment.clock)
-        tenants = TenantService(projects: projects, projectConfig: projectConfig, policy: policy, random: environment.random)
-        let publicURLForKeys = boundPublicURL
-        serviceAccounts = ServiceAccounts(
-            store: store, secrets: secrets, clock: environment.clock, random: environment.random,
-            publicURL: { publicURLForKeys.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
-        consoleSessions = ConsoleSessions(
-            serviceAccounts: serviceAccounts, store: store, secrets: secrets, clock: environment.clock,
-            random: environment.random, policy: policy, defaultProjectID: configuration.projectID)
-        customTokens = CustomTokenService(
-            store: store, pipeline: pipeline, serviceAccounts: serviceAccounts, clock: environment.clock, policy: policy)
-        let providers = configuration.identityProviderEndpoints
-        let http = delivery.http
-        let providerTokenKeys = { (url: String) in
-            IdentityTokenVerifier(keys: JWKSCache(url: url, http: http, clock: environment.clock), clock: environment.clock)
-        }
-        let codeFlowProviders = CodeFlowProviders(
-            google: GoogleSignIn(
-                verifier: providerTokenKeys(providers.googleJWKSURL), issuers: providers.googleIssuers,
-                oauth: GoogleOAuthClient(
-                    tokenInfoURL: providers.googleTokenInfoURL, userInfoURL: providers.googleUserInfoURL, http: http),
-                authorizationURL: providers.googleAuthorizationURL, tokenURL: providers.googleTokenURL),
-            gitHub: GitHubSignIn(webURL: providers.gitHubURL, apiURL: providers.gitHubAPIURL, http: http),
-            microsoft: MicrosoftSignIn(loginURL: providers.microsoftLoginURL, issuerTemplate: providers.microsoftIssuerTemplate,
-                                       verifier: providerTokenKeys(providers.microsoftJWKSURL)),
-            oidc: OIDCSignIn(http: http, clock: environment.clock))
-        federated = FederatedService(
-            store: store, tokens: tokens, secrets: secrets,
-            apple: AppleSignIn(verifier: providerTokenKeys(providers.appleJWKSURL), issuers: providers.appleIssuers),
-            facebook: FacebookSignIn(
-                graph: FacebookGraphClient(baseURL: providers.facebookGraphURL, http: http),
-                limitedLogin: providerTokenKeys(providers.facebookJWKSURL), issuers: providers.facebookIssuers),
-            providers: codeFlowProviders,
-            codeFlow: AuthorizationCodeFlow(
-                sessions: SingleUseTokens(
-                    secrets: secrets, store: store, clock: environment.clock, random: environment.random,
-                    purpose: "federated-code-flow-session", lifetimeSeconds: 600),
-                providers: codeFlowProviders, secrets: secrets, http: http, random: environment.random),
-            appleID: AppleIDClient(baseURL: providers.appleBaseURL, http: http, clock: environment.clock),
-            pendingCredentials: SingleUseTokens(
-                secrets: secrets, store: store, clock: environment.clock, random: environment.random,
-                purpose: "federated-pending-credential", lifetimeSeconds: 3600),
-            pipeline: pipeline, clock: environment.clock, random: environment.random, policy: policy)
-        let publicURLBox = boundPublicURL
-        actionCodes = ActionCodeService(
-            store: store, tokens: tokens, accounts: accounts, projects: projects, outbox: emailOutbox, pipeline: pipeline,
-            clock: environment.clock, random: environment.random, limits: configuration.emailLimits, policy: policy,
-            publicURL: { publicURLBox.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port) })
+    private init(core: ServerCore, assembly: ServerAssembly) {
+        self.core = core
+        self.assembly = assembly
     }
 
     /// The external base URL (the configured one, or `http://host:boundPort` once bound).
-    public var publicURL: String {
-        boundPublicURL.withLockedValue { $0 } ?? configuration.resolvedPublicURL(boundPort: configuration.port)
-    }
+    public var publicURL: String { core.publicURL }
 
-    /// An API key clients can use: in production the default project's first key (created if missing);
-    /// in emulator mode any non-empty key works, so a conventional placeholder.
+    /// An API key clients can use (see `ServerCore.apiKey(forProject:)`).
     public func defaultAPIKey() async throws -> String {
-        if configuration.policy.acceptsAnyAPIKey { return "fake-api-key" }
-        return try await projects.firstAPIKey(projectID: configuration.projectID)
+        try await core.apiKey(forProject: configuration.projectID)
     }
 
     /// Applies a v2 project-config change (the fields `updateMask` names, or all present ones), as an
@@ -235,13 +102,13 @@ public final class AuthServer: Sendable {
     /// `google.com`), as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
     public func configureIdentityProvider(_ projectID: String, _ providerID: String, _ config: DefaultSupportedIdpConfig)
         async throws -> DefaultSupportedIdpConfig {
-        try await configure(identityProviderConfigs, projectID, providerID, config)
+        try await configure(assembly.identityProviderConfigs, projectID, providerID, config)
     }
 
     /// Creates or replaces an OpenID Connect provider (`oidc.…`), as an admin `POST`/`PATCH …/oauthIdpConfigs` would.
     public func configureOIDCProvider(_ projectID: String, _ providerID: String, _ config: OAuthIdpConfig)
         async throws -> OAuthIdpConfig {
-        try await configure(oidcProviderConfigs, projectID, providerID, config)
+        try await configure(assembly.oidcProviderConfigs, projectID, providerID, config)
     }
 
     private func configure<Kind: ProviderConfigKind>(_ kind: Kind, _ projectID: String, _ providerID: String,
@@ -256,7 +123,7 @@ public final class AuthServer: Sendable {
     /// alongside and stop after everything else (a span exporter, which then sends the last spans).
     public func run(handleSignals: Bool = true, alongside services: [any Service] = [],
                     onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let boundPublicURL = self.boundPublicURL
+        let address = core.address
         let configuration = self.configuration
         let (managementListens, managementBound) = AsyncStream<Void>.makeStream()
         let app = Application(
@@ -265,7 +132,7 @@ public final class AuthServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "flint"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                boundPublicURL.withLockedValue { $0 = configuration.resolvedPublicURL(boundPort: port) }
+                address.bind(port: port)
                 if configuration.management != nil { for await _ in managementListens { break } }
                 await onRunning(port)
             },
@@ -312,67 +179,35 @@ public final class AuthServer: Sendable {
 
     /// The OpenAPI document of the server's endpoints.
     var openAPIDocument: OpenAPIDocument {
-        OpenAPIDocument(endpoints: makeEndpoints(), mode: configuration.policy.mode, serverURL: publicURL)
-    }
-
-    /// `GET /`: whether the server is up, in the emulator's shape in emulator mode (the emulator UI asks).
-    private var statusEndpoint: Endpoint {
-        let mode = configuration.policy.mode
-        return Endpoint(method: .get, paths: ["/"], contract: .init(credentials: .none, response: .anyJSONObject)) { _, _ in
-            let status: JSONValue = mode == .emulator
-                ? ["authEmulator": ["ready": true, "docs": "https://firebase.google.com/docs/emulator-suite", "apiSpec": "/emulator/openapi.json"]]
-                : ["flint": ["ready": true, "mode": "production"]]
-            return try JSONBody.response(status)
-        }
+        OpenAPIDocument(endpoints: assembly.endpoints, mode: configuration.policy.mode, serverURL: publicURL)
     }
 
     /// One routing table: every feature's endpoints under all their aliases.
     private func makeRouter() -> Router<FlintRequestContext> {
         let router = Router(context: FlintRequestContext.self)
-        router.add(middleware: TelemetryMiddleware(telemetry: telemetry))
+        router.add(middleware: TelemetryMiddleware(telemetry: core.telemetry))
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         router.add(middleware: CacheGenerationMiddleware())
         router.add(middleware: RequestClientMiddleware(trustedProxies: configuration.trustedProxies))
-        for endpoint in makeEndpoints() {
+        let callers = assembly.callers
+        for endpoint in assembly.endpoints {
+            let handle = endpoint.handle
+            #if DEBUG
+            // Debug builds (the tests) check that every budget a request spends is one its route declares.
+            let declared = Set(endpoint.budgets.map(\.name))
+            let serve: @Sendable (Request, FlintRequestContext) async throws -> Response = { request, context in
+                try await BudgetLedger.$declaredByRoute.withValue(declared) { try await handle(request, context, callers) }
+            }
+            #else
+            let serve: @Sendable (Request, FlintRequestContext) async throws -> Response = { request, context in
+                try await handle(request, context, callers)
+            }
+            #endif
             for path in endpoint.paths {
-                router.on(RouterPath(path), method: endpoint.method, use: endpoint.handle)
+                router.on(RouterPath(path), method: endpoint.method, use: serve)
             }
         }
         return router
-    }
-
-    /// Every feature's endpoints, the OpenAPI document's own included.
-    private func makeEndpoints() -> [Endpoint] {
-        let callers = CallerResolver(
-            projects: projects, policy: configuration.policy, defaultProjectID: configuration.projectID,
-            serviceAccounts: serviceAccounts)
-        var endpoints = accounts.endpoints(callers: callers, actionCodes: actionCodes, federated: federated)
-        endpoints += actionCodes.endpoints(callers: callers)
-        endpoints += identityProviderConfigs.endpoints(callers: callers)
-        endpoints += oidcProviderConfigs.endpoints(callers: callers)
-        endpoints += federated.endpoints(callers: callers)
-        endpoints += multiFactor.endpoints(callers: callers)
-        endpoints += serviceAccounts.endpoints
-        endpoints += customTokens.endpoints(callers: callers)
-        endpoints += phone.endpoints(callers: callers, appVerifier: appVerifier)
-        endpoints += projectConfig.endpoints(callers: callers)
-        endpoints += tenants.endpoints(callers: callers)
-        endpoints += TokenRoutes(tokens: tokens, keyring: keyring, callers: callers, publicURL: { self.publicURL }).endpoints
-        endpoints += HostedRoutes(
-            proofOfWork: proofOfWork, signIn: SignInHandler(federated: federated, callers: callers, publicURL: { self.publicURL }),
-            callers: callers).endpoints
-        endpoints += ActionRoutes(callers: callers, publicURL: { self.publicURL }).endpoints
-        endpoints += ConsoleRoutes(
-            sessions: consoleSessions, accounts: accounts, projects: projects, store: store, projectConfig: projectConfig,
-            identityProviders: identityProviderConfigs, usage: usage, maxTestNumbers: configuration.phoneLimits.maxTestNumbers, publicURL: { self.publicURL }).endpoints
-        endpoints += WellKnownRoutes(projects: projects, defaultProjectID: configuration.projectID).endpoints
-        if configuration.policy.servesEmulatorEndpoints {
-            endpoints += EmulatorRoutes(store: store, projects: projects, projectConfig: projectConfig).endpoints
-            endpoints += EmulatorSignInPages(store: store, callers: callers).endpoints
-            endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: configuration.projectID, callers: callers))
-        }
-        endpoints.append(statusEndpoint)
-        return OpenAPIRoutes.adding(to: endpoints, policy: configuration.policy, publicURL: { self.publicURL })
     }
 }

@@ -37,6 +37,13 @@ struct CallerResolver: Sendable {
     let defaultProjectID: String
     let serviceAccounts: ServiceAccounts
 
+    init(core: ServerCore, serviceAccounts: ServiceAccounts) {
+        projects = core.projects
+        policy = core.policy
+        defaultProjectID = core.configuration.projectID
+        self.serviceAccounts = serviceAccounts
+    }
+
     /// - Parameter projectID: the project the request names other than in its path (the legacy v3 admin calls'
     ///   `targetProjectId`); like a path's, for admin callers only.
     /// - Parameter inPathTenant: whether a tenant the path names (`…/tenants/{t}/…`) scopes the call; the tenant

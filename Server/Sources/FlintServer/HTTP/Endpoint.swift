@@ -1,15 +1,33 @@
 import FlintWire
 import Hummingbird
 
-/// One operation of the server under every address clients use for it.
+/// One operation of the server under every address clients use for it, with the budgets that guard it.
 struct Endpoint: Sendable {
-    typealias Handler = @Sendable (Request, FlintRequestContext) async throws -> Response
+    /// A handler gets the router's one caller resolver, so routes need not carry it.
+    typealias Handler = @Sendable (Request, FlintRequestContext, CallerResolver) async throws -> Response
 
     let method: HTTPRequest.Method
     let paths: [String]
     /// What it takes and answers, for the OpenAPI document.
     let contract: EndpointContract
+    /// The limits this endpoint spends (see `Budget`), named here so a reader of the route table sees them.
+    var budgets: [Budget] = []
     let handle: Handler
+
+    init(method: HTTPRequest.Method, paths: [String], contract: EndpointContract, budgets: [Budget] = [],
+         handle: @escaping Handler) {
+        self.method = method
+        self.paths = paths
+        self.contract = contract
+        self.budgets = budgets
+        self.handle = handle
+    }
+
+    /// An endpoint whose handler resolves no caller (pages, public documents).
+    init(method: HTTPRequest.Method, paths: [String], contract: EndpointContract,
+         handle: @escaping @Sendable (Request, FlintRequestContext) async throws -> Response) {
+        self.init(method: method, paths: paths, contract: contract) { request, context, _ in try await handle(request, context) }
+    }
 }
 
 extension Endpoint {
@@ -42,11 +60,11 @@ extension Endpoint {
     /// `targetProjectId` is for admin callers only, as in Firebase.
     static func json<Body: Decodable & SendableMetatype, Result: Codable & SendableMetatype>(
         method: HTTPRequest.Method = .post, _ paths: [String], access: Access = .apiKey, query: [String] = [],
-        callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
+        budgets: [Budget] = [], _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
         let contract = EndpointContract(
             credentials: .init(access), query: query, request: [.json(Body.self)], response: .json(Result.self))
-        return Endpoint(method: method, paths: paths, contract: contract) { request, context in
+        return Endpoint(method: method, paths: paths, contract: contract, budgets: budgets) { request, context, callers in
             let resolved = try await callers.resolve(request, context: context, access: access)
             let body = try await JSONBody.decode(Body.self, from: request)
             let caller = try await callers.scoped(resolved, body: body, context: context)
@@ -62,10 +80,10 @@ extension Endpoint {
     static func targetingProject<
         Body: Decodable & TargetProjectScopedRequest & SendableMetatype, Result: Codable & SendableMetatype
     >(
-        legacy name: String, callers: CallerResolver, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
+        legacy name: String, _ operation: @escaping @Sendable (Body, Caller) async throws -> Result
     ) -> Endpoint {
         let contract = EndpointContract(credentials: .admin, request: [.json(Body.self)], response: .json(Result.self))
-        return Endpoint(method: .post, paths: legacyPaths(name), contract: contract) { request, context in
+        return Endpoint(method: .post, paths: legacyPaths(name), contract: contract) { request, context, callers in
             let body = try await JSONBody.decode(Body.self, from: request)
             guard let projectID = body.targetProjectId, !projectID.isEmpty else { throw FlintError(.insufficientPermission) }
             let resolved = try await callers.resolve(request, context: context, access: .admin, projectID: projectID)
@@ -76,11 +94,11 @@ extension Endpoint {
 
     /// A GET operation that needs the caller but no body; `query` names the query parameters it reads.
     static func get<Result: Codable & SendableMetatype>(
-        _ paths: [String], access: Access = .apiKey, query: [String] = [], callers: CallerResolver,
+        _ paths: [String], access: Access = .apiKey, query: [String] = [],
         _ operation: @escaping @Sendable (Request, Caller) async throws -> Result
     ) -> Endpoint {
         let contract = EndpointContract(credentials: .init(access), query: query, response: .json(Result.self))
-        return Endpoint(method: .get, paths: paths, contract: contract) { request, context in
+        return Endpoint(method: .get, paths: paths, contract: contract) { request, context, callers in
             // A GET names its tenant in the path or in the `tenantId` query parameter.
             let resolved = try await callers.resolve(request, context: context, access: access)
             let caller = try await callers.scoped(

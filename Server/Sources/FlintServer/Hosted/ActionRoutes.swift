@@ -13,7 +13,7 @@ import NIOCore
 struct ActionRoutes: Sendable {
     let callers: CallerResolver
     /// The server's external base URL (`AuthServer.publicURL`).
-    let publicURL: @Sendable () -> String
+    let address: PublicAddress
 
     static let actionPath = "/__/auth/action"
     static let linksPath = "/__/auth/links"
@@ -94,7 +94,7 @@ struct ActionRoutes: Sendable {
             return true
         }
         // The configured public URL.
-        if let base = URLComponents(string: publicURL()), base.scheme?.lowercased() == scheme,
+        if let base = URLComponents(string: address.url), base.scheme?.lowercased() == scheme,
            base.host?.lowercased() == host, (base.port ?? defaultPort) == (port ?? defaultPort) {
             return true
         }

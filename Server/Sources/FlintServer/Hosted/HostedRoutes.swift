@@ -39,7 +39,7 @@ struct HostedRoutes: Sendable {
                 if SignInHandler.handles(request.uri.queryParameters) { return try await routes.signIn.page(request) }
                 return try await routes.page(request)
             },
-            .json([Self.verifyPath], callers: callers) { (body: VerifyRequest, caller) in
+            .json([Self.verifyPath]) { (body: VerifyRequest, caller) in
                 try await routes.verify(body, caller: caller)
             },
         ]

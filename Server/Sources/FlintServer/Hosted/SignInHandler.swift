@@ -21,7 +21,7 @@ struct SignInHandler: Sendable {
     let federated: FederatedService
     let callers: CallerResolver
     /// The server's external base URL (`AuthServer.publicURL`).
-    let publicURL: @Sendable () -> String
+    let address: PublicAddress
 
     /// The iOS SDK's redirect flow.
     static let appAuthType = "signInWithRedirect"
@@ -84,7 +84,7 @@ struct SignInHandler: Sendable {
                 throw FlintError(.invalidArgument, "customParameters must be a JSON object of strings.")
             }
             let authURI = try await federated.startRedirectFlow(
-                providerID: (query.get("providerId") ?? "").lowercased(), redirectURI: publicURL() + HostedRoutes.handlerPath,
+                providerID: (query.get("providerId") ?? "").lowercased(), redirectURI: address.url + HostedRoutes.handlerPath,
                 sessionHash: sessionHash, scopes: (query.get("scopes") ?? "").split(separator: ",").map(String.init),
                 customParameters: customParameters, handlerReturn: destination, caller: caller)
             return Self.redirect(to: authURI)
@@ -125,7 +125,7 @@ struct SignInHandler: Sendable {
             fields.append(("firebaseError", String(decoding: try JSONEncoder().encode(body), as: UTF8.self)))
         }
         if let scheme = destination.callbackScheme {
-            let deepLink = publicURL() + Self.callbackPath + "?" + FormURLEncoding.encode(fields)
+            let deepLink = address.url + Self.callbackPath + "?" + FormURLEncoding.encode(fields)
             return Self.redirect(to: "\(scheme)://firebaseauth/link?" + FormURLEncoding.encode([("deep_link_id", deepLink)]))
         }
         guard let page = destination.webRedirectURL, var url = URLComponents(string: page) else {

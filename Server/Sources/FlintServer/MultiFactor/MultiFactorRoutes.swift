@@ -3,22 +3,22 @@ import Hummingbird
 
 /// Multi-factor addresses: `v2/accounts/mfaEnrollment:{start,finalize,withdraw}` and `v2/accounts/mfaSignIn:{start,finalize}`.
 extension MultiFactorService {
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         func paths(_ name: String) -> [String] { Endpoint.identityToolkitPaths(version: "v2", "accounts/\(name)") }
         return [
-            .json(paths("mfaEnrollment:start"), callers: callers) { (body: StartMFAEnrollmentRequest, caller) in
+            .json(paths("mfaEnrollment:start"), budgets: Budget.smsSends) { (body: StartMFAEnrollmentRequest, caller) in
                 try await startEnrollment(body, caller: caller)
             },
-            .json(paths("mfaEnrollment:finalize"), callers: callers) { (body: FinalizeMFAEnrollmentRequest, caller) in
+            .json(paths("mfaEnrollment:finalize"), budgets: [.totpTries]) { (body: FinalizeMFAEnrollmentRequest, caller) in
                 try await finalizeEnrollment(body, caller: caller)
             },
-            .json(paths("mfaEnrollment:withdraw"), callers: callers) { (body: WithdrawMFARequest, caller) in
+            .json(paths("mfaEnrollment:withdraw")) { (body: WithdrawMFARequest, caller) in
                 try await withdraw(body, caller: caller)
             },
-            .json(paths("mfaSignIn:start"), callers: callers) { (body: StartMFASignInRequest, caller) in
+            .json(paths("mfaSignIn:start"), budgets: Budget.smsSends) { (body: StartMFASignInRequest, caller) in
                 try await startSignIn(body, caller: caller)
             },
-            .json(paths("mfaSignIn:finalize"), callers: callers) { (body: FinalizeMFASignInRequest, caller) in
+            .json(paths("mfaSignIn:finalize"), budgets: [.totpTries]) { (body: FinalizeMFASignInRequest, caller) in
                 try await finalizeSignIn(body, caller: caller)
             },
         ]

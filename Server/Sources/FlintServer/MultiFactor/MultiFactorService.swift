@@ -5,24 +5,35 @@ import Foundation
 /// with one after the first factor (`v2/accounts/mfaSignIn:*`). Phone factors reuse phone sign-in's
 /// codes, fictional numbers, app verification and limits; TOTP factors follow RFC 6238.
 public struct MultiFactorService: Sendable {
-    let store: Store
+    let accounts: AccountStore
+    let counters: CounterStore
     let tokens: TokenService
-    let phone: PhoneService
+    let phoneCodes: PhoneCodes
     let gate: SecondFactorGate
     let pipeline: SignInPipeline
     let secrets: SecretBox
     /// TOTP enrollment sessions: the new secret, sealed into the `sessionInfo` until finalize.
     let totpEnrollments: SingleUseTokens<TOTPEnrollment>
+    let budgets: BudgetLedger
     let clock: any FlintClock
     let random: any RandomSource
 
+    init(core: ServerCore, tokens: TokenService, phoneCodes: PhoneCodes, gate: SecondFactorGate, pipeline: SignInPipeline) {
+        accounts = core.store.accounts
+        counters = core.store.counters
+        self.tokens = tokens
+        self.phoneCodes = phoneCodes
+        self.gate = gate
+        self.pipeline = pipeline
+        secrets = core.secrets
+        totpEnrollments = core.singleUseTokens(purpose: "totp-enrollment", lifetimeSeconds: 1800)
+        budgets = core.budgets
+        clock = core.clock
+        random = core.random
+    }
+
     /// Firebase's limit on enrolled factors per user.
     static let maximumFactors = 5
-    /// Wrong TOTP codes allowed per factor in `totpFailureWindow` seconds.
-    static let maximumTOTPFailures: Int64 = 5
-    static let totpFailureWindow: Int64 = 300
-    static let enrollmentPurpose = "mfaEnrollment"
-    static let signInPurpose = "mfaSignIn"
     /// First factors a second factor cannot be added to (`firebase.sign_in_provider`).
     static let ineligibleFirstFactors: Set<String> = [ProviderID.anonymous, ProviderID.phone, ProviderID.custom, "gc.apple.com"]
     static let phoneAlreadyEnrolled = FlintError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
@@ -41,10 +52,10 @@ public struct MultiFactorService: Sendable {
         let settings = caller.project.settings.multiFactor
         if let info = request.phoneEnrollmentInfo {
             guard settings.phone else { throw FlintError(.operationNotAllowed, "SMS multi-factor is disabled for this project.") }
-            let number = try PhoneService.phoneNumber(info.phoneNumber)
+            let number = try Validation.dialledPhoneNumber(info.phoneNumber)
             if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw Self.phoneAlreadyEnrolled }
-            let sessionInfo = try await phone.deliverCode(
-                to: number, appCheck: info, caller: caller, purpose: Self.enrollmentPurpose)
+            let sessionInfo = try await phoneCodes.deliver(
+                to: number, appCheck: info, caller: caller, purpose: .multiFactorEnrollment)
             return StartMFAEnrollmentResponse(phoneSessionInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
         }
         if request.totpEnrollmentInfo != nil {
@@ -68,8 +79,8 @@ public struct MultiFactorService: Sendable {
         let enrollmentID = random.localID()
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
-            let number = try await phone.codes.redeem(
-                sessionInfo: info.sessionInfo, code: info.code, projectID: caller.projectID, purpose: Self.enrollmentPurpose)
+            let number = try await phoneCodes.redeem(
+                sessionInfo: info.sessionInfo, code: info.code, caller: caller, purpose: .multiFactorEnrollment)
             if user.mfaFactors.contains(where: { $0.phoneNumber == number }) { throw Self.phoneAlreadyEnrolled }
             factor = SecondFactor(enrollmentID: enrollmentID, kind: .phone, displayName: request.displayName,
                                   phoneNumber: number, enrolledAt: clock.milliseconds)
@@ -171,8 +182,8 @@ public struct MultiFactorService: Sendable {
             throw FlintError(.invalidArgument, "mfaSignIn:start sends SMS codes; this factor is not a phone.")
         }
         // The SDK sends the masked hint as the number; the code goes to the enrolled number.
-        let sessionInfo = try await phone.deliverCode(
-            to: number, appCheck: request.phoneSignInInfo ?? PhoneMFAInfo(), caller: caller, purpose: Self.signInPurpose)
+        let sessionInfo = try await phoneCodes.deliver(
+            to: number, appCheck: request.phoneSignInInfo ?? PhoneMFAInfo(), caller: caller, purpose: .multiFactorSignIn)
         return StartMFASignInResponse(phoneResponseInfo: PhoneSessionInfo(sessionInfo: sessionInfo))
     }
 
@@ -180,8 +191,8 @@ public struct MultiFactorService: Sendable {
         let (pending, user) = try await pendingSignIn(request.mfaPendingCredential, caller: caller)
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
-            let number = try await phone.codes.redeem(
-                sessionInfo: info.sessionInfo, code: info.code, projectID: caller.projectID, purpose: Self.signInPurpose)
+            let number = try await phoneCodes.redeem(
+                sessionInfo: info.sessionInfo, code: info.code, caller: caller, purpose: .multiFactorSignIn)
             guard let match = user.mfaFactors.first(where: { $0.kind == .phone && $0.phoneNumber == number }) else {
                 throw FlintError(.mfaEnrollmentNotFound)
             }
@@ -192,7 +203,7 @@ public struct MultiFactorService: Sendable {
             let secret = try secrets.open(sealed, context: Self.secretContext(user, enrollmentID: factor.enrollmentID))
             let step = try await checkTOTP(
                 info.verificationCode, secret: secret,
-                failureKey: "\(user.projectID):\(user.localID):\(factor.enrollmentID)", caller: caller)
+                failureKey: "\(user.localID):\(factor.enrollmentID)", caller: caller)
             try await spend(step, enrollmentID: factor.enrollmentID, user: user)
         } else {
             throw FlintError(.invalidArgument, "phoneVerificationInfo or totpVerificationInfo is required.")
@@ -219,7 +230,7 @@ public struct MultiFactorService: Sendable {
         guard let pending = gate.pendingSignIns.open(credential), pending.payload.projectID == caller.projectID,
               gate.pendingSignIns.isLive(pending), !(try await gate.pendingSignIns.isSpent(pending))
         else { throw FlintError(.invalidMFAPendingCredential) }
-        guard let user = try await store.user(projectID: caller.projectID, localID: pending.payload.localID) else {
+        guard let user = try await accounts.user(projectID: caller.projectID, localID: pending.payload.localID) else {
             throw FlintError(.userNotFound)
         }
         return (pending, user)
@@ -235,29 +246,24 @@ public struct MultiFactorService: Sendable {
 
     // MARK: TOTP codes
 
-    /// The step `code` belongs to, within the project's window. Tries are counted under `failureKey` (the
-    /// factor, or the enrollment session), each taken before the comparison in one atomic increment, so
-    /// parallel guesses get no more comparisons than sequential ones: five in five minutes, then every code
-    /// is refused until the window passes, so six digits cannot be guessed. A right code gives them back.
+    /// The step `code` belongs to, within the project's window. Tries are spent from `Budget.totpTries` under
+    /// `failureKey` (the factor, or the enrollment session), each before the comparison, so parallel guesses get no
+    /// more comparisons than sequential ones. A right code gives them back.
     private func checkTOTP(_ code: String?, secret: Data, failureKey: String, caller: Caller) async throws -> Int64 {
         guard let code, !code.isEmpty else { throw FlintError(.missingTOTPCode) }
         let now = clock.seconds
-        let tries = "totp-failures:\(failureKey)"
-        let window = now - now % Self.totpFailureWindow
-        guard try await store.incrementCounter(tries, windowStart: window) <= Self.maximumTOTPFailures else {
-            throw FlintError(.tooManyAttempts)
-        }
+        try await budgets.spend(.totpTries, in: caller.projectID, for: failureKey)
         guard let step = TOTP.matchingStep(
             of: code, secret: secret, now: now, window: caller.project.settings.multiFactor.totpAdjacentIntervals)
         else { throw FlintError(.invalidCode) }
-        try await store.resetCounter(tries)
+        try await budgets.refund(.totpTries, in: caller.projectID, for: failureKey)
         return step
     }
 
     /// Marks a code's step used for this factor, on every node; a second use (a replay) is refused.
     private func spend(_ step: Int64, enrollmentID: String, user: UserAccount) async throws {
         let bucket = "totp-step:\(user.projectID):\(user.localID):\(enrollmentID):\(step)"
-        guard try await store.incrementCounter(bucket, windowStart: step * TOTP.period) == 1 else {
+        guard try await counters.incrementCounter(bucket, windowStart: step * TOTP.period) == 1 else {
             throw FlintError(.invalidCode, "This code has been used already.")
         }
     }

@@ -30,9 +30,8 @@ struct SecondFactorGate: Sendable {
 
     let pendingSignIns: SingleUseTokens<PendingSignIn>
 
-    init(secrets: SecretBox, store: Store, clock: any FlintClock, random: any RandomSource) {
-        pendingSignIns = SingleUseTokens(secrets: secrets, store: store, clock: clock, random: random,
-                                         purpose: "mfa-pending-credential", lifetimeSeconds: Self.lifetimeSeconds)
+    init(core: ServerCore) {
+        pendingSignIns = core.singleUseTokens(purpose: "mfa-pending-credential", lifetimeSeconds: Self.lifetimeSeconds)
     }
 
     /// The challenge for `user` if it has second factors, else nil (tokens may be issued).

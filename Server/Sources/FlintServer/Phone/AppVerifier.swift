@@ -6,13 +6,23 @@ import Logging
 /// silent-push receipt and secret (iOS), or a captcha token (Flint's proof of work or a siteverify
 /// service). Emulator mode accepts anything, as the official emulator does.
 struct AppVerifier: Sendable {
-    let store: Store
+    let store: CodeStore
     let clock: any FlintClock
     let random: any RandomSource
     let delivery: DeliveryServices
     let proofOfWork: ProofOfWork
     let policy: ModePolicy
     let logger: Logger
+
+    init(core: ServerCore, delivery: DeliveryServices, proofOfWork: ProofOfWork) {
+        store = core.store.codes
+        clock = core.clock
+        random = core.random
+        self.delivery = delivery
+        self.proofOfWork = proofOfWork
+        policy = core.policy
+        logger = core.logger
+    }
 
     /// How long a pushed receipt and secret stay usable. They may be reused until then (the SDK caches
     /// them), which spares a push per code; the send limits still apply to every code.

@@ -12,7 +12,7 @@ import Foundation
 /// sweep of old windows removes it only once it is useless.
 public struct ProofOfWork: Sendable {
     private let secrets: SecretBox
-    private let store: Store
+    private let counters: CounterStore
     private let clock: any FlintClock
     private let random: any RandomSource
 
@@ -27,11 +27,15 @@ public struct ProofOfWork: Sendable {
     /// Longer challenges and tokens cannot be ours and are refused before opening.
     static let maximumSealedLength = 1024
 
-    public init(secrets: SecretBox, store: Store, clock: any FlintClock, random: any RandomSource) {
+    public init(secrets: SecretBox, counters: CounterStore, clock: any FlintClock, random: any RandomSource) {
         self.secrets = secrets
-        self.store = store
+        self.counters = counters
         self.clock = clock
         self.random = random
+    }
+
+    init(core: ServerCore) {
+        self.init(secrets: core.secrets, counters: core.store.counters, clock: core.clock, random: core.random)
     }
 
     private struct Content: Codable {
@@ -61,7 +65,7 @@ public struct ProofOfWork: Sendable {
         guard Self.leadingZeroBits(of: challenge, nonce: nonce) >= content.bits else {
             throw ProofOfWorkError.insufficientWork
         }
-        let uses = try await store.incrementCounter("pow-challenge:\(content.id)", windowStart: content.expiresAt)
+        let uses = try await counters.incrementCounter("pow-challenge:\(content.id)", windowStart: content.expiresAt)
         guard uses == 1 else { throw ProofOfWorkError.alreadyUsed }
         let token = Content(id: content.id, projectID: projectID, bits: 0, expiresAt: clock.seconds + Self.lifetimeSeconds)
         return Self.tokenPrefix + (try seal(token, context: Self.tokenContext))
@@ -79,7 +83,7 @@ public struct ProofOfWork: Sendable {
               let content = open(String(token.dropFirst(Self.tokenPrefix.count)), context: Self.tokenContext),
               content.projectID == projectID, content.expiresAt > clock.seconds
         else { return false }
-        return try await store.incrementCounter("pow-token:\(content.id)", windowStart: content.expiresAt) == 1
+        return try await counters.incrementCounter("pow-token:\(content.id)", windowStart: content.expiresAt) == 1
     }
 
     /// The number of leading zero bits of SHA-256(`challenge` + ":" + `nonce`).

@@ -14,9 +14,8 @@ struct TemporaryProofs: Sendable {
 
     private let tokens: SingleUseTokens<Content>
 
-    init(secrets: SecretBox, store: Store, clock: any FlintClock, random: any RandomSource) {
-        tokens = SingleUseTokens(secrets: secrets, store: store, clock: clock, random: random,
-                                 purpose: "phone-temporary-proof", lifetimeSeconds: Self.lifetimeSeconds)
+    init(core: ServerCore) {
+        tokens = core.singleUseTokens(purpose: "phone-temporary-proof", lifetimeSeconds: Self.lifetimeSeconds)
     }
 
     func make(phoneNumber: String, projectID: String) throws -> String {

@@ -7,6 +7,7 @@ import ServiceLifecycle
 /// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
 /// Each pass also refreshes the `flint_users{project}` gauge, so a scrape never counts accounts itself.
 struct Janitor: Service {
+    /// Every area: the janitor sweeps them all.
     let store: Store
     let metrics: ServerMetrics
     let clock: any FlintClock
@@ -14,6 +15,14 @@ struct Janitor: Service {
     var refreshTokenIdleSeconds: Int64?
     let logger: Logger
     var interval: Duration = .seconds(600)
+
+    init(core: ServerCore) {
+        store = core.store
+        metrics = core.telemetry.metrics
+        clock = core.clock
+        refreshTokenIdleSeconds = core.configuration.refreshTokenIdleSeconds
+        logger = core.logger
+    }
 
     /// Counters of windows that started more than a day ago are gone from every limit Flint keeps.
     static let counterRetentionSeconds: Int64 = 86_400
@@ -40,17 +49,17 @@ struct Janitor: Service {
     @discardableResult
     func sweep() async throws -> Int {
         let now = clock.milliseconds
-        let codes = try await store.deleteExpiredVerificationCodes(before: now - Self.expiredCodeRetentionMilliseconds)
-        let credentials = try await store.deleteExpiredAppCredentials(before: now)
-        let actionCodes = try await store.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
-        let counters = try await store.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
-        let usage = try await store.deleteUsage(
+        let codes = try await store.codes.deleteExpiredVerificationCodes(before: now - Self.expiredCodeRetentionMilliseconds)
+        let credentials = try await store.codes.deleteExpiredAppCredentials(before: now)
+        let actionCodes = try await store.codes.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
+        let counters = try await store.counters.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
+        let usage = try await store.usage.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
         // A token last used a granule before the limit may still be within it: keep it one granule longer.
-        let sessions = try await store.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
+        let sessions = try await store.sessions.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
             now / 1000 - $0 - TokenService.lastUsedGranularity
         })
-        for (projectID, count) in try await store.userCounts() {
+        for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
         }
         return codes + credentials + actionCodes + counters + usage + sessions

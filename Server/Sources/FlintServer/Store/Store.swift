@@ -1,17 +1,48 @@
 import Foundation
 import Logging
 
-/// Flint's persistent state, on either database. Every feature goes through this type; none knows
-/// which database is underneath. Anything that must hold across nodes (users, tokens, keys, projects)
-/// lives here, never only in one process's memory. A `projectID` parameter or column is the key of a realm: a
-/// project's ID, or a tenant's `{project}/tenants/{tenant}` (see `Realm`).
+/// Flint's persistent state, on either database, in areas: each feature is handed the areas it uses, and none knows
+/// which database is underneath. Anything that must hold across nodes (users, tokens, keys, projects) lives here,
+/// never only in one process's memory. A `projectID` parameter or column is the key of a realm: a project's ID, or a
+/// tenant's `{project}/tenants/{tenant}` (see `Realm`).
+///
+/// The areas share one database and its transactions: a write that spans areas (deleting a user with its codes,
+/// a tenant with its accounts) is one transaction in the area that owns the write.
 public final class Store: Sendable {
     public let database: any SQLDatabase
+    /// Users, their provider identities and second factors; `AccountStore.modifyUser` is the one way an account changes.
+    public let accounts: AccountStore
+    /// Refresh-token sessions.
+    public let sessions: SessionStore
+    /// Projects, tenants and API keys.
+    public let settings: SettingsStore
+    /// The token-signing keys.
+    public let signingKeys: SigningKeyStore
+    /// Email action codes, phone verification codes and app credentials.
+    public let codes: CodeStore
+    /// Fixed-window counters: budgets (`Budget`) and single-use markers.
+    public let counters: CounterStore
+    /// Per-day usage counts.
+    public let usage: UsageStore
+    /// Service accounts (admin credentials).
+    public let serviceAccounts: ServiceAccountStore
+    /// Emails kept between a node's stop and the next start.
+    public let outbox: OutboxStore
 
     /// With `telemetry`, every statement and transaction is timed and traced (`InstrumentedDatabase`); without,
     /// nothing is measured (the CLI's stores).
     public init(database: any SQLDatabase, telemetry: Telemetry? = nil) {
-        self.database = telemetry.map { InstrumentedDatabase(database, telemetry: $0) } ?? database
+        let database = telemetry.map { InstrumentedDatabase(database, telemetry: $0) } ?? database
+        self.database = database
+        accounts = AccountStore(database: database)
+        sessions = SessionStore(database: database)
+        settings = SettingsStore(database: database)
+        signingKeys = SigningKeyStore(database: database)
+        codes = CodeStore(database: database)
+        counters = CounterStore(database: database)
+        usage = UsageStore(database: database)
+        serviceAccounts = ServiceAccountStore(database: database)
+        outbox = OutboxStore(database: database)
     }
 
     /// The SQLite store's file in the data directory.
@@ -37,7 +68,14 @@ public final class Store: Sendable {
     public func close() async throws {
         try await database.close()
     }
+}
 
+/// One area of the store: a view of the shared database for one kind of record.
+public protocol StoreArea: Sendable {
+    var database: any SQLDatabase { get }
+}
+
+extension StoreArea {
     /// What a node checks before trusting what it cached: the database's own change token where it has one for
     /// free (SQLite, see `SQLDatabase.externalChangeToken`), else the cache generation, read once per request.
     public func externalChangeToken() async throws -> Int64? {
@@ -49,578 +87,61 @@ public final class Store: Sendable {
 
     /// Runs a write of something nodes cache, moving the cache generation in the same transaction.
     @discardableResult
-    private func writingCached(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
+    func writingCached(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
         try await database.transaction { tx in
             let rows = try await tx.query(sql, binds)
-            try await Self.moveCacheGeneration(tx)
+            try await moveCacheGeneration(tx)
             return rows
         }
     }
 
     /// Tells every node that cached settings or keys may be stale (see `CacheGeneration`).
-    private static func moveCacheGeneration(_ tx: any SQLExecutor) async throws {
+    func moveCacheGeneration(_ tx: any SQLExecutor) async throws {
         try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
     }
 }
 
-// MARK: - Users
-
-extension Store {
-    private static let userColumns = """
-        project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
-        password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
-        last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch
-        """
-
-    /// Inserts a new user and its identities, and the session it signs in with if any, in one transaction.
-    public func createUser(_ user: UserAccount, session: NewSession? = nil) async throws {
-        try await mapUniqueViolations {
-            try await database.transaction { tx in
-                try await Self.insert(user, tx)
-                if let session { try await Self.insert(session, tx) }
-            }
-        }
-    }
-
-    /// Replaces a user wholesale, as an import with `allowOverwrite` asks: the old row, its identities and
-    /// its sessions go, the new one is inserted, in one transaction.
-    public func replaceUser(_ user: UserAccount) async throws {
-        try await mapUniqueViolations {
-            try await database.transaction { tx in
-                try await tx.query(
-                    "DELETE FROM users WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
-                try await Self.insert(user, tx)
-            }
-        }
-    }
-
-    /// A user before and after a change.
-    public struct Modification: Sendable {
-        public let before: UserAccount
-        public let after: UserAccount
-    }
-
-    /// The one way to change an existing account. Reads the user under a row lock, asks `decide` what to
-    /// change given that current state (it may also throw, to refuse), and applies exactly those fields in
-    /// the same transaction. Nothing else of the row is written, and no other writer can slip between the
-    /// read and the write, on one node or many. `session`, given the account as changed, names a session to
-    /// begin in the same transaction (a sign-in's), in the account's session epoch as the change left it.
-    /// Returns nil when there is no such user.
-    public func modifyUser(projectID: String, localID: String,
-                           startingSession session: (@Sendable (UserAccount) -> NewSession?)? = nil,
-                           _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Modification? {
-        // A deadlock between two transactions (PostgreSQL aborts one) is retried a few times.
-        for attempt in 1...Self.conflictRetries {
-            do {
-                return try await mapUniqueViolations {
-                    try await database.transaction { tx in
-                        let modification = try await self.modify(projectID: projectID, localID: localID, decide, tx)
-                        if let modification, var started = session?(modification.after) {
-                            started.record.sessionEpoch = modification.after.sessionEpoch
-                            try await Self.insert(started, tx)
-                        }
-                        return modification
-                    }
-                }
-            } catch SQLError.transactionConflict where attempt < Self.conflictRetries {
-                continue
-            }
-        }
-        throw StoreError.contended
-    }
-
-    static let conflictRetries = 3
-
-    private func modify(projectID: String, localID: String, _ decide: (UserAccount) throws -> AccountChange,
-                        _ tx: any SQLExecutor) async throws -> Modification? {
-        // One query reads the user with its identities and locks the user's row (not the identities').
-        guard let before = try await Self.fetchUserRows(
-            from: "users u", where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)], tx,
-            lock: database.rowLockClause.map { "\($0) OF u" }
-        ).first?.user else { return nil }
-        let change = try decide(before)
-        try await Self.apply(change, to: before, tx)
-        return Modification(before: before, after: change.applied(to: before))
-    }
-
-    /// Writes `change`: one UPDATE of the columns it names, then its identity rows.
-    private static func apply(_ change: AccountChange, to user: UserAccount, _ tx: any SQLExecutor) async throws {
-        var assignments: [(column: String, value: SQLValue)] = []
-        func set(_ column: String, _ value: SQLValue) {
-            assignments.removeAll { $0.column == column }
-            assignments.append((column, value))
-        }
-        var revokes = false
-        for edit in change.edits {
-            switch edit {
-            case .email(let value): set("email", SQLValue(value))
-            case .emailVerified(let value): set("email_verified", SQLValue(value))
-            case .displayName(let value): set("display_name", SQLValue(value))
-            case .photoURL(let value): set("photo_url", SQLValue(value))
-            case .phoneNumber(let value): set("phone_number", SQLValue(value))
-            case .password(let password):
-                set("password_hash", SQLValue(password?.hash))
-                set("password_salt", SQLValue(password?.salt))
-                set("password_updated_at", SQLValue(password?.updatedAt))
-                set("password_hash_params", SQLValue(json(password?.imported)))
-            case .disabled(let value): set("disabled", SQLValue(value))
-            case .customAttributes(let value): set("custom_attributes", SQLValue(value))
-            case .validSince(let value): set("valid_since", .int(value))
-            case .revokeSessions: revokes = true
-            case .lastLoginAt(let value): set("last_login_at", .int(value))
-            case .emailLinkSignin(let value): set("email_link_signin", SQLValue(value))
-            case .secondFactors(let factors): set("mfa_factors", SQLValue(json(factors.isEmpty ? nil : factors)))
-            case .link, .refreshIdentity, .unlink: break
-            }
-        }
-        var clauses = assignments.map { "\($0.column) = ?" }
-        if revokes { clauses.append("session_epoch = session_epoch + 1") }
-        if !clauses.isEmpty {
-            try await tx.query(
-                "UPDATE users SET \(clauses.joined(separator: ", ")) WHERE project_id = ? AND local_id = ?",
-                assignments.map(\.value) + [.text(user.projectID), .text(user.localID)])
-        }
-        for edit in change.edits {
-            switch edit {
-            case .link(let identity):
-                try await insert(identity, of: user, tx)
-            case .refreshIdentity(let identity):
-                try await tx.query(
-                    """
-                    UPDATE user_identities SET email = ?, display_name = ?, photo_url = ?, screen_name = ?
-                    WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND local_id = ?
-                    """,
-                    SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
-                    SQLValue(identity.screenName), .text(user.projectID), .text(identity.providerID), .text(identity.rawID),
-                    .text(user.localID))
-            case .unlink(let providerID):
-                try await tx.query(
-                    "DELETE FROM user_identities WHERE project_id = ? AND local_id = ? AND provider_id = ?",
-                    .text(user.projectID), .text(user.localID), .text(providerID))
-            default: break
-            }
-        }
-    }
-
-    /// Records a token issue without touching the rest of the row.
-    public func touchLastRefresh(projectID: String, localID: String, at milliseconds: Int64) async throws {
-        try await database.query(
-            "UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND local_id = ?",
-            .int(milliseconds), .text(projectID), .text(localID))
-    }
-
-    public func user(projectID: String, localID: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)]).first
-    }
-
-    /// Looks a user up by email; `email` must already be normalised (lowercased).
-    public func user(projectID: String, email: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "u.project_id = ? AND u.email = ?", [.text(projectID), .text(email)]).first
-    }
-
-    public func user(projectID: String, phoneNumber: String) async throws -> UserAccount? {
-        try await fetchUsers(where: "u.project_id = ? AND u.phone_number = ?", [.text(projectID), .text(phoneNumber)]).first
-    }
-
-    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserAccount? {
-        try await fetchUsers(
-            where: """
-                u.project_id = ? AND u.local_id IN (SELECT local_id FROM user_identities
-                    WHERE project_id = ? AND provider_id = ? AND raw_id = ?)
-                """,
-            [.text(projectID), .text(projectID), .text(providerID), .text(rawID)]
-        ).first
-    }
-
-    /// Up to `limit` of the provider accounts linked to the project's users for `providerID`, by provider user ID
-    /// (the emulator's account chooser lists them).
-    public func identities(projectID: String, providerID: String, limit: Int) async throws -> [FederatedIdentity] {
-        try await database.query(
-            """
-            SELECT raw_id, email, display_name, photo_url, screen_name FROM user_identities
-            WHERE project_id = ? AND provider_id = ? ORDER BY raw_id LIMIT ?
-            """,
-            [.text(projectID), .text(providerID), .int(Int64(limit))]
-        ).compactMap { row in
-            row.string("raw_id").map {
-                FederatedIdentity(providerID: providerID, rawID: $0, email: row.string("email"), displayName: row.string("display_name"),
-                                  photoURL: row.string("photo_url"), screenName: row.string("screen_name"))
-            }
-        }
-    }
-
-    /// The users an address leads to: the one whose email it is, then any with a linked provider account
-    /// of that email (when a project allows several accounts per email, or a link changed the account's).
-    public func users(projectID: String, emailOrProviderEmail email: String) async throws -> [UserAccount] {
-        let found = try await fetchUsers(
-            where: """
-                u.project_id = ? AND (u.email = ? OR u.local_id IN (SELECT local_id FROM user_identities
-                    WHERE project_id = ? AND email = ?))
-                """,
-            [.text(projectID), .text(email), .text(projectID), .text(email)])
-        return found.filter { $0.email == email } + found.filter { $0.email != email }
-    }
-
-    /// A page of users ordered by local id, starting after `afterLocalID`.
-    public func users(projectID: String, afterLocalID: String?, limit: Int) async throws -> [UserAccount] {
-        try await fetchUsers(
-            where: """
-                u.project_id = ? AND u.local_id IN (SELECT local_id FROM users
-                    WHERE project_id = ? AND local_id > ? ORDER BY local_id LIMIT ?)
-                """,
-            [.text(projectID), .text(projectID), .text(afterLocalID ?? ""), .int(Int64(limit))])
-    }
-
-    /// A page of users ordered by local id, skipping the first `offset`.
-    public func users(projectID: String, offset: Int, limit: Int) async throws -> [UserAccount] {
-        try await fetchUsers(
-            where: """
-                u.project_id = ? AND u.local_id IN (SELECT local_id FROM users
-                    WHERE project_id = ? ORDER BY local_id LIMIT ? OFFSET ?)
-                """,
-            [.text(projectID), .text(projectID), .int(Int64(limit)), .int(Int64(offset))])
-    }
-
-    /// Every project's number of accounts (zero for a project without any), in one query.
-    public func userCounts() async throws -> [(projectID: String, count: Int64)] {
-        try await database.query("""
-            SELECT p.project_id, (SELECT COUNT(*) FROM users u WHERE u.project_id = p.project_id) AS n
-            FROM projects p ORDER BY p.project_id
-            """).compactMap { row in row.string("project_id").map { ($0, row.int("n") ?? 0) } }
-    }
-
-    public func userCount(projectID: String) async throws -> Int {
-        Int(try await database.query("SELECT COUNT(*) AS n FROM users WHERE project_id = ?", .text(projectID)).first?.int("n") ?? 0)
-    }
-
-    /// Deletes the user and everything that names it, in one transaction: its identities, second factors
-    /// and refresh tokens (cascaded), its pending email action codes, and pending phone codes sent to its
-    /// numbers. Returns the deleted user, nil if there was none. (Rate-limit counters stay until they
-    /// expire: deleting an account must not reset the limits on its address or number.)
-    @discardableResult
-    public func deleteUser(projectID: String, localID: String) async throws -> UserAccount? {
-        guard let user = try await user(projectID: projectID, localID: localID) else { return nil }
-        let deleted = try await database.transaction { tx in
-            let rows = try await tx.query(
-                "DELETE FROM users WHERE project_id = ? AND local_id = ? RETURNING local_id", .text(projectID), .text(localID))
-            guard !rows.isEmpty else { return false }
-            try await tx.query(
-                "DELETE FROM oob_codes WHERE project_id = ? AND (local_id = ? OR email = ? OR new_email = ?)",
-                .text(projectID), .text(localID), SQLValue(user.email), SQLValue(user.email))
-            let numbers = Set([user.phoneNumber].compactMap { $0 } + user.mfaFactors.compactMap(\.phoneNumber))
-            for number in numbers {
-                try await tx.query(
-                    "DELETE FROM verification_codes WHERE project_id = ? AND phone_number = ?", .text(projectID), .text(number))
-            }
-            return true
-        }
-        return deleted ? user : nil
-    }
-
-    /// The emulator's reset: every user of the project goes, and with them every pending email action code
-    /// and phone verification code of the project, in one transaction (a listing of codes after a reset
-    /// holds only codes sent after it, as the official emulator's does).
-    public func deleteAllAccounts(projectID: String) async throws {
-        try await database.transaction { tx in try await Self.deleteAccounts(projectID: projectID, tx) }
-    }
-
-    /// Deletes a realm's users (their identities and sessions cascade) and its pending email and phone codes.
-    private static func deleteAccounts(projectID: String, _ tx: any SQLExecutor) async throws {
-        for table in ["users", "oob_codes", "verification_codes"] {
-            try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(projectID)])
-        }
-    }
-
-    /// Users with their identities in one query (one round trip): a row per identity, joined on the user.
-    private func fetchUsers(where condition: String, _ binds: [SQLValue]) async throws -> [UserAccount] {
-        try await Self.fetchUserRows(from: "users u", where: condition, binds, database).map(\.user)
-    }
-
-    /// The query behind `fetchUsers`, with the first row of each user for callers that join more
-    /// tables in `from` and select `extraColumns` from them; run on `executor` (a transaction's, to read
-    /// under `lock`, a row-lock clause).
-    private static func fetchUserRows(extraColumns: String = "", from source: String, where condition: String,
-                                      _ binds: [SQLValue], _ executor: any SQLExecutor, lock: String? = nil) async throws
-        -> [(user: UserAccount, row: SQLRow)] {
-        let rows = try await executor.query(
-            """
-            SELECT \(Self.selectedUserColumns)\(extraColumns), i.provider_id AS i_provider_id, i.raw_id AS i_raw_id,
-                i.email AS i_email, i.display_name AS i_display_name, i.photo_url AS i_photo_url, i.screen_name AS i_screen_name
-            FROM \(source) LEFT JOIN user_identities i ON i.project_id = u.project_id AND i.local_id = u.local_id
-            WHERE \(condition)
-            ORDER BY u.local_id, i.provider_id, i.raw_id \(lock ?? "")
-            """,
-            binds)
-        var users: [(user: UserAccount, row: SQLRow)] = []
-        for row in rows {
-            if users.last?.user.localID != row.string("local_id") { users.append((user(from: row), row)) }
-            if let providerID = row.string("i_provider_id"), let rawID = row.string("i_raw_id") {
-                users[users.count - 1].user.identities.append(FederatedIdentity(
-                    providerID: providerID, rawID: rawID, email: row.string("i_email"),
-                    displayName: row.string("i_display_name"), photoURL: row.string("i_photo_url"),
-                    screenName: row.string("i_screen_name")))
-            }
-        }
-        return users
-    }
-
-    private static let selectedUserColumns = userColumns.split(separator: ",")
-        .map { "u." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
-
-    private static func insert(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query(
-            "INSERT INTO users (\(userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            binds(user))
-        for identity in user.identities { try await insert(identity, of: user, tx) }
-    }
-
-    private static func insert(_ identity: FederatedIdentity, of user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query(
-            """
-            INSERT INTO user_identities (project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            .text(user.projectID), .text(identity.providerID), .text(identity.rawID), .text(user.localID),
-            SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
-            SQLValue(identity.screenName))
-    }
-
-    private static func binds(_ user: UserAccount) -> [SQLValue] {
-        [
-            .text(user.projectID), .text(user.localID), SQLValue(user.email), SQLValue(user.emailVerified),
-            SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
-            SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
-            SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
-            SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.json(user.mfaFactors.isEmpty ? nil : user.mfaFactors)),
-            SQLValue(Self.json(user.importedPasswordHash)), .int(user.sessionEpoch),
-        ]
-    }
-
-    private static func user(from row: SQLRow) -> UserAccount {
-        var user = UserAccount(
-            projectID: row.string("project_id") ?? "", localID: row.string("local_id") ?? "",
-            createdAt: row.int("created_at") ?? 0)
-        user.email = row.string("email")
-        user.emailVerified = row.bool("email_verified")
-        user.displayName = row.string("display_name")
-        user.photoURL = row.string("photo_url")
-        user.phoneNumber = row.string("phone_number")
-        user.passwordHash = row.string("password_hash")
-        user.passwordSalt = row.string("password_salt")
-        user.passwordUpdatedAt = row.int("password_updated_at")
-        user.disabled = row.bool("disabled")
-        user.customAttributes = row.string("custom_attributes")
-        user.validSince = row.int("valid_since") ?? 0
-        user.sessionEpoch = row.int("session_epoch") ?? 0
-        user.lastLoginAt = row.int("last_login_at")
-        user.lastRefreshAt = row.int("last_refresh_at")
-        user.emailLinkSignin = row.bool("email_link_signin")
-        user.mfaFactors = row.string("mfa_factors").flatMap {
-            try? JSONDecoder().decode([SecondFactor].self, from: Data($0.utf8))
-        } ?? []
-        user.importedPasswordHash = row.string("password_hash_params").flatMap {
-            try? JSONDecoder().decode(ImportedPasswordHash.self, from: Data($0.utf8))
-        }
-        return user
-    }
-
-    /// A JSON column's text; NULL for nil.
-    private static func json(_ value: (some Encodable)?) -> String? {
-        guard let value, let data = try? JSONEncoder().encode(value) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Translates the databases' unique-constraint errors into the field that collided.
-    private func mapUniqueViolations<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch SQLError.uniqueViolation(let detail) {
-            // SQLite names the columns ("users.project_id, users.email"), PostgreSQL the index ("users_email_unique").
-            if detail.contains("identities") { throw StoreError.duplicate(.federatedIdentity) }
-            if detail.contains("email") { throw StoreError.duplicate(.email) }
-            if detail.contains("phone") { throw StoreError.duplicate(.phoneNumber) }
-            throw StoreError.duplicate(.localID)
-        }
-    }
+/// Users, their provider identities and second factors.
+public struct AccountStore: StoreArea {
+    public let database: any SQLDatabase
 }
 
-// MARK: - Refresh tokens
-
-extension Store {
-    private static func insert(_ session: NewSession, _ executor: any SQLExecutor) async throws {
-        let (hash, record) = (session.tokenHash, session.record)
-        try await executor.query(
-            """
-            INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
-                second_factor, second_factor_id, session_claims, session_epoch, last_used_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
-            .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
-            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), .int(record.sessionEpoch),
-            .int(record.lastUsedAt))
-    }
-
-    /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
-    /// unknown (never issued, or its user deleted).
-    public func refreshSession(hash: String) async throws -> (record: RefreshTokenRecord, user: UserAccount)? {
-        guard let (user, row) = try await Self.fetchUserRows(
-            extraColumns: """
-                , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
-                r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
-                r.session_claims AS r_session_claims, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at
-                """,
-            from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
-            where: "r.token_hash = ?", [.text(hash)], database
-        ).first else { return nil }
-        var record = RefreshTokenRecord(
-            projectID: user.projectID, localID: user.localID, signInProvider: row.string("r_sign_in_provider") ?? "",
-            authTime: row.int("r_auth_time") ?? 0, createdAt: row.int("r_created_at") ?? 0,
-            secondFactor: row.string("r_second_factor").map {
-                PassedSecondFactor(kind: $0, enrollmentID: row.string("r_second_factor_id") ?? "")
-            })
-        record.sessionClaims = row.string("r_session_claims")
-        record.sessionEpoch = row.int("r_session_epoch") ?? 0
-        record.lastUsedAt = row.int("r_last_used_at") ?? record.createdAt
-        return (record, user)
-    }
-
-    /// Notes that a refresh token was used at `time` (epoch seconds).
-    public func touchRefreshToken(hash: String, at time: Int64) async throws {
-        try await database.query("UPDATE refresh_tokens SET last_used_at = ? WHERE token_hash = ?", .int(time), .text(hash))
-    }
-
-    /// Deletes refresh tokens that can never be used again: those of revoked sessions (an older session
-    /// epoch than their user's, or issued before the user's `validSince`), and, when `idleBefore` is given,
-    /// those not used since then. Returns how many went.
-    @discardableResult
-    public func deleteDeadRefreshTokens(idleBefore: Int64?) async throws -> Int {
-        let revoked = try await database.query(
-            """
-            DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM users u
-                WHERE u.project_id = refresh_tokens.project_id AND u.local_id = refresh_tokens.local_id
-                AND (u.session_epoch > refresh_tokens.session_epoch OR u.valid_since > refresh_tokens.created_at))
-            RETURNING token_hash
-            """, []).count
-        guard let idleBefore else { return revoked }
-        let idle = try await database.query(
-            "DELETE FROM refresh_tokens WHERE last_used_at < ? RETURNING token_hash", .int(idleBefore)).count
-        return revoked + idle
-    }
+/// Refresh-token sessions, each bound to its user's session epoch.
+public struct SessionStore: StoreArea {
+    public let database: any SQLDatabase
 }
 
-// MARK: - Signing keys
-
-extension Store {
-    public func signingKeys() async throws -> [SigningKeyRecord] {
-        try await database.query(
-            "SELECT kid, public_key_pem, certificate_pem, sealed_private_key, created_at FROM signing_keys ORDER BY created_at, kid", []
-        ).map { row in
-            SigningKeyRecord(
-                kid: row.string("kid") ?? "", publicKeyPEM: row.string("public_key_pem") ?? "",
-                certificatePEM: row.string("certificate_pem") ?? "",
-                sealedPrivateKey: row.string("sealed_private_key") ?? "", createdAt: row.int("created_at") ?? 0)
-        }
-    }
-
-    /// Changes whenever a signing key is added or retired: a node compares it with what it loaded.
-    public func signingKeySetVersion() async throws -> SigningKeySetVersion {
-        let row = try await database.query("SELECT count(*) AS keys, max(created_at) AS newest FROM signing_keys", []).first
-        return SigningKeySetVersion(count: row?.int("keys") ?? 0, newest: row?.int("newest"))
-    }
-
-    public func insertSigningKey(_ key: SigningKeyRecord) async throws {
-        try await writingCached(
-            "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
-            .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
-            .int(key.createdAt))
-    }
-
-    public func deleteSigningKey(kid: String) async throws {
-        try await writingCached("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
-    }
+/// Projects and tenants (their settings JSON, versioned) and API keys.
+public struct SettingsStore: StoreArea {
+    public let database: any SQLDatabase
 }
 
-// MARK: - Projects and API keys
+/// The keys that sign ID tokens, sealed.
+public struct SigningKeyStore: StoreArea {
+    public let database: any SQLDatabase
+}
 
-extension Store {
-    /// The stored settings JSON of a project with its version, or nil if the project does not exist.
-    public func projectSettings(projectID: String) async throws -> (settings: String, version: Int64)? {
-        guard let row = try await database.query(
-            "SELECT settings, version FROM projects WHERE project_id = ?", .text(projectID)).first,
-            let settings = row.string("settings")
-        else { return nil }
-        return (settings, row.int("version") ?? 0)
-    }
+/// Single-use codes: email action codes, phone verification codes, and APNs app credentials.
+public struct CodeStore: StoreArea {
+    public let database: any SQLDatabase
+}
 
-    /// The version of a project's settings (one more with every change), or nil if it does not exist: a
-    /// cheap check of whether a cached copy is still current.
-    public func projectVersion(projectID: String) async throws -> Int64? {
-        try await database.query("SELECT version FROM projects WHERE project_id = ?", .text(projectID)).first?.int("version")
-    }
+/// Fixed-window counters in the database, so every node sees the same counts.
+public struct CounterStore: StoreArea {
+    public let database: any SQLDatabase
+}
 
-    /// Creates the project if it does not exist yet; returns whether it was created.
-    @discardableResult
-    public func createProject(projectID: String, settings: String, createdAt: Int64) async throws -> Bool {
-        let rows = try await writingCached(
-            "INSERT INTO projects (project_id, settings, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO NOTHING RETURNING project_id",
-            .text(projectID), .text(settings), .int(createdAt))
-        return !rows.isEmpty
-    }
+/// Per-day usage counts for the console and `/metrics`.
+public struct UsageStore: StoreArea {
+    public let database: any SQLDatabase
+}
 
-    /// Stores new settings if they are still at `version` (compare-and-swap); returns the new version, or
-    /// nil when another writer changed them first.
-    public func updateProjectSettings(projectID: String, settings: String, ifVersion version: Int64) async throws -> Int64? {
-        try await writingCached(
-            "UPDATE projects SET settings = ?, version = version + 1 WHERE project_id = ? AND version = ? RETURNING version",
-            .text(settings), .text(projectID), .int(version)
-        ).first?.int("version")
-    }
+/// Service accounts: admin credentials and custom-token signers.
+public struct ServiceAccountStore: StoreArea {
+    public let database: any SQLDatabase
+}
 
-    /// Every project's ID (not its tenants').
-    public func projectIDs() async throws -> [String] {
-        try await database.query("SELECT project_id FROM projects WHERE project_id NOT LIKE '%/%' ORDER BY project_id", [])
-            .compactMap { $0.string("project_id") }
-    }
-
-    /// The keys of a project's tenants (`Realm.key`) in order, those after `afterKey` only, at most `limit`.
-    public func tenantKeys(projectID: String, after afterKey: String?, limit: Int) async throws -> [String] {
-        // Every tenant key sorts between the prefix `{p}/tenants/` and the same prefix with its last `/` raised to `0`.
-        let prefix = Realm.tenantKeyPrefix(of: projectID)
-        let end = String(prefix.dropLast()) + "0"
-        return try await database.query(
-            "SELECT project_id FROM projects WHERE project_id > ? AND project_id < ? ORDER BY project_id LIMIT ?",
-            .text(max(prefix, afterKey ?? prefix)), .text(end), .int(Int64(limit))
-        ).compactMap { $0.string("project_id") }
-    }
-
-    /// Deletes a tenant's settings and every record stored under its key, in one transaction; false if it did not exist.
-    public func deleteRealm(key: String) async throws -> Bool {
-        let rows = try await database.transaction { tx in
-            try await Self.deleteAccounts(projectID: key, tx)
-            for table in ["app_credentials", "usage_daily"] {
-                try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(key)])
-            }
-            let rows = try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
-            try await Self.moveCacheGeneration(tx)
-            return rows
-        }
-        return !rows.isEmpty
-    }
-
-    public func insertAPIKey(_ key: String, projectID: String, createdAt: Int64) async throws {
-        try await database.query(
-            "INSERT INTO api_keys (api_key, project_id, created_at) VALUES (?, ?, ?)",
-            .text(key), .text(projectID), .int(createdAt))
-    }
-
-    public func projectID(forAPIKey key: String) async throws -> String? {
-        try await database.query("SELECT project_id FROM api_keys WHERE api_key = ?", .text(key)).first?.string("project_id")
-    }
-
-    public func apiKeys(projectID: String) async throws -> [String] {
-        try await database.query(
-            "SELECT api_key FROM api_keys WHERE project_id = ? ORDER BY created_at, api_key", .text(projectID)
-        ).compactMap { $0.string("api_key") }
-    }
+/// Emails a node could not send before it stopped (`EmailOutbox`), sealed, until the next node takes them.
+public struct OutboxStore: StoreArea {
+    public let database: any SQLDatabase
 }

@@ -5,7 +5,7 @@ import Foundation
 /// the shared store. Phone temporary proofs and federated pending credentials are made this way.
 struct SingleUseTokens<Payload: Codable & Sendable>: Sendable {
     let secrets: SecretBox
-    let store: Store
+    let counters: CounterStore
     let clock: any FlintClock
     let random: any RandomSource
     /// Bound into the seal: a token of one purpose does not open as another.
@@ -44,13 +44,13 @@ struct SingleUseTokens<Payload: Codable & Sendable>: Sendable {
     /// Whether the token was used up already (here or on another node). A check before work that must not
     /// start with a spent token; `redeem` is still the one atomic use.
     func isSpent(_ opened: Opened) async throws -> Bool {
-        try await store.counter(marker(opened), windowStart: opened.expiresAt) > 0
+        try await counters.counter(marker(opened), windowStart: opened.expiresAt) > 0
     }
 
     /// Uses the token up; returns false when it had been used already (here or on another node).
     func redeem(_ opened: Opened) async throws -> Bool {
         // The marker's window is the expiry, so a sweep of old windows removes it once it is useless.
-        try await store.incrementCounter(marker(opened), windowStart: opened.expiresAt) == 1
+        try await counters.incrementCounter(marker(opened), windowStart: opened.expiresAt) == 1
     }
 
     private func marker(_ opened: Opened) -> String { "\(purpose):\(opened.id)" }

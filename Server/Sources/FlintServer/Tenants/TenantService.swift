@@ -11,6 +11,13 @@ struct TenantService: Sendable {
     let policy: ModePolicy
     let random: any RandomSource
 
+    init(core: ServerCore, projectConfig: ProjectConfigService) {
+        projects = core.projects
+        self.projectConfig = projectConfig
+        policy = core.policy
+        random = core.random
+    }
+
     /// A page holds at most this many tenants (the Admin SDKs ask for up to 1000).
     static let maximumPageSize = 1000
     /// The fields a create, or a PATCH without a mask, sets (to Firebase's defaults where the body lacks them);
@@ -18,7 +25,7 @@ struct TenantService: Sendable {
     private static let fullUpdatePaths = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "disableAuth",
                                           "enableAnonymousUser", "mfaConfig"]
 
-    func endpoints(callers: CallerResolver) -> [Endpoint] {
+    var endpoints: [Endpoint] {
         let collection = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/tenants")
         let item = Endpoint.identityToolkitPaths(version: "v2", "projects/:projectId/tenants/:tenantId")
         func contract(query: [String] = [], body: Bool = true) -> EndpointContract {
@@ -26,7 +33,7 @@ struct TenantService: Sendable {
                              response: .json(TenantConfig.self))
         }
         /// The project's caller (not scoped to the tenant, which may be switched off) and the tenant the path names.
-        @Sendable func named(_ request: Request, _ context: FlintRequestContext) async throws -> (Caller, Realm) {
+        @Sendable func named(_ request: Request, _ context: FlintRequestContext, _ callers: CallerResolver) async throws -> (Caller, Realm) {
             let caller = try await callers.resolve(request, context: context, access: .admin, inPathTenant: false)
             guard let tenantID = context.parameters.get("tenantId"), Realm.isValidTenantID(tenantID) else {
                 throw Self.notFound
@@ -34,21 +41,21 @@ struct TenantService: Sendable {
             return (caller, Realm(projectID: caller.projectID, tenantID: tenantID))
         }
         return [
-            Endpoint(method: .post, paths: collection, contract: contract()) { request, context in
+            Endpoint(method: .post, paths: collection, contract: contract()) { request, context, callers in
                 let caller = try await callers.resolve(request, context: context, access: .admin)
                 let body = try await JSONBody.decode(TenantConfig.self, from: request)
                 return try JSONBody.response(Self.config(of: try await create(body, in: caller.projectID)))
             },
-            .get(collection, access: .admin, query: ["pageSize", "pageToken"], callers: callers) { request, caller in
+            .get(collection, access: .admin, query: ["pageSize", "pageToken"]) { request, caller in
                 try await list(caller.projectID, pageSize: request.uri.queryParameters.get("pageSize"),
                                pageToken: request.uri.queryParameters.get("pageToken"))
             },
-            Endpoint(method: .get, paths: item, contract: contract(body: false)) { request, context in
-                let (_, realm) = try await named(request, context)
+            Endpoint(method: .get, paths: item, contract: contract(body: false)) { request, context, callers in
+                let (_, realm) = try await named(request, context, callers)
                 return try JSONBody.response(Self.config(of: try await existing(realm)))
             },
-            Endpoint(method: .patch, paths: item, contract: contract(query: ["updateMask"])) { request, context in
-                let (_, realm) = try await named(request, context)
+            Endpoint(method: .patch, paths: item, contract: contract(query: ["updateMask"])) { request, context, callers in
+                let (_, realm) = try await named(request, context, callers)
                 let body = try await JSONBody.decode(TenantConfig.self, from: request)
                 _ = try await existing(realm)
                 let mask = UpdateMask(request.uri.queryParameters.get("updateMask") ?? "")
@@ -59,8 +66,8 @@ struct TenantService: Sendable {
             },
             // The Admin SDKs send `{}` with their DELETE; it is read and ignored.
             Endpoint(method: .delete, paths: item, contract: EndpointContract(credentials: .admin, response: .anyJSONObject)) {
-                request, context in
-                let (_, realm) = try await named(request, context)
+                request, context, callers in
+                let (_, realm) = try await named(request, context, callers)
                 guard try await projects.deleteTenant(realm) else { throw Self.notFound }
                 return JSONBody.response(data: Data("{}".utf8))
             },

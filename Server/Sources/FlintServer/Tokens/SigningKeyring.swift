@@ -39,7 +39,7 @@ public final class SigningKeyring: Sendable {
     public static let retirementDelay =
         max(TokenService.idTokenLifetime, TokenService.sessionCookieDurations.upperBound) + TokenService.allowedClockSkew
 
-    private let store: Store
+    private let keys: SigningKeyStore
     private let secrets: SecretBox
     private let clock: any FlintClock
     private let logger: Logger
@@ -47,16 +47,16 @@ public final class SigningKeyring: Sendable {
     /// The store's external-change token when the newest key was last checked.
     private let checkedToken = NIOLockedValueBox<Int64?>(nil)
 
-    public init(store: Store, secrets: SecretBox, clock: any FlintClock, logger: Logger) {
-        self.store = store
-        self.secrets = secrets
-        self.clock = clock
-        self.logger = logger
+    init(core: ServerCore) {
+        keys = core.store.signingKeys
+        secrets = core.secrets
+        clock = core.clock
+        logger = core.logger
     }
 
     /// Loads the stored keys, creating the first one if there is none.
     public func start() async throws {
-        if try await store.signingKeys().isEmpty { try await rotate() }
+        if try await keys.signingKeys().isEmpty { try await rotate() }
         try await reload()
     }
 
@@ -67,14 +67,14 @@ public final class SigningKeyring: Sendable {
         let kid = Base64URL.encode(Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20)))
         let now = clock.now()
         // Strictly after every stored key, so "newest signs" holds even for two rotations in one second.
-        let newest = try await store.signingKeys().last?.createdAt ?? .min
+        let newest = try await keys.signingKeys().last?.createdAt ?? .min
         let record = SigningKeyRecord(
             kid: kid,
             publicKeyPEM: privateKey.publicKey.pemRepresentation,
             certificatePEM: try Self.selfSignedCertificate(for: privateKey, now: now),
             sealedPrivateKey: try secrets.seal(privateKey.derRepresentation, context: "signing-key:\(kid)"),
             createdAt: max(Int64(now.timeIntervalSince1970), newest + 1))
-        try await store.insertSigningKey(record)
+        try await keys.insertSigningKey(record)
         try await reload()
         logger.info("Added signing key", metadata: ["kid": "\(kid)"])
         return kid
@@ -90,14 +90,14 @@ public final class SigningKeyring: Sendable {
             throw SigningKeyringError.mayHaveSignedLiveTokens(
                 kid, retirableAt: Date(timeIntervalSince1970: TimeInterval(retirableAt)))
         }
-        try await store.deleteSigningKey(kid: kid)
+        try await keys.deleteSigningKey(kid: kid)
         try await reload()
         logger.notice("Retired signing key", metadata: ["kid": "\(kid)", "forced": "\(force && !key.retirable)"])
     }
 
     /// The stored keys, oldest first, with when each may be retired.
     public func keys() async throws -> [SigningKeyInfo] {
-        let records = try await store.signingKeys()
+        let records = try await keys.signingKeys()
         let now = clock.seconds
         return records.indices.map { index in
             // A key stopped signing when the next newer one was added.
@@ -109,7 +109,7 @@ public final class SigningKeyring: Sendable {
 
     /// Re-reads the stored keys (other nodes may have rotated or retired one).
     public func reload() async throws {
-        let records = try await store.signingKeys()
+        let records = try await keys.signingKeys()
         let known = state.withLockedValue { $0.keys }
         var keys: [String: Key] = [:]
         for record in records {
@@ -190,9 +190,9 @@ public final class SigningKeyring: Sendable {
 
     /// Loads the keys again when the stored key set is not the one this node loaded.
     private func reloadIfChanged() async throws {
-        let token = try await store.externalChangeToken()
+        let token = try await keys.externalChangeToken()
         if let token, token == checkedToken.withLockedValue({ $0 }) { return }
-        let version = try await store.signingKeySetVersion()
+        let version = try await keys.signingKeySetVersion()
         if version != state.withLockedValue({ $0.version }) { try await reload() }
         checkedToken.withLockedValue { $0 = token }
     }

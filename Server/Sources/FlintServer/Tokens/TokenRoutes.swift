@@ -8,7 +8,7 @@ struct TokenRoutes: Sendable {
     let keyring: SigningKeyring
     let callers: CallerResolver
     /// The server's public URL (known once the port is bound).
-    let publicURL: @Sendable () -> String
+    let address: PublicAddress
 
     var endpoints: [Endpoint] {
         [
@@ -37,7 +37,7 @@ struct TokenRoutes: Sendable {
             ) { _, _ in Self.cacheable(try await keyring.documents.x509) },
             Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"], contract: Self.publicDocument) { _, context in
                 let projectID = context.parameters.get("projectId") ?? ""
-                let base = publicURL()
+                let base = address.url
                 let document: [String: JSONValue] = [
                     "issuer": .string(tokens.issuer(projectID: projectID)),
                     "jwks_uri": .string(base + "/.well-known/jwks.json"),

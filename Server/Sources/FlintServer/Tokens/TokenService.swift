@@ -17,13 +17,13 @@ public final class TokenService: Sendable {
 
     private let keyring: SigningKeyring
     private let secrets: SecretBox
-    private let store: Store
+    private let accounts: AccountStore
+    private let sessions: SessionStore
     private let clock: any FlintClock
     private let random: any RandomSource
     private let usage: UsageCounters
     private let policy: ModePolicy
-    private let issuerPrefix: @Sendable () -> String
-    private let sessionIssuerPrefix: @Sendable () -> String
+    private let address: PublicAddress
     /// Claims of ID tokens whose signature, issuer and audience were already checked, with the key that signed
     /// them, so a client that calls again with the same token skips the RSA work. Expiry, the user's state and
     /// whether the key is still there (not retired) are still checked on every call.
@@ -37,26 +37,32 @@ public final class TokenService: Sendable {
     /// Refresh tokens unused this long stop working (nil: never, as Firebase's).
     private let refreshTokenIdleSeconds: Int64?
 
-    /// - Parameter issuerPrefix: the issuer without the project: `https://securetoken.google.com/` in emulator
-    ///   mode (what Admin SDKs expect there), the server's public URL plus `/` in production.
-    /// - Parameter sessionIssuerPrefix: the same for session cookies.
-    public init(keyring: SigningKeyring, secrets: SecretBox, refreshTokenIdleSeconds: Int64? = nil, store: Store, clock: any FlintClock, random: any RandomSource, usage: UsageCounters,
-                policy: ModePolicy, issuerPrefix: @escaping @Sendable () -> String,
-                sessionIssuerPrefix: @escaping @Sendable () -> String) {
-        self.sessionIssuerPrefix = sessionIssuerPrefix
-        self.policy = policy
+    init(core: ServerCore, keyring: SigningKeyring, usage: UsageCounters) {
+        policy = core.policy
         self.keyring = keyring
-        self.secrets = secrets
-        self.refreshTokenIdleSeconds = refreshTokenIdleSeconds
-        self.store = store
-        self.clock = clock
-        self.random = random
+        secrets = core.secrets
+        refreshTokenIdleSeconds = core.configuration.refreshTokenIdleSeconds
+        accounts = core.store.accounts
+        sessions = core.store.sessions
+        clock = core.clock
+        random = core.random
         self.usage = usage
-        self.issuerPrefix = issuerPrefix
+        address = core.address
+    }
+
+    /// The issuer without the project: `https://securetoken.google.com/` in emulator mode (what Admin SDKs expect
+    /// there), the server's public URL plus `/` in production.
+    private var issuerPrefix: String {
+        policy.usesGoogleIssuers ? "https://securetoken.google.com/" : address.url + "/"
+    }
+
+    /// The same for session cookies; production's are Flint's own, signed by the same keys.
+    private var sessionIssuerPrefix: String {
+        policy.usesGoogleIssuers ? "https://session.firebase.google.com/" : address.url + "/session/"
     }
 
     /// The issuer of the ID tokens of a project and of all its tenants (`projectID` may be a tenant's store key).
-    public func issuer(projectID: String) -> String { issuerPrefix() + Realm(key: projectID).projectID }
+    public func issuer(projectID: String) -> String { issuerPrefix + Realm(key: projectID).projectID }
 
     /// The tenant an ID token claims (`firebase.tenant`), unverified: only for choosing the realm a call acts in,
     /// against which the token is then verified.
@@ -120,7 +126,7 @@ public final class TokenService: Sendable {
         guard refreshToken.utf8.count <= 512 else { throw FlintError(.invalidRefreshToken) }
         let tokenHash = Self.hash(refreshToken)
         let asked = Realm(key: projectID)
-        let session = try await store.refreshSession(hash: tokenHash)
+        let session = try await sessions.refreshSession(hash: tokenHash)
         if let (record, _) = session, asked.tenantID != nil, record.projectID != projectID,
            Realm(key: record.projectID).projectID == asked.projectID {
             throw FlintError(.tenantIDMismatch)
@@ -129,7 +135,7 @@ public final class TokenService: Sendable {
             // Only a token Flint made for a user id that is gone says so; any other unknown token, a known
             // user id with a made-up tag or secret included, gets the same answer as random text.
             if policy.reportsDeletedUsersOnRefresh, let localID = userID(inRefreshToken: refreshToken),
-               try await store.user(projectID: projectID, localID: localID) == nil {
+               try await accounts.user(projectID: projectID, localID: localID) == nil {
                 throw FlintError(.userNotFound)
             }
             throw FlintError(.invalidRefreshToken)
@@ -141,14 +147,14 @@ public final class TokenService: Sendable {
             throw FlintError(.tokenExpired)
         }
         if now - record.lastUsedAt >= Self.lastUsedGranularity {
-            try await store.touchRefreshToken(hash: tokenHash, at: now)
+            try await sessions.touchRefreshToken(hash: tokenHash, at: now)
         }
         let idToken = try await mintIDToken(
             for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
             sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: record.sessionEpoch, now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
-            try await store.touchLastRefresh(projectID: user.projectID, localID: user.localID, at: nowMilliseconds)
+            try await accounts.touchLastRefresh(projectID: user.projectID, localID: user.localID, at: nowMilliseconds)
         }
         usage.tokenRefreshed()
         return (idToken, user)
@@ -184,7 +190,7 @@ public final class TokenService: Sendable {
         let now = clock.seconds
         if claims.iat > now + Self.allowedClockSkew { throw FlintError(.invalidIDToken) }
         if claims.exp <= now { throw FlintError(.tokenExpired) }
-        guard let user = try await store.user(projectID: projectID, localID: claims.sub) else {
+        guard let user = try await accounts.user(projectID: projectID, localID: claims.sub) else {
             throw FlintError(.userNotFound)
         }
         if user.disabled { throw FlintError(.userDisabled) }
@@ -208,7 +214,7 @@ public final class TokenService: Sendable {
               case .object(var claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: jwt.payload)
         else { throw FlintError(.invalidIDToken) }
         let now = clock.seconds
-        claims["iss"] = .string(sessionIssuerPrefix() + Realm(key: projectID).projectID)
+        claims["iss"] = .string(sessionIssuerPrefix + Realm(key: projectID).projectID)
         claims["iat"] = .number(Double(now))
         claims["exp"] = .number(Double(now + validDuration))
         return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))

@@ -88,7 +88,7 @@ public final class UsageCounters: Service, Sendable {
     /// Days of counts kept; the janitor deletes older ones.
     static let retentionDays: Int64 = 400
 
-    private let store: Store
+    private let store: UsageStore
     /// The same events as Prometheus counters, for the management listener's `/metrics`; they carry what the
     /// daily counts leave out (the SMS and mail provider), and no project.
     private let metrics: ServerMetrics
@@ -100,11 +100,11 @@ public final class UsageCounters: Service, Sendable {
     private let refreshes: Metrics.Counter
     private let validIDTokens: Metrics.Counter
 
-    init(store: Store, clock: any FlintClock, metrics: ServerMetrics, logger: Logger, flushInterval: Duration = .seconds(10)) {
-        self.store = store
-        self.metrics = metrics
-        self.clock = clock
-        self.logger = logger
+    init(core: ServerCore, flushInterval: Duration = .seconds(10)) {
+        store = core.store.usage
+        metrics = core.telemetry.metrics
+        clock = core.clock
+        logger = core.logger
         self.flushInterval = flushInterval
         refreshes = metrics.counter("flint_token_refreshes_total")
         validIDTokens = metrics.counter("flint_id_token_verifications_total", dimensions: [("outcome", "valid")])

@@ -79,7 +79,7 @@ extension ConsoleRoutes {
     }
 
     func addNumber(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
-        let number = try PhoneService.phoneNumber(form["number"])
+        let number = try Validation.dialledPhoneNumber(form["number"])
         var numbers = context.project.settings.phone.testNumbers
         guard numbers[number] == nil else { throw FlintError(.invalidArgument, "\(number) is already a test number.") }
         numbers[number] = form["code"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -159,7 +159,7 @@ extension ConsoleRoutes {
         guard let name = Self.nonEmpty(form["display-name"]) else {
             throw FlintError(.invalidArgument, "Give the tenant a display name.")
         }
-        let tenants = TenantService(projects: projects, projectConfig: projectConfig, policy: policy, random: sessions.random)
+        let tenants = TenantService(core: core, projectConfig: projectConfig)
         _ = try await tenants.create(TenantConfig(
             displayName: name, allowPasswordSignup: form["email-password"] == "on", enableEmailLinkSignin: form["email-link"] == "on",
             enableAnonymousUser: form["anonymous"] == "on"), in: context.projectID)

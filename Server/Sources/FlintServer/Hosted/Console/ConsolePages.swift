@@ -69,7 +69,7 @@ extension ConsoleRoutes {
                                                caller: context.adminCaller)
             users = page.users ?? []
             next = page.nextPageToken
-            status = "\(try await store.userCount(projectID: context.project.id)) users"
+            status = "\(try await store.accounts.userCount(projectID: context.project.id)) users"
         } else {
             do {
                 users = [try await accounts.record(matching: search, caller: context.adminCaller)]
@@ -345,7 +345,7 @@ extension ConsoleRoutes {
         for tenant in tenants {
             let id = HTML.escape(tenant.realm.tenantID ?? "")
             let profile = tenant.settings.tenant ?? TenantProfile()
-            let users = try await store.userCount(projectID: tenant.id)
+            let users = try await store.accounts.userCount(projectID: tenant.id)
             let named = "<input type=\"hidden\" name=\"tenant\" value=\"\(id)\">"
             let open = tenant.id == context.tenant?.id ? "Open now" : ConsoleHTML.form("/console/tenants/open", context: context,
                 content: named + "<button type=\"submit\" class=\"open-tenant\">Open</button>")

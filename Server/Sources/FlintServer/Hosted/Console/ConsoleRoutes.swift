@@ -13,18 +13,18 @@ import NIOCore
 /// successful POST redirects (303) to its page with a notice; a refused one shows the page again with
 /// the error and what was typed.
 struct ConsoleRoutes: Sendable {
+    let core: ServerCore
     let sessions: ConsoleSessions
     let accounts: AccountService
-    let projects: ProjectDirectory
-    let store: Store
     let projectConfig: ProjectConfigService
     let identityProviders: IdentityProviderConfigService
     let usage: UsageCounters
-    let maxTestNumbers: Int
-    let publicURL: @Sendable () -> String
 
-    var policy: ModePolicy { sessions.policy }
-    var clock: any FlintClock { sessions.clock }
+    var projects: ProjectDirectory { core.projects }
+    var store: Store { core.store }
+    var maxTestNumbers: Int { core.configuration.phoneLimits.maxTestNumbers }
+    var policy: ModePolicy { core.policy }
+    var clock: any FlintClock { core.clock }
 
     /// What a successful action says on the page it returns to.
     enum Notice: String {
@@ -119,7 +119,7 @@ struct ConsoleRoutes: Sendable {
         }
         let challenge = try sessions.newChallenge()
         let html = try ConsoleLoginPage.html(
-            configuration: .init(audience: sessions.audience(publicURL: publicURL()), challenge: challenge, now: clock.seconds,
+            configuration: .init(audience: sessions.audience(publicURL: core.publicURL), challenge: challenge, now: clock.seconds,
                                  chooseFile: "Choose the key file first.",
                                  unreadable: "That file is not a service-account key file (JSON with private_key)."),
             ownerSignIn: policy.ownerTokenIsAdmin, error: error)
@@ -136,7 +136,7 @@ struct ConsoleRoutes: Sendable {
         do {
             session = try await sessions.signIn(
                 challenge: form["challenge"], cookieChallenge: request.cookies[ConsoleSessions.challengeCookie]?.value,
-                assertion: form["assertion"], publicURL: publicURL())
+                assertion: form["assertion"], publicURL: core.publicURL)
         } catch ConsoleSessions.Refusal.signInFailed(let reason) {
             return try await loginPage(request, error: reason, status: .unauthorized)
         }
@@ -173,7 +173,7 @@ struct ConsoleRoutes: Sendable {
         let tenant = realm.tenantID == nil ? nil : try await projects.project(realm.key)
         return ConsoleContext(
             session: session, project: page.isProjectWide ? project : tenant ?? project, tenant: tenant,
-            projectIDs: session.isOwner ? try await store.projectIDs() : [project.id], mode: policy.mode, query: query,
+            projectIDs: session.isOwner ? try await store.settings.projectIDs() : [project.id], mode: policy.mode, query: query,
             notice: query["notice"].flatMap(Notice.init(rawValue:))?.text, error: nil)
     }
 
@@ -257,7 +257,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     private func cookie(_ name: String, _ value: String, path: String, maxAge: Int) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: path, secure: publicURL().hasPrefix("https://"),
+        Cookie(name: name, value: value, maxAge: maxAge, path: path, secure: core.publicURL.hasPrefix("https://"),
                httpOnly: true, sameSite: .strict)
     }
 

@@ -30,17 +30,15 @@ struct ConsoleSessions: Sendable {
     static let challengeCookie = "flint_console_login"
     private static let sessionContext = "console-session"
 
-    init(serviceAccounts: ServiceAccounts, store: Store, secrets: SecretBox, clock: any FlintClock,
-         random: any RandomSource, policy: ModePolicy, defaultProjectID: String) {
+    init(core: ServerCore, serviceAccounts: ServiceAccounts) {
         self.serviceAccounts = serviceAccounts
-        self.store = store
-        self.secrets = secrets
-        self.clock = clock
-        self.random = random
-        self.policy = policy
-        self.defaultProjectID = defaultProjectID
-        challenges = SingleUseTokens(
-            secrets: secrets, store: store, clock: clock, random: random, purpose: "console-login", lifetimeSeconds: 300)
+        store = core.store
+        secrets = core.secrets
+        clock = core.clock
+        random = core.random
+        policy = core.policy
+        defaultProjectID = core.configuration.projectID
+        challenges = core.singleUseTokens(purpose: "console-login", lifetimeSeconds: 300)
     }
 
     /// A signed-in operator, as sealed into the session cookie.
@@ -108,14 +106,14 @@ struct ConsoleSessions: Sendable {
               session.expiresAt > clock.seconds
         else { throw Refusal.signInRequired }
         if let keyID = session.keyID {
-            guard let record = try await store.serviceAccount(keyID: keyID), record.revokedAt == nil,
+            guard let record = try await store.serviceAccounts.serviceAccount(keyID: keyID), record.revokedAt == nil,
                   record.projectID == Realm(key: session.projectID).projectID
             else { throw Refusal.signInRequired }
         } else if !policy.ownerTokenIsAdmin {
             // An owner session is emulator mode's; a production server never honours one.
             throw Refusal.signInRequired
         }
-        guard try await store.counter(Self.signedOutMarker(session), windowStart: session.expiresAt) == 0 else {
+        guard try await store.counters.counter(Self.signedOutMarker(session), windowStart: session.expiresAt) == 0 else {
             throw Refusal.signInRequired
         }
         return session
@@ -124,7 +122,7 @@ struct ConsoleSessions: Sendable {
     /// Ends `session` on every node. The marker's window is the session's expiry, so the janitor removes it
     /// once the cookie would have expired anyway.
     func signOut(_ session: Session) async throws {
-        try await store.incrementCounter(Self.signedOutMarker(session), windowStart: session.expiresAt)
+        try await store.counters.incrementCounter(Self.signedOutMarker(session), windowStart: session.expiresAt)
     }
 
     private static func signedOutMarker(_ session: Session) -> String { "console-signed-out:\(session.id)" }

@@ -1,5 +1,5 @@
 /// Per-project, per-day usage counts (the console's usage page). Days are UTC epoch days.
-extension Store {
+extension UsageStore {
     /// Adds `count` to `metric` of `projectID` on `day`.
     public func addUsage(projectID: String, day: Int64, metric: String, count: Int64) async throws {
         try await database.query(

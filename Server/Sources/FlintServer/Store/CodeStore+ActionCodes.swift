@@ -19,7 +19,7 @@ public struct OobCodeRecord: Sendable, Equatable {
 }
 
 /// Email action codes.
-extension Store {
+extension CodeStore {
     public func insertOobCode(_ record: OobCodeRecord) async throws {
         try await database.query(
             """

@@ -21,7 +21,7 @@ public struct ServiceAccountRecord: Sendable, Equatable {
     }
 }
 
-extension Store {
+extension ServiceAccountStore {
     public func insertServiceAccount(_ record: ServiceAccountRecord) async throws {
         try await database.query(
             """

@@ -15,7 +15,7 @@ public struct VerificationCodeRecord: Sendable, Equatable {
 }
 
 /// Phone verification codes and APNs app credentials.
-extension Store {
+extension CodeStore {
     public func insertVerificationCode(_ record: VerificationCodeRecord) async throws {
         try await database.query(
             """

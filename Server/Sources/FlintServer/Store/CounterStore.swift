@@ -1,5 +1,5 @@
 /// Fixed-window counters in the database, so every node sees the same counts.
-extension Store {
+extension CounterStore {
     /// Adds one to `bucket` in the window starting at `windowStart` (epoch seconds) and returns the new count.
     /// A counter left from an earlier window starts again at one.
     @discardableResult
@@ -28,7 +28,7 @@ extension Store {
     }
 }
 
-extension Store {
+extension CounterStore {
     /// Deletes counters whose window started before `windowStart` (epoch seconds): they no longer count.
     /// Single-use markers store their expiry as the window start, so they go once they are useless.
     @discardableResult

@@ -1,5 +1,5 @@
 /// Emails a node could not send before it stopped (`EmailOutbox`), sealed, until the next node takes them.
-extension Store {
+extension OutboxStore {
     /// Keeps `sealed` messages.
     func addPendingEmails(_ sealed: [String]) async throws {
         try await database.transaction { tx in

@@ -1,0 +1,72 @@
+import FlintWire
+
+/// Every budget the server keeps, declared once. The route table names them beside the endpoints they guard.
+extension Budget {
+    static let minute: Int64 = 60
+    static let hour: Int64 = 3600
+
+    /// Password tries per address and client; the right password gives them back. Known and unknown addresses
+    /// lock out alike, and the owner signing in from elsewhere is not locked out by a stranger's guesses.
+    static let passwordTries = Budget(
+        name: "password-failures", per: "address and client", windowSeconds: 15 * minute, limit: .fixed(10),
+        refusal: FlintError(
+            .tooManyAttempts, "Access to this account has been temporarily disabled due to many failed login attempts."),
+        enforced: { $0.throttlesPasswordSignIn })
+
+    /// TOTP code tries per factor (or enrollment session); the right code gives them back, so six digits cannot be
+    /// guessed. Kept in both modes.
+    static let totpTries = Budget(
+        name: "totp-failures", per: "factor or enrollment session", windowSeconds: 5 * minute, limit: .fixed(5),
+        refusal: FlintError(.tooManyAttempts), enforced: { _ in true })
+
+    /// New accounts per client (Firebase's: 100 per IP address per hour). Admin-created and imported accounts do not count.
+    static let signUpsPerClient = Budget(
+        name: "signup:ip-hour", per: "client", windowSeconds: hour, limit: .configured { $0.signUpLimits.perIPPerHour },
+        refusal: FlintError(.tooManyAttempts, "Too many accounts created from this address; try again later."),
+        enforced: { $0.limitsSignUps })
+
+    /// SMS codes per client a minute, fictional numbers' too (so their codes cannot be asked for, and guessed, without bound).
+    static let smsPerClientMinute = Budget(
+        name: "sms:ip-minute", per: "client", windowSeconds: minute, limit: .configured { $0.phoneLimits.perIPPerMinute },
+        refusal: smsPerClientRefusal, enforced: { $0.limitsSMSSends })
+
+    /// SMS codes per client an hour, fictional numbers' too.
+    static let smsPerClientHour = Budget(
+        name: "sms:ip-hour", per: "client", windowSeconds: hour, limit: .configured { $0.phoneLimits.perIPPerHour },
+        refusal: smsPerClientRefusal, enforced: { $0.limitsSMSSends })
+
+    private static let smsPerClientRefusal = FlintError(.tooManyAttempts, "Too many codes requested from this address.")
+
+    /// SMS codes to one number an hour.
+    static let smsPerNumber = Budget(
+        name: "sms:number", per: "phone number", windowSeconds: hour, limit: .configured { $0.phoneLimits.perNumberPerHour },
+        refusal: FlintError(.tooManyAttempts, "Too many codes sent to this number."), enforced: { $0.limitsSMSSends })
+
+    /// SMS codes a day to the regions one calling code serves (+1: all of NANP at once), where the project sets a cap.
+    static let smsPerRegion = Budget(
+        name: "sms:region-day", per: "calling-code region", windowSeconds: 24 * hour, limit: .projectSetting,
+        refusal: FlintError(.quotaExceeded, "The project's daily SMS cap for this region is used up."),
+        enforced: { $0.limitsSMSSends })
+
+    /// SMS codes per project a minute; asked last, so a send the client's or number's budgets refuse takes none of it.
+    static let smsPerProject = Budget(
+        name: "sms:project", per: "project", windowSeconds: minute, limit: .configured { $0.phoneLimits.perProjectPerMinute },
+        refusal: FlintError(.quotaExceeded, "The project's SMS quota is used up; try again in a minute."),
+        enforced: { $0.limitsSMSSends })
+
+    /// Action emails per client an hour.
+    static let emailsPerClient = Budget(
+        name: "email:ip-hour", per: "client", windowSeconds: hour, limit: .configured { $0.emailLimits.perIPPerHour },
+        refusal: FlintError(.tooManyAttempts, "Too many emails requested from this address."), enforced: { $0.limitsEmailSends })
+
+    /// Action emails to one address an hour.
+    static let emailsPerAddress = Budget(
+        name: "email:address-hour", per: "address", windowSeconds: hour, limit: .configured { $0.emailLimits.perAddressPerHour },
+        refusal: FlintError(.tooManyAttempts, "Too many emails sent to this address."), enforced: { $0.limitsEmailSends })
+
+    /// Every budget that guards an SMS send, in the order they are spent.
+    static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, smsPerNumber, smsPerRegion, smsPerProject]
+
+    /// Every declared budget.
+    static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress]
+}

@@ -1,0 +1,94 @@
+import FlintWire
+
+/// One limit: how many of something a subject (a client, an address, a number, a project) may have in a fixed
+/// window, and the answer once it is spent. Counted in the store (`CounterStore`), so it holds across nodes;
+/// every spend is one atomic increment-and-compare, taken before the work it guards.
+///
+/// Each budget is declared once (`Budget+Declared.swift`) and named in the route table beside every endpoint it
+/// guards (`Endpoint.budgets`), where a reader finds it; the OpenAPI document and the README's abuse table list the
+/// same declarations (a test compares them).
+struct Budget: Sendable, Hashable, CustomStringConvertible {
+    /// How many a window allows.
+    enum Limit: Sendable {
+        /// From the server's configuration (a `FLINT_*` variable).
+        case configured(@Sendable (ServerConfiguration) -> Int64)
+        /// A fixed number, Firebase's own.
+        case fixed(Int64)
+        /// Set per project (the spender passes it), and unlimited where the project sets none.
+        case projectSetting
+    }
+
+    /// The counters' name, and how routes, the OpenAPI document and the README name the budget.
+    let name: String
+    /// What one count belongs to, in words.
+    let per: String
+    /// The fixed window's length in seconds.
+    let windowSeconds: Int64
+    let limit: Limit
+    /// The answer once the window's budget is spent.
+    let refusal: FlintError
+    /// Whether the mode keeps this limit (the emulator keeps few).
+    let enforced: @Sendable (ModePolicy) -> Bool
+
+    var description: String { name }
+
+    /// The limit of a `.fixed` budget (nil for the others).
+    var fixedLimit: Int64? { if case .fixed(let limit) = limit { limit } else { nil } }
+
+    static func == (lhs: Budget, rhs: Budget) -> Bool { lhs.name == rhs.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// Spends budgets in the store.
+struct BudgetLedger: Sendable {
+    let counters: CounterStore
+    let clock: any FlintClock
+    let configuration: ServerConfiguration
+
+    /// Spends one of each of `budgets` for `subject` in `realm`, all counted before any is compared (a request
+    /// refused by one still took the others), and throws the first one spent. `projectLimit` is the limit of a
+    /// `.projectSetting` budget; none means unlimited, and nothing is counted.
+    func spend(_ budgets: Budget..., in realm: String, for subject: String? = nil, projectLimit: Int64? = nil) async throws {
+        var spent: Budget?
+        for budget in budgets where budget.enforced(configuration.policy) {
+            Self.checkDeclared(budget)
+            guard let limit = limit(of: budget, projectLimit: projectLimit) else { continue }
+            let count = try await counters.incrementCounter(key(budget, realm, subject), windowStart: windowStart(of: budget))
+            if count > limit, spent == nil { spent = budget }
+        }
+        if let spent { throw spent.refusal }
+    }
+
+    /// Gives `subject` its budget back (the right password, the right TOTP code).
+    func refund(_ budget: Budget, in realm: String, for subject: String? = nil) async throws {
+        guard budget.enforced(configuration.policy) else { return }
+        try await counters.resetCounter(key(budget, realm, subject))
+    }
+
+    /// The configured or fixed limit of `budget` (nil for a project's setting it has not set).
+    func limit(of budget: Budget, projectLimit: Int64? = nil) -> Int64? {
+        switch budget.limit {
+        case .configured(let read): read(configuration)
+        case .fixed(let limit): limit
+        case .projectSetting: projectLimit
+        }
+    }
+
+    private func windowStart(of budget: Budget) -> Int64 {
+        let now = clock.seconds
+        return now - now % budget.windowSeconds
+    }
+
+    private func key(_ budget: Budget, _ realm: String, _ subject: String?) -> String {
+        [budget.name, realm, subject].compactMap { $0 }.joined(separator: ":")
+    }
+
+    /// The budgets the endpoint being served declares (debug builds only: the router sets it, see `Endpoint`).
+    @TaskLocal static var declaredByRoute: Set<String>?
+
+    /// A spend the route table does not show is a mistake in the table: debug builds (the tests) stop on it.
+    private static func checkDeclared(_ budget: Budget) {
+        assert(declaredByRoute.map { $0.contains(budget.name) } ?? true,
+               "budget \(budget.name) is spent by a route that does not declare it")
+    }
+}

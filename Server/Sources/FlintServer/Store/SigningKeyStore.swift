@@ -1,0 +1,32 @@
+import Foundation
+
+extension SigningKeyStore {
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await database.query(
+            "SELECT kid, public_key_pem, certificate_pem, sealed_private_key, created_at FROM signing_keys ORDER BY created_at, kid", []
+        ).map { row in
+            SigningKeyRecord(
+                kid: row.string("kid") ?? "", publicKeyPEM: row.string("public_key_pem") ?? "",
+                certificatePEM: row.string("certificate_pem") ?? "",
+                sealedPrivateKey: row.string("sealed_private_key") ?? "", createdAt: row.int("created_at") ?? 0)
+        }
+    }
+
+    /// Changes whenever a signing key is added or retired: a node compares it with what it loaded.
+    public func signingKeySetVersion() async throws -> SigningKeySetVersion {
+        let row = try await database.query("SELECT count(*) AS keys, max(created_at) AS newest FROM signing_keys", []).first
+        return SigningKeySetVersion(count: row?.int("keys") ?? 0, newest: row?.int("newest"))
+    }
+
+    public func insertSigningKey(_ key: SigningKeyRecord) async throws {
+        try await writingCached(
+            "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
+            .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
+            .int(key.createdAt))
+    }
+
+    public func deleteSigningKey(kid: String) async throws {
+        try await writingCached("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
+    }
+}
+
