@@ -189,7 +189,7 @@ import Testing
             await expectAuthError(.userMismatch) {
                 try await user.reauthenticate(with: try Self.appleCredential(providers, sub: "001.nobody", email: nil))
             }
-            let users = try await server.server.store.users(projectID: server.projectID, afterLocalID: nil, limit: 10)
+            let users = try await server.server.store.accounts.users(projectID: server.projectID, afterLocalID: nil, limit: 10)
             #expect(users.count == 2)
         }
     }
@@ -205,7 +205,7 @@ import Testing
 
             try await user.delete()
             #expect(auth.currentUser == nil)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: user.uid) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: user.uid) == nil)
         }
     }
 }

@@ -230,7 +230,7 @@ import Testing
             }, harness).user
             try await fresh.delete()
             #expect(auth.currentUser == nil)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: fresh.uid) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: fresh.uid) == nil)
             for table in ["user_identities", "refresh_tokens"] {
                 let rows = try await server.server.store.database.query(
                     "SELECT COUNT(*) AS n FROM \(table) WHERE local_id = ?", [.text(fresh.uid)])

@@ -74,7 +74,7 @@ extension AccountIntegrityTests.Races {
                 return sessions
             }
             // Past the wrong-password throttle's window (ID tokens live an hour: the rounds stay well inside it).
-            server.clock.advance(seconds: Double(SignInThrottle.window))
+            server.clock.advance(seconds: Double(Budget.passwordTries.windowSeconds))
             for session in sessions + [fresh] {
                 let refreshed = try await client.refresh(session.string("refreshToken"))
                 #expect(refreshed.errorCode == "TOKEN_EXPIRED", "round \(round): an old-password session survived")

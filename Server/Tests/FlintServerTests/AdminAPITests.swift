@@ -114,7 +114,7 @@ import Testing
                 .status == 403)
             // An empty list removes every factor.
             #expect(try await client.admin(path, ["localId": .string(first), "mfa": [:]]).status == 200)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: first)?.mfaFactors.isEmpty == true)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: first)?.mfaFactors.isEmpty == true)
         }
     }
 
@@ -217,7 +217,7 @@ import Testing
             #expect(try await exchange(try customToken(own, audience: "https://example.com")).errorCode == "INVALID_CUSTOM_TOKEN")
             #expect(try await exchange("not-a-token").errorCode == "INVALID_CUSTOM_TOKEN")
             // A revoked key signs nothing any more, and authenticates no admin call.
-            try await server.server.store.revokeServiceAccount(keyID: own.private_key_id, at: Int64(server.clock.now().timeIntervalSince1970))
+            try await server.server.store.serviceAccounts.revokeServiceAccount(keyID: own.private_key_id, at: Int64(server.clock.now().timeIntervalSince1970))
             #expect(try await exchange(try customToken(own)).errorCode == "INVALID_CUSTOM_TOKEN")
         }
     }

@@ -38,7 +38,7 @@ import Testing
             #expect(beforeCopy.count >= 40)
             let copied = Store(database: try SQLiteDatabase(path: copy))
             for id in beforeCopy {
-                #expect(try await copied.user(projectID: server.projectID, localID: id) != nil, "\(id) is missing from the copy")
+                #expect(try await copied.accounts.user(projectID: server.projectID, localID: id) != nil, "\(id) is missing from the copy")
             }
             try await copied.close()
             // A backup never overwrites a file.
@@ -53,7 +53,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: scratch) }
         let original = scratch.appendingPathComponent("original")
         let store = try await Store.open(databaseURL: nil, dataDirectory: original, logger: Logger(label: "test"))
-        try await store.createUser(UserAccount(projectID: "demo", localID: "ada", createdAt: 0))
+        try await store.accounts.createUser(UserAccount(projectID: "demo", localID: "ada", createdAt: 0))
         try await store.close()
         let backup = scratch.appendingPathComponent("backup.sqlite").path
         try SQLiteBackup.copy(from: SQLiteBackup.storePath(in: original), to: backup)
@@ -72,7 +72,7 @@ import Testing
 
         try SQLiteBackup.restore(backup, into: target)
         let restored = try await Store.open(databaseURL: nil, dataDirectory: target, logger: Logger(label: "test"))
-        #expect(try await restored.user(projectID: "demo", localID: "ada") != nil)
+        #expect(try await restored.accounts.user(projectID: "demo", localID: "ada") != nil)
         try await restored.close()
     }
 

@@ -66,7 +66,7 @@ import Testing
             let claims = try #require(created.string("idToken").flatMap(Self.claims))
             #expect(claims["name"] == "Named By Function" && claims["role"] == "member" && claims["tier"] == "gold")
             #expect(claims["email_verified"] == true)
-            let stored = try #require(try await server.server.store.user(projectID: server.projectID, localID: created.string("localId") ?? ""))
+            let stored = try #require(try await server.server.store.accounts.user(projectID: server.projectID, localID: created.string("localId") ?? ""))
             #expect(stored.displayName == "Named By Function" && stored.emailVerified)
 
             // A later sign-in asks beforeSignIn only, with the account as stored.
@@ -88,18 +88,18 @@ import Testing
             let refused = try await signUp(client, "intruder@example.com")
             #expect(refused.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE" && refused.status == 400)
             #expect(refused.errorMessage?.contains("Only example.org may sign up") == true, "\(refused.body)")
-            #expect(try await server.server.store.user(projectID: server.projectID, email: "intruder@example.com") == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, email: "intruder@example.com") == nil)
 
             // A sign-up beforeSignIn refuses leaves the account (as in Firebase), without a session.
             function.answers.withLockedValue { $0 = ["beforeSignIn": .refuse(message: "Sign-ins are paused")] }
             #expect(try await signUp(client, "grace@example.com").errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE")
-            #expect(try await server.server.store.user(projectID: server.projectID, email: "grace@example.com") != nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, email: "grace@example.com") != nil)
             function.answers.withLockedValue { $0 = [:] }
             #expect(try await signIn(client, "grace@example.com").status == 200)
             // A function that disables the account: kept disabled, no tokens.
             function.answers.withLockedValue { $0["beforeSignIn"] = .change(["updateMask": "disabled", "disabled": true]) }
             #expect(try await signIn(client, "grace@example.com").errorCode == "USER_DISABLED")
-            #expect(try await server.server.store.user(projectID: server.projectID, email: "grace@example.com")?.disabled == true)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, email: "grace@example.com")?.disabled == true)
         }
     }
 

@@ -316,12 +316,12 @@ import Testing
             let created = try await flint.json(arguments: ["users", "create", "--email", "remote@example.com", "--password",
                                                            "secret-pass", "--json"] + remote)
             let uid = try #require(created["localId"]?.stringValue)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.email == "remote@example.com")
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid)?.email == "remote@example.com")
             #expect(try await client.post("/v1/accounts:signInWithPassword", [
                 "email": "remote@example.com", "password": "secret-pass",
             ]).status == 200)
             try await flint.succeed(arguments: ["users", "disable", uid] + remote)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.disabled == true)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid)?.disabled == true)
             let listed = try await flint.json(arguments: ["users", "list", "--json"] + remote)
             #expect(listed.arrayValue?.map { $0["localId"] } == [.string(uid)])
             try await flint.succeed(arguments: ["test-numbers", "add", "+16505550177", "654321"] + remote)
@@ -333,19 +333,19 @@ import Testing
             let signerKey = try #require(try await server.server.projects.project(server.projectID)).signerKey
             #expect(export.stderr.contains("--hash-algo=SCRYPT --hash-key=\(signerKey.base64EncodedString())"))
             try await flint.succeed(arguments: ["users", "delete", uid] + remote)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid) == nil)
 
             // A server error comes back as its message; no key (the owner credential) is refused in production.
             let missing = try await flint.run(arguments: ["users", "get", "nobody"] + remote)
             #expect(missing.status != 0 && missing.stderr.contains("USER_NOT_FOUND"))
             let ownerless = try await flint.run("users", "list", "--server", server.baseURL.absoluteString)
             #expect(ownerless.status != 0 && ownerless.stderr.contains("invalid authentication credentials"), "\(ownerless.stderr)")
-            try await server.server.store.revokeServiceAccount(keyID: keyFile.private_key_id, at: Int64(Date().timeIntervalSince1970))
+            try await server.server.store.serviceAccounts.revokeServiceAccount(keyID: keyFile.private_key_id, at: Int64(Date().timeIntervalSince1970))
             #expect(try await flint.run(arguments: ["users", "list"] + remote).status != 0)
         }
         try await withServer(emulator: true) { server, _ in
             try await flint.succeed("users", "create", "--uid", "owned", "--server", server.baseURL.absoluteString)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: "owned") != nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: "owned") != nil)
         }
     }
 

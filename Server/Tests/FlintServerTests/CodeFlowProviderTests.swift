@@ -33,7 +33,7 @@ import Testing
             // The primary address, verified as GitHub says; the login is the screen name.
             #expect(reply["email"] == "octocat@example.com" && reply["emailVerified"] == true)
             #expect(reply["displayName"] == "The Octocat" && reply["oauthAccessToken"] == .string(token))
-            let user = try #require(try await server.server.store.user(projectID: server.projectID, providerID: "github.com", rawID: "583231"))
+            let user = try #require(try await server.server.store.accounts.user(projectID: server.projectID, providerID: "github.com", rawID: "583231"))
             #expect(user.identities.first?.screenName == "octocat")
 
             // Without the email scope: the profile's public address (none here), nothing invented.

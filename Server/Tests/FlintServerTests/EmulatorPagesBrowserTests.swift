@@ -210,7 +210,7 @@ import Testing
                     "\(log)")
 
             // The server holds the three accounts, the typed one as typed.
-            let identities = try await server.server.store.identities(projectID: server.projectID, providerID: "google.com", limit: 10)
+            let identities = try await server.server.store.accounts.identities(projectID: server.projectID, providerID: "google.com", limit: 10)
             #expect(identities.count == 3, "\(identities)")
             let stored = try #require(identities.first { $0.rawID == "grace-sub-1906" })
             #expect(stored.email == "grace.hopper@example.com" && stored.displayName == "Grace Hopper"

@@ -263,7 +263,7 @@ extension EmulatorSpec {
                     #expect(try await client.sendSignInLink("alice@example.com").status == 200)
                 }
                 _ = try await client.signUp(email: "bob@example.com", password: "secret123")
-                for _ in 0...SignInThrottle.maximumFailures {
+                for _ in 0...Budget.passwordTries.fixedLimit! {
                     let wrong = try await client.post("/v1/accounts:signInWithPassword", ["email": "bob@example.com", "password": "guess-it"])
                     #expect(wrong.errorCode == "INVALID_PASSWORD")
                 }

@@ -75,7 +75,7 @@ import Testing
             var sequences: [[Data]] = []
             for email in [Self.known, Self.unknown] {
                 var answers: [Data] = []
-                for _ in 0..<(SignInThrottle.maximumFailures + 2) {
+                for _ in 0..<(Budget.passwordTries.fixedLimit! + 2) {
                     answers.append(try await Self.wrongPassword(client, email).data)
                 }
                 sequences.append(answers)
@@ -135,7 +135,7 @@ import Testing
         try await Self.withProtectedServer { server, client in
             // A new lockout window for every try, so every one is a real check.
             let medians = try await Self.medianTimes(rounds: 10, before: {
-                server.clock.advance(seconds: Double(SignInThrottle.window))
+                server.clock.advance(seconds: Double(Budget.passwordTries.windowSeconds))
             }) { try await Self.wrongPassword(client, $0) }
             Self.expectAlike(medians, "wrong password")
         }

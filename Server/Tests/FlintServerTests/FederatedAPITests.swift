@@ -112,7 +112,7 @@ import Testing
                 #expect(reply.status == 400, "\(name): \(reply.body)")
                 #expect(reply.errorCode == expected, "\(name): \(reply.body)")
             }
-            #expect(try await server.server.store.users(projectID: server.projectID, afterLocalID: nil, limit: 10).isEmpty)
+            #expect(try await server.server.store.accounts.users(projectID: server.projectID, afterLocalID: nil, limit: 10).isEmpty)
         }
     }
 
@@ -250,7 +250,7 @@ import Testing
             for (token, nonce, expected) in refused {
                 #expect(try await Self.signIn(client, postBody: body(token, nonce: nonce)).errorCode == expected)
             }
-            #expect(try await server.server.store.user(projectID: server.projectID, providerID: "google.com", rawID: "2") == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, providerID: "google.com", rawID: "2") == nil)
 
             // The app's other clients (its iOS client, say) are accepted once configured, with the web client still.
             let iOSClient = "123456789012-ios.apps.googleusercontent.com"

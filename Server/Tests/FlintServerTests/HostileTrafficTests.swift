@@ -30,12 +30,12 @@ import Testing
         try await withServer(emulator: false, database: database) { server, client in
             _ = try await client.signUp(email: "target@example.com", password: "secret123")
             let answers = try await Self.parallelWrongPasswords([client], email: "target@example.com")
-            #expect(answers.filter { $0 == "INVALID_LOGIN_CREDENTIALS" }.count == Int(SignInThrottle.maximumFailures))
-            #expect(answers.filter { $0 == "TOO_MANY_ATTEMPTS_TRY_LATER" }.count == Self.guesses - Int(SignInThrottle.maximumFailures))
+            #expect(answers.filter { $0 == "INVALID_LOGIN_CREDENTIALS" }.count == Int(Budget.passwordTries.fixedLimit!))
+            #expect(answers.filter { $0 == "TOO_MANY_ATTEMPTS_TRY_LATER" }.count == Self.guesses - Int(Budget.passwordTries.fixedLimit!))
             // The right password is refused too until the window passes.
             let right = try await client.post("/v1/accounts:signInWithPassword", ["email": "target@example.com", "password": "secret123"])
             #expect(right.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
-            server.clock.advance(seconds: Double(SignInThrottle.window))
+            server.clock.advance(seconds: Double(Budget.passwordTries.windowSeconds))
             #expect(try await client.post("/v1/accounts:signInWithPassword", ["email": "target@example.com", "password": "secret123"])
                 .status == 200)
         }
@@ -67,7 +67,7 @@ import Testing
         try await withTwoNodes(emulator: false) { _, clients in
             _ = try await clients[0].signUp(email: "shared@example.com", password: "secret123")
             let answers = try await Self.parallelWrongPasswords(clients, email: "shared@example.com")
-            #expect(answers.filter { $0 == "INVALID_LOGIN_CREDENTIALS" }.count == Int(SignInThrottle.maximumFailures))
+            #expect(answers.filter { $0 == "INVALID_LOGIN_CREDENTIALS" }.count == Int(Budget.passwordTries.fixedLimit!))
         }
     }
 
@@ -78,15 +78,15 @@ import Testing
         try await withServer(database: database) { server, _ in
             let store = server.server.store
             let id = "code-under-attack"
-            try await store.insertVerificationCode(VerificationCodeRecord(
-                id: id, projectID: server.projectID, phoneNumber: "+15555550100", purpose: VerificationCodes.signIn,
+            try await store.codes.insertVerificationCode(VerificationCodeRecord(
+                id: id, projectID: server.projectID, phoneNumber: "+15555550100", purpose: CodePurpose.signIn.rawValue,
                 codeHash: "hash", attempts: 0, createdAt: 0, expiresAt: Int64.max))
             let maxAttempts: Int64 = 5
             let taken = try await withThrowingTaskGroup(of: Int64?.self) { group in
                 for _ in 0..<Self.guesses {
                     group.addTask {
-                        try await store.takeCodeAttempt(
-                            id: id, projectID: server.projectID, purpose: VerificationCodes.signIn, now: 0, maxAttempts: maxAttempts
+                        try await store.codes.takeCodeAttempt(
+                            id: id, projectID: server.projectID, purpose: CodePurpose.signIn.rawValue, now: 0, maxAttempts: maxAttempts
                         )?.attempts
                     }
                 }
@@ -148,12 +148,12 @@ import Testing
                 server.projectID, ProjectConfig(appVerification: .init(required: false)), updateMask: "appVerification.required")
             _ = try await client.sendCode("+14155550100")
             let minute = server.clock.seconds - server.clock.seconds % 60
-            #expect(try await server.server.store.counter("sms:project:\(server.projectID)", windowStart: minute) == 1)
+            #expect(try await server.server.store.counters.counter("sms:project:\(server.projectID)", windowStart: minute) == 1)
             for index in 0..<5 {
                 let refused = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+1415555011\(index)")])
                 #expect(refused.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
             }
-            #expect(try await server.server.store.counter("sms:project:\(server.projectID)", windowStart: minute) == 1)
+            #expect(try await server.server.store.counters.counter("sms:project:\(server.projectID)", windowStart: minute) == 1)
         }
     }
 
@@ -213,7 +213,7 @@ import Testing
                            "nobody.\(parts[1]).\(parts[2])", "\(localID).AAAAAAAAAAAAAAAAAAAAAA.\(parts[2])"] {
                 #expect(try await client.refresh(madeUp).errorMessage == "INVALID_REFRESH_TOKEN", "\(madeUp)")
             }
-            _ = try await server.server.store.deleteUser(projectID: server.projectID, localID: localID)
+            _ = try await server.server.store.accounts.deleteUser(projectID: server.projectID, localID: localID)
             #expect(try await client.refresh(genuine).errorMessage == "USER_NOT_FOUND")
         }
     }
@@ -233,7 +233,7 @@ import Testing
         try await withServer(emulator: false, configure: { $0.trustedProxies = loopbackProxy }) { _, client in
             _ = try await client.signUp(email: "owner@example.com", password: "secret123")
             let guesser = ["X-Forwarded-For": "198.51.100.1"]
-            for index in 0..<Int(SignInThrottle.maximumFailures) {
+            for index in 0..<Int(Budget.passwordTries.fixedLimit!) {
                 _ = try await client.post("/v1/accounts:signInWithPassword", [
                     "email": "owner@example.com", "password": .string("wrong-\(index)"),
                 ], headers: guesser)

@@ -47,7 +47,7 @@ import Testing
             #expect(patched["clientId"] == .string("com.example.web"))
 
             // Secrets are sealed in the stored settings, never kept in clear.
-            let stored = try #require(try await server.server.store.projectSettings(projectID: server.projectID)?.settings)
+            let stored = try #require(try await server.server.store.settings.projectSettings(projectID: server.projectID)?.settings)
             #expect(!stored.contains("app-secret") && !stored.contains("BEGIN PRIVATE KEY"))
 
             #expect(try await call("DELETE", base + "/facebook.com").status == 200)

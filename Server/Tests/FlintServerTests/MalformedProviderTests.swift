@@ -302,7 +302,7 @@ import Testing
             await next.waitForOutbox()
             let sent = next.log.all.filter { $0.metadata["email"] == "ada@example.com" && $0.metadata["link"] != nil }
             #expect(sent.count == acknowledged, "\(next.log.all.map(\.message))")
-            #expect(try await next.server.store.takePendingEmails().isEmpty)
+            #expect(try await next.server.store.outbox.takePendingEmails().isEmpty)
             try await next.stop()
         } catch {
             try? await server.stop()

@@ -115,7 +115,7 @@ import Testing
                 updateMask: "signIn.phoneNumber.testPhoneNumbers,mfa")
             let signedUp = try await client.signUp(email: "dora@example.com", password: Self.password)
             let localID = try #require(signedUp.string("localId"))
-            _ = try await server.server.store.modifyUser(projectID: server.projectID, localID: localID) { _ in
+            _ = try await server.server.store.accounts.modifyUser(projectID: server.projectID, localID: localID) { _ in
                 AccountChange([.emailVerified(true)])
             }
             let idToken = try #require(signedUp.string("idToken"))

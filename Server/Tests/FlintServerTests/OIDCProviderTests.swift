@@ -119,7 +119,7 @@ import Testing
                 #expect(try await signIn(token, nonce: nonce).errorCode == expected)
             }
             #expect(try await signIn(token, provider: "oidc.unknown").errorCode == "OPERATION_NOT_ALLOWED")
-            #expect(try await server.server.store.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-7") == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-7") == nil)
         }
     }
 
@@ -175,7 +175,7 @@ import Testing
             #expect(try await finish(other.string("sessionId"), "error=access_denied&state=x").errorCode == "INVALID_IDP_RESPONSE")
             #expect(try await finish("made-up", "code=\(otherCode)&state=x").errorCode == "INVALID_IDP_RESPONSE")
             #expect(provider.requests.all.filter { $0 == "/token" }.count == 1)
-            #expect(try await server.server.store.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-10") == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, providerID: "oidc.corp", rawID: "emp-10") == nil)
 
             // The session expires after ten minutes.
             let late = try await start()

@@ -208,7 +208,7 @@ import Testing
                 "code": .string(server.log.smsCodes(to: stranger).last ?? ""), "operation": "REAUTH",
             ])
             #expect(unknown.errorCode == "USER_NOT_FOUND")
-            #expect(try await server.server.store.user(projectID: server.projectID, phoneNumber: stranger) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, phoneNumber: stranger) == nil)
         }
     }
 
@@ -263,15 +263,15 @@ import Testing
             let fresh = try await client.sendCode("+15551230002")
             server.clock.advance(seconds: 200)
             // Only the first code has expired.
-            #expect(try await store.deleteExpiredVerificationCodes(before: server.clock.milliseconds) == 1)
+            #expect(try await store.codes.deleteExpiredVerificationCodes(before: server.clock.milliseconds) == 1)
             #expect(try await client.verify(live, server.log.smsCodes(to: Self.number).last).errorCode == "INVALID_SESSION_INFO")
             #expect(try await client.verify(fresh, server.log.smsCodes(to: "+15551230002").last).status == 200)
 
             let now = server.clock.seconds
-            try await store.incrementCounter("old", windowStart: now - 2 * 86_400)
-            try await store.incrementCounter("recent", windowStart: now - 60)
-            #expect(try await store.deleteCounters(windowStartedBefore: now - 86_400) == 1)
-            #expect(try await store.counter("recent", windowStart: now - 60) == 1)
+            try await store.counters.incrementCounter("old", windowStart: now - 2 * 86_400)
+            try await store.counters.incrementCounter("recent", windowStart: now - 60)
+            #expect(try await store.counters.deleteCounters(windowStartedBefore: now - 86_400) == 1)
+            #expect(try await store.counters.counter("recent", windowStart: now - 60) == 1)
         }
     }
 

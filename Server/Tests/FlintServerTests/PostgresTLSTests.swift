@@ -154,8 +154,8 @@ import X509
         components.queryItems = [URLQueryItem(name: "sslmode", value: "verify-full"), URLQueryItem(name: "sslrootcert", value: ca)]
         let store = try await Store.open(databaseURL: components.string, dataDirectory: scratch.dataDirectory, logger: Self.logger)
         do {
-            try await store.createUser(UserAccount(projectID: "p1", localID: "tls", createdAt: 1_700_000_000_000))
-            #expect(try await store.user(projectID: "p1", localID: "tls")?.localID == "tls")
+            try await store.accounts.createUser(UserAccount(projectID: "p1", localID: "tls", createdAt: 1_700_000_000_000))
+            #expect(try await store.accounts.user(projectID: "p1", localID: "tls")?.localID == "tls")
             try await store.close()
         } catch {
             try? await store.close()

@@ -19,7 +19,7 @@ import Testing
             databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: Logger(label: "test"))
         let clock = TestClock()
         let proofOfWork = ProofOfWork(
-            secrets: SecretBox(masterKey: SymmetricKey(size: .bits256)), store: store, clock: clock, random: SystemRandomSource())
+            secrets: SecretBox(masterKey: SymmetricKey(size: .bits256)), counters: store.counters, clock: clock, random: SystemRandomSource())
         do {
             try await body(proofOfWork, clock)
         } catch {

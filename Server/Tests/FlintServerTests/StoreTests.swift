@@ -35,30 +35,30 @@ import Testing
             alice.displayName = "Alice"
             alice.customAttributes = #"{"admin":true}"#
             alice.identities = [FederatedIdentity(providerID: "apple.com", rawID: "apple-1", email: "a@privaterelay.appleid.com")]
-            try await store.createUser(alice)
+            try await store.accounts.createUser(alice)
 
-            #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
-            #expect(try await store.user(projectID: "p1", email: "alice@example.com") == alice)
-            #expect(try await store.user(projectID: "p1", phoneNumber: "+15555550100") == alice)
-            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == alice)
-            #expect(try await store.user(projectID: "p2", localID: "alice") == nil)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "alice") == alice)
+            #expect(try await store.accounts.user(projectID: "p1", email: "alice@example.com") == alice)
+            #expect(try await store.accounts.user(projectID: "p1", phoneNumber: "+15555550100") == alice)
+            #expect(try await store.accounts.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == alice)
+            #expect(try await store.accounts.user(projectID: "p2", localID: "alice") == nil)
 
             // A change writes the fields it names, and only those.
             let change = AccountChange([.displayName(nil), .emailVerified(true), .unlink(providerID: "apple.com"), .revokeSessions])
-            let modified = try #require(try await store.modifyUser(projectID: "p1", localID: "alice") { _ in change })
+            let modified = try #require(try await store.accounts.modifyUser(projectID: "p1", localID: "alice") { _ in change })
             #expect(modified.before == alice)
             alice.displayName = nil
             alice.emailVerified = true
             alice.identities = []
             alice.sessionEpoch = 1
             #expect(modified.after == alice)
-            #expect(try await store.user(projectID: "p1", localID: "alice") == alice)
-            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == nil)
-            #expect(try await store.modifyUser(projectID: "p1", localID: "nobody") { _ in change } == nil)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "alice") == alice)
+            #expect(try await store.accounts.user(projectID: "p1", providerID: "apple.com", rawID: "apple-1") == nil)
+            #expect(try await store.accounts.modifyUser(projectID: "p1", localID: "nobody") { _ in change } == nil)
 
-            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") != nil)
-            #expect(try await store.deleteUser(projectID: "p1", localID: "alice") == nil)
-            #expect(try await store.user(projectID: "p1", localID: "alice") == nil)
+            #expect(try await store.accounts.deleteUser(projectID: "p1", localID: "alice") != nil)
+            #expect(try await store.accounts.deleteUser(projectID: "p1", localID: "alice") == nil)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "alice") == nil)
         }
     }
 
@@ -67,44 +67,44 @@ import Testing
         try await withStore(database) { store in
             var apple = user("a", email: "same@example.com", phone: "+15555550101")
             apple.identities = [FederatedIdentity(providerID: "apple.com", rawID: "sub-1")]
-            try await store.createUser(apple)
+            try await store.accounts.createUser(apple)
 
             await #expect(throws: StoreError.duplicate(.email)) {
-                try await store.createUser(user("b", email: "same@example.com"))
+                try await store.accounts.createUser(user("b", email: "same@example.com"))
             }
             await #expect(throws: StoreError.duplicate(.phoneNumber)) {
-                try await store.createUser(user("c", phone: "+15555550101"))
+                try await store.accounts.createUser(user("c", phone: "+15555550101"))
             }
-            await #expect(throws: StoreError.duplicate(.localID)) { try await store.createUser(user("a")) }
+            await #expect(throws: StoreError.duplicate(.localID)) { try await store.accounts.createUser(user("a")) }
             var thief = user("d")
             thief.identities = [FederatedIdentity(providerID: "apple.com", rawID: "sub-1")]
-            await #expect(throws: StoreError.duplicate(.federatedIdentity)) { try await store.createUser(thief) }
+            await #expect(throws: StoreError.duplicate(.federatedIdentity)) { try await store.accounts.createUser(thief) }
             // The failed inserts left nothing behind: "d" was rolled back with its identity.
-            #expect(try await store.user(projectID: "p1", localID: "d") == nil)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "d") == nil)
 
-            try await store.createUser(user("e", email: "other@example.com"))
+            try await store.accounts.createUser(user("e", email: "other@example.com"))
             await #expect(throws: StoreError.duplicate(.email)) {
-                try await store.modifyUser(projectID: "p1", localID: "e") { _ in AccountChange([.email("same@example.com")]) }
+                try await store.accounts.modifyUser(projectID: "p1", localID: "e") { _ in AccountChange([.email("same@example.com")]) }
             }
-            #expect(try await store.user(projectID: "p1", localID: "e")?.email == "other@example.com")
-            #expect(try await store.user(projectID: "p1", localID: "a") == apple)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "e")?.email == "other@example.com")
+            #expect(try await store.accounts.user(projectID: "p1", localID: "a") == apple)
 
             // The same email in another project is a different account.
             var elsewhere = user("a", email: "same@example.com")
             elsewhere.projectID = "p2"
-            try await store.createUser(elsewhere)
+            try await store.accounts.createUser(elsewhere)
         }
     }
 
     @Test(arguments: TestDatabase.allCases)
     func listsUsersInPages(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            for index in 0..<5 { try await store.createUser(user("u\(index)")) }
-            let first = try await store.users(projectID: "p1", afterLocalID: nil, limit: 2)
+            for index in 0..<5 { try await store.accounts.createUser(user("u\(index)")) }
+            let first = try await store.accounts.users(projectID: "p1", afterLocalID: nil, limit: 2)
             #expect(first.map(\.localID) == ["u0", "u1"])
-            let second = try await store.users(projectID: "p1", afterLocalID: "u1", limit: 2)
+            let second = try await store.accounts.users(projectID: "p1", afterLocalID: "u1", limit: 2)
             #expect(second.map(\.localID) == ["u2", "u3"])
-            let last = try await store.users(projectID: "p1", afterLocalID: "u3", limit: 2)
+            let last = try await store.accounts.users(projectID: "p1", afterLocalID: "u3", limit: 2)
             #expect(last.map(\.localID) == ["u4"])
         }
     }
@@ -113,50 +113,50 @@ import Testing
     func refreshTokensFollowTheirUser(database: TestDatabase) async throws {
         try await withStore(database) { store in
             let record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
-            try await store.createUser(user("u"), session: NewSession(tokenHash: "h1", record: record))
-            let session = try #require(try await store.refreshSession(hash: "h1"))
+            try await store.accounts.createUser(user("u"), session: NewSession(tokenHash: "h1", record: record))
+            let session = try #require(try await store.sessions.refreshSession(hash: "h1"))
             #expect(session.record == record && session.user.localID == "u")
             // A session begun with a change carries the epoch the change left the account in.
             let revoked = NewSession(tokenHash: "h3", record: record)
-            _ = try await store.modifyUser(projectID: "p1", localID: "u", startingSession: { _ in revoked }) { _ in
+            _ = try await store.accounts.modifyUser(projectID: "p1", localID: "u", startingSession: { _ in revoked }) { _ in
                 AccountChange([.revokeSessions])
             }
-            #expect(try await store.refreshSession(hash: "h3")?.record.sessionEpoch == 1)
-            #expect(try await store.refreshSession(hash: "h2") == nil)
-            try await store.deleteUser(projectID: "p1", localID: "u")
-            #expect(try await store.refreshSession(hash: "h1") == nil)
+            #expect(try await store.sessions.refreshSession(hash: "h3")?.record.sessionEpoch == 1)
+            #expect(try await store.sessions.refreshSession(hash: "h2") == nil)
+            try await store.accounts.deleteUser(projectID: "p1", localID: "u")
+            #expect(try await store.sessions.refreshSession(hash: "h1") == nil)
         }
     }
 
     @Test(arguments: TestDatabase.allCases)
     func countersCountPerWindow(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            #expect(try await store.counter("b", windowStart: 100) == 0)
-            #expect(try await store.incrementCounter("b", windowStart: 100) == 1)
-            #expect(try await store.incrementCounter("b", windowStart: 100) == 2)
-            #expect(try await store.counter("b", windowStart: 100) == 2)
-            #expect(try await store.incrementCounter("b", windowStart: 200) == 1, "a new window starts again")
-            #expect(try await store.counter("b", windowStart: 100) == 0)
-            try await store.resetCounter("b")
-            #expect(try await store.counter("b", windowStart: 200) == 0)
+            #expect(try await store.counters.counter("b", windowStart: 100) == 0)
+            #expect(try await store.counters.incrementCounter("b", windowStart: 100) == 1)
+            #expect(try await store.counters.incrementCounter("b", windowStart: 100) == 2)
+            #expect(try await store.counters.counter("b", windowStart: 100) == 2)
+            #expect(try await store.counters.incrementCounter("b", windowStart: 200) == 1, "a new window starts again")
+            #expect(try await store.counters.counter("b", windowStart: 100) == 0)
+            try await store.counters.resetCounter("b")
+            #expect(try await store.counters.counter("b", windowStart: 200) == 0)
         }
     }
 
     @Test(arguments: TestDatabase.allCases)
     func projectsAndAPIKeys(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            #expect(try await store.createProject(projectID: "p1", settings: "{}", createdAt: 1))
-            #expect(try await store.createProject(projectID: "p1", settings: "{\"x\":1}", createdAt: 2) == false)
-            #expect(try await store.projectSettings(projectID: "p1")?.settings == "{}")
+            #expect(try await store.settings.createProject(projectID: "p1", settings: "{}", createdAt: 1))
+            #expect(try await store.settings.createProject(projectID: "p1", settings: "{\"x\":1}", createdAt: 2) == false)
+            #expect(try await store.settings.projectSettings(projectID: "p1")?.settings == "{}")
             // Settings are written compare-and-swap on their version.
-            #expect(try await store.updateProjectSettings(projectID: "p1", settings: "{\"y\":1}", ifVersion: 0) == 1)
-            #expect(try await store.updateProjectSettings(projectID: "p1", settings: "{\"z\":1}", ifVersion: 0) == nil)
-            #expect(try await store.projectSettings(projectID: "p1")?.settings == "{\"y\":1}")
-            #expect(try await store.projectVersion(projectID: "p1") == 1)
-            try await store.insertAPIKey("AIzaKEY", projectID: "p1", createdAt: 1)
-            #expect(try await store.projectID(forAPIKey: "AIzaKEY") == "p1")
-            #expect(try await store.projectID(forAPIKey: "nope") == nil)
-            #expect(try await store.apiKeys(projectID: "p1") == ["AIzaKEY"])
+            #expect(try await store.settings.updateProjectSettings(projectID: "p1", settings: "{\"y\":1}", ifVersion: 0) == 1)
+            #expect(try await store.settings.updateProjectSettings(projectID: "p1", settings: "{\"z\":1}", ifVersion: 0) == nil)
+            #expect(try await store.settings.projectSettings(projectID: "p1")?.settings == "{\"y\":1}")
+            #expect(try await store.settings.projectVersion(projectID: "p1") == 1)
+            try await store.settings.insertAPIKey("AIzaKEY", projectID: "p1", createdAt: 1)
+            #expect(try await store.settings.projectID(forAPIKey: "AIzaKEY") == "p1")
+            #expect(try await store.settings.projectID(forAPIKey: "nope") == nil)
+            #expect(try await store.settings.apiKeys(projectID: "p1") == ["AIzaKEY"])
         }
     }
 
@@ -165,10 +165,10 @@ import Testing
         let scratch = try await ScratchDatabase.make(database)
         let logger = Logger(label: "test")
         let first = try await Store.open(databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: logger)
-        try await first.createUser(user("kept", email: "kept@example.com"))
+        try await first.accounts.createUser(user("kept", email: "kept@example.com"))
         try await first.close()
         let second = try await Store.open(databaseURL: scratch.databaseURL, dataDirectory: scratch.dataDirectory, logger: logger)
-        #expect(try await second.user(projectID: "p1", localID: "kept")?.email == "kept@example.com")
+        #expect(try await second.accounts.user(projectID: "p1", localID: "kept")?.email == "kept@example.com")
         try await second.close()
         try await scratch.drop()
     }
@@ -178,8 +178,8 @@ import Testing
         try await withStore(database) { store in
             var odd = user("o")
             odd.displayName = "O'Brien ☃ \"quoted\" ?"
-            try await store.createUser(odd)
-            #expect(try await store.user(projectID: "p1", localID: "o")?.displayName == odd.displayName)
+            try await store.accounts.createUser(odd)
+            #expect(try await store.accounts.user(projectID: "p1", localID: "o")?.displayName == odd.displayName)
         }
     }
 }

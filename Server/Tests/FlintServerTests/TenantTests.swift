@@ -113,7 +113,7 @@ import Testing
             let deleted = try await client.send("DELETE", "\(tenants(server))/\(id)", body: Data("{}".utf8), headers: admin)
             #expect(deleted.status == 200, "\(deleted.body)")
             #expect(try await client.send("GET", "\(tenants(server))/\(id)", headers: admin).errorCode == "TENANT_NOT_FOUND")
-            #expect(try await server.server.store.user(projectID: "\(server.projectID)/tenants/\(id)", email: "a@example.com") == nil)
+            #expect(try await server.server.store.accounts.user(projectID: "\(server.projectID)/tenants/\(id)", email: "a@example.com") == nil)
             // An API key alone manages no tenant.
             #expect([401, 403].contains(try await client.post(tenants(server), [:]).status))
         }

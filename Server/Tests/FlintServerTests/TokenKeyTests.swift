@@ -83,7 +83,7 @@ import Testing
 
     @Test func privateKeysAreSealedAtRest() async throws {
         try await withServer { server, _ in
-            let records = try await server.server.store.signingKeys()
+            let records = try await server.server.store.signingKeys.signingKeys()
             let record = try #require(records.first)
             #expect(!record.sealedPrivateKey.contains("PRIVATE KEY"))
             let sealed = try #require(Data(base64Encoded: record.sealedPrivateKey))

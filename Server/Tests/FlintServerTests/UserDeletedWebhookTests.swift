@@ -24,7 +24,7 @@ import Testing
                 let localID = try #require(signedUp.string("localId"), "\(signedUp.body)")
                 let deleted = try await client.post("/v1/accounts:delete", ["idToken": signedUp["idToken"] ?? .null])
                 #expect(deleted.status == 200, "\(deleted.body)")
-                #expect(try await server.server.store.user(projectID: server.projectID, localID: localID) == nil)
+                #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: localID) == nil)
                 if rightSecret {
                     let event = try #require(await receiver.deletions.waitFor(count: 1).first)
                     #expect(event.localId == localID)

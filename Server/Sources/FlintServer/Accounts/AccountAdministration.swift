@@ -200,7 +200,7 @@ extension AccountService {
                 enrollmentID: id, kind: .phone, displayName: factor.displayName, phoneNumber: phone,
                 enrolledAt: factor.enrolledAt.flatMap(UserRecord.milliseconds(iso8601:)) ?? clock.milliseconds))
         }
-        guard factors.count <= MultiFactorService.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+        guard factors.count <= SecondFactor.maximumPerAccount else { throw FlintError(.secondFactorLimitExceeded) }
         return factors
     }
 

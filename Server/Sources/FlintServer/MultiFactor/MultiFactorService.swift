@@ -32,8 +32,6 @@ public struct MultiFactorService: Sendable {
         random = core.random
     }
 
-    /// Firebase's limit on enrolled factors per user.
-    static let maximumFactors = 5
     /// First factors a second factor cannot be added to (`firebase.sign_in_provider`).
     static let ineligibleFirstFactors: Set<String> = [ProviderID.anonymous, ProviderID.phone, ProviderID.custom, "gc.apple.com"]
     static let phoneAlreadyEnrolled = FlintError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
@@ -106,7 +104,7 @@ public struct MultiFactorService: Sendable {
         // The factor list is decided on the account as stored now: a concurrent enrollment is not lost, and
         // the limit and duplicate rules hold against it.
         var attempt = SignInPipeline.Attempt.reissue(for: verified) { current in
-            guard current.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+            guard current.mfaFactors.count < SecondFactor.maximumPerAccount else { throw FlintError(.secondFactorLimitExceeded) }
             if factor.kind == .totp, current.mfaFactors.contains(where: { $0.kind == .totp }) { throw FlintError(.secondFactorExists) }
             if factor.kind == .phone, current.mfaFactors.contains(where: { $0.phoneNumber == factor.phoneNumber }) {
                 throw Self.phoneAlreadyEnrolled
@@ -169,7 +167,7 @@ public struct MultiFactorService: Sendable {
         guard user.email != nil, user.emailVerified else {
             throw FlintError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
         }
-        guard user.mfaFactors.count < Self.maximumFactors else { throw FlintError(.secondFactorLimitExceeded) }
+        guard user.mfaFactors.count < SecondFactor.maximumPerAccount else { throw FlintError(.secondFactorLimitExceeded) }
         return user
     }
 

@@ -60,6 +60,8 @@ struct OpenAPIDocument {
         let parameters = Self.pathParameters(template).map { Self.parameter($0, in: "path") }
             + contract.query.map { Self.parameter($0, in: "query") }
         if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
+        // The limits the operation spends, by their declared names (`Budget`), as the route table names them.
+        if !endpoint.budgets.isEmpty { operation["x-flint-budgets"] = .array(endpoint.budgets.map { .string($0.name) }) }
         if !contract.request.isEmpty {
             var content: [String: JSONValue] = [:]
             for body in contract.request {

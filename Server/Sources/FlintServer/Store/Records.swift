@@ -52,6 +52,9 @@ public struct UserAccount: Sendable, Equatable {
 
 /// An enrolled second factor: a phone number that receives codes, or a TOTP authenticator.
 public struct SecondFactor: Codable, Sendable, Equatable {
+    /// Firebase's limit on enrolled factors per account.
+    static let maximumPerAccount = 5
+
     public enum Kind: String, Codable, Sendable {
         case phone
         case totp

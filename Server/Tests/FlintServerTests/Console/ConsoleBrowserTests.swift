@@ -56,7 +56,7 @@ import Testing
             #expect(!log.contains { $0.contains("Content Security Policy") || $0.hasPrefix("exception") }, "\(log)")
 
             // What the browser did is what the server holds.
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.disabled == true)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid)?.disabled == true)
             let settings = try #require(try await server.server.projects.project(server.projectID)).settings
             #expect(settings.identityProviders["facebook.com"]?.enabled == true
                     && settings.identityProviders["facebook.com"]?.clientID == "1234567890"

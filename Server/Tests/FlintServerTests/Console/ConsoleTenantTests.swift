@@ -50,7 +50,7 @@ extension ConsoleTests {
             #expect(tenantUsers.body.contains("data-uid=\"\(tenantUID)\"") && !tenantUsers.body.contains("data-uid=\"\(projectUID)\""))
             #expect(try await console.get("/console/users/\(projectUID)").status == 404)
             #expect(try await console.post("/console/users/\(tenantUID)/disable", [("csrf", token)]).status == 303)
-            #expect(try await server.server.store.user(projectID: key, localID: tenantUID)?.disabled == true)
+            #expect(try await server.server.store.accounts.user(projectID: key, localID: tenantUID)?.disabled == true)
 
             // Its sign-in methods and providers change, the project's do not.
             #expect(try await console.post("/console/sign-in/methods", [("csrf", token), ("anonymous", "on")]).status == 303)
@@ -87,7 +87,7 @@ extension ConsoleTests {
             let deleted = try await console.post("/console/tenants/delete", [("csrf", token), ("tenant", tenantID), ("confirm-delete", "on")])
             #expect(deleted.status == 303 && deleted.location == "/console/tenants?notice=tenantDeleted")
             #expect(try await server.server.projects.project(key) == nil)
-            #expect(try await server.server.store.user(projectID: key, localID: tenantUID) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: key, localID: tenantUID) == nil)
             let afterDeletion = try await console.get("/console/users")
             #expect(afterDeletion.text(of: "tenant-id") == nil && afterDeletion.body.contains("data-uid=\"\(projectUID)\""))
             #expect(try await console.post("/console/tenants/open", [("csrf", token), ("tenant", tenantID)]).status == 400)

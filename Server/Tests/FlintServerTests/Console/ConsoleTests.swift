@@ -52,7 +52,7 @@ import Testing
             #expect(users.text(of: "project-id") == server.projectID)
 
             // Revoking the key ends the session at once.
-            #expect(try await server.server.store.revokeServiceAccount(keyID: keyFile.private_key_id, at: seconds(server)))
+            #expect(try await server.server.store.serviceAccounts.revokeServiceAccount(keyID: keyFile.private_key_id, at: seconds(server)))
             let afterRevocation = try await console.get("/console/users")
             #expect(afterRevocation.status == 303 && afterRevocation.location == "/console/login")
         }
@@ -62,7 +62,7 @@ import Testing
         try await withConsole(emulator: false) { server, console in
             let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
             let otherServerKey = try await server.server.serviceAccounts.create(projectID: server.projectID)
-            _ = try await server.server.store.revokeServiceAccount(keyID: otherServerKey.private_key_id, at: seconds(server))
+            _ = try await server.server.store.serviceAccounts.revokeServiceAccount(keyID: otherServerKey.private_key_id, at: seconds(server))
             let now = seconds(server)
             let audience = console.origin + "/console"
 
@@ -131,11 +131,11 @@ import Testing
             #expect(try await console.post(path, [("csrf", "guess")]).status == 403)
             #expect(try await console.post(path, [("csrf", token)], origin: "https://evil.example").status == 403)
             #expect(try await console.post(path, [("csrf", token)], headers: ["sec-fetch-site": "cross-site"]).status == 403)
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.disabled == false)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid)?.disabled == false)
 
             let disabled = try await console.post(path, [("csrf", token)])
             #expect(disabled.status == 303 && disabled.location == "/console/users/\(uid)?notice=userDisabled")
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid)?.disabled == true)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid)?.disabled == true)
             let shown = try await console.get(try #require(disabled.location))
             #expect(shown.text(of: "user-status") == "Disabled" && shown.text(of: "notice")?.contains("disabled") == true)
 
@@ -177,7 +177,7 @@ import Testing
             #expect(unconfirmed.status == 400 && unconfirmed.name == "user" && unconfirmed.text(of: "error")?.contains("confirm") == true)
             let deleted = try await console.post("/console/users/\(uid)/delete", [("csrf", token), ("confirm-delete", "on")])
             #expect(deleted.status == 303 && deleted.location == "/console/users?notice=userDeleted")
-            #expect(try await server.server.store.user(projectID: server.projectID, localID: uid) == nil)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: uid) == nil)
             #expect(try await console.get("/console/users/\(uid)").status == 404)
 
             // Sign-in methods: turning email/password off reaches the API.
