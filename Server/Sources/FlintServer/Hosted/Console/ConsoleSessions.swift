@@ -14,7 +14,9 @@ import Foundation
 /// leaves a marker in the store until the session would have expired, so a copy of the cookie is dead too.
 struct ConsoleSessions: Sendable {
     let serviceAccounts: ServiceAccounts
-    let store: Store
+    let serviceAccountRecords: ServiceAccountStore
+    /// Sign-out markers.
+    let counters: CounterStore
     let secrets: SecretBox
     let clock: any FlintClock
     let random: any RandomSource
@@ -32,7 +34,8 @@ struct ConsoleSessions: Sendable {
 
     init(core: ServerCore, serviceAccounts: ServiceAccounts) {
         self.serviceAccounts = serviceAccounts
-        store = core.store
+        serviceAccountRecords = core.store.serviceAccounts
+        counters = core.store.counters
         secrets = core.secrets
         clock = core.clock
         random = core.random
@@ -106,14 +109,14 @@ struct ConsoleSessions: Sendable {
               session.expiresAt > clock.seconds
         else { throw Refusal.signInRequired }
         if let keyID = session.keyID {
-            guard let record = try await store.serviceAccounts.serviceAccount(keyID: keyID), record.revokedAt == nil,
+            guard let record = try await serviceAccountRecords.serviceAccount(keyID: keyID), record.revokedAt == nil,
                   record.projectID == Realm(key: session.projectID).projectID
             else { throw Refusal.signInRequired }
         } else if !policy.ownerTokenIsAdmin {
             // An owner session is emulator mode's; a production server never honours one.
             throw Refusal.signInRequired
         }
-        guard try await store.counters.counter(Self.signedOutMarker(session), windowStart: session.expiresAt) == 0 else {
+        guard try await counters.counter(Self.signedOutMarker(session), windowStart: session.expiresAt) == 0 else {
             throw Refusal.signInRequired
         }
         return session
@@ -122,7 +125,7 @@ struct ConsoleSessions: Sendable {
     /// Ends `session` on every node. The marker's window is the session's expiry, so the janitor removes it
     /// once the cookie would have expired anyway.
     func signOut(_ session: Session) async throws {
-        try await store.counters.incrementCounter(Self.signedOutMarker(session), windowStart: session.expiresAt)
+        try await counters.incrementCounter(Self.signedOutMarker(session), windowStart: session.expiresAt)
     }
 
     private static func signedOutMarker(_ session: Session) -> String { "console-signed-out:\(session.id)" }
