@@ -15,23 +15,23 @@ import Testing
 @Suite struct PhoneProductionTests {
     static func withProductionHarness(configure: (inout ServerConfiguration) -> Void = { _ in },
                                       _ body: (TestServer, Auth) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: false, configure: configure)
-        let name = "flint-auth-test-\(UUID().uuidString)"
-        let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)
-        options.googleAppID = "1:1234567890:ios:abcdef"
-        options.bundleID = "com.example.flint"
-        FirebaseApp.configure(name: name, options: options)
-        var failure: (any Error)?
-        do {
-            let app = try #require(FirebaseApp.app(name: name))
-            try await body(server, Auth(app: app, credentialStore: InMemoryCredentialStore()))
-        } catch {
-            failure = error
-        }
-        await FirebaseApp.app(name: name)?.delete()
-        try await server.stop()
-        if let failure {
-            throw failure
+        try await withServer(emulator: false, configure: configure) { server, _ in
+            let name = "flint-auth-test-\(UUID().uuidString)"
+            let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)
+            options.googleAppID = "1:1234567890:ios:abcdef"
+            options.bundleID = "com.example.flint"
+            FirebaseApp.configure(name: name, options: options)
+            var failure: (any Error)?
+            do {
+                let app = try #require(FirebaseApp.app(name: name))
+                try await body(server, Auth(app: app, credentialStore: InMemoryCredentialStore()))
+            } catch {
+                failure = error
+            }
+            await FirebaseApp.app(name: name)?.delete()
+            if let failure {
+                throw failure
+            }
         }
     }
 

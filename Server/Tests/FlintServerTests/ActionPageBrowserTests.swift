@@ -19,9 +19,7 @@ import Testing
         let chromium = try #require(
             Chromium.executable(),
             "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
-        let server = try await TestServer.start()
-        do {
-            let client = TestClient(server)
+        try await withServer { server, client in
             let email = "reset-me@example.com"
             _ = try await client.signUp(email: email, password: "old-password-1")
             let sent = try await client.post("/v1/accounts:sendOobCode", [
@@ -84,11 +82,7 @@ import Testing
             #expect(reused["formVisible"] == .bool(false) && reused["state"]?.stringValue == "error")
             #expect(reused["error"]?.stringValue == "Ce lien n’est pas valide ou a déjà été utilisé. Demandez-en un nouveau.",
                     "\(reused)")
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     /// The newest code of a kind for an address, from the emulator's list.
@@ -104,9 +98,7 @@ import Testing
         let chromium = try #require(
             Chromium.executable(),
             "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
-        let server = try await TestServer.start()
-        do {
-            let client = TestClient(server)
+        try await withServer { server, client in
             let email = "first@example.com"
             let idToken = try #require(try await client.signUp(email: email, password: "password-1").string("idToken"))
             func page(_ mode: String, _ code: String, lang: String = "en") -> String {
@@ -159,10 +151,6 @@ import Testing
                 page: page("verifyAndChangeEmail", changeCode), submissions: [], chromium: chromium)["initial"]?.objectValue)
             #expect(reused["state"]?.stringValue == "error")
             #expect(reused["error"]?.stringValue == "This link is invalid or has already been used. Please ask for a new one.")
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 }

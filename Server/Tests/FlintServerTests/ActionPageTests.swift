@@ -48,22 +48,10 @@ import FoundationNetworking
         "sha256-" + Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString()
     }
 
-    private func withServer(emulator: Bool = true, publicURL: String? = nil,
-                            _ body: (TestServer) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: emulator, publicURL: publicURL)
-        do {
-            try await body(server)
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
-    }
-
     // MARK: The action page
 
     @Test func resetPasswordPageHasStrictHeadersAndItsScriptByHash() async throws {
-        try await withServer(emulator: false) { server in
+        try await withServer(emulator: false) { server, _ in
             let reply = try await Self.get(server, Self.actionPath(mode: "resetPassword", apiKey: server.apiKey))
             #expect(reply.status == 200)
             #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
@@ -98,7 +86,7 @@ import FoundationNetworking
     }
 
     @Test func eachModeHasItsTitleAndLanguage() async throws {
-        try await withServer { server in
+        try await withServer { server, _ in
             let expected: [(mode: String, lang: String, text: String)] = [
                 ("resetPassword", "fr", "Réinitialisez votre mot de passe"),
                 ("resetPassword", "es-419", "Restablece tu contraseña"),
@@ -125,7 +113,7 @@ import FoundationNetworking
     }
 
     @Test func continueLinkOnlyForAuthorizedHTTPURLs() async throws {
-        try await withServer { server in
+        try await withServer { server, _ in
             let good = "http://localhost:3000/done?x=1&y=<2>"
             let page = try await Self.get(server, Self.actionPath(mode: "verifyEmail", apiKey: "k", continueURL: good))
             #expect(page.status == 200)
@@ -139,7 +127,7 @@ import FoundationNetworking
     }
 
     @Test func attackerTextIsEscapedInTheConfiguration() async throws {
-        try await withServer { server in
+        try await withServer { server, _ in
             let code = "</script><script>alert(1)</script>&"
             let reply = try await Self.get(server, Self.actionPath(mode: "verifyEmail", oobCode: code, apiKey: "k"))
             #expect(reply.status == 200)
@@ -151,7 +139,7 @@ import FoundationNetworking
     }
 
     @Test func badLinksGetAnErrorPage() async throws {
-        try await withServer(emulator: false) { server in
+        try await withServer(emulator: false) { server, _ in
             let cases: [(String, String)] = [
                 (Self.actionPath(mode: nil, apiKey: server.apiKey), "does not say what to do"),
                 (Self.actionPath(mode: "deleteEverything", apiKey: server.apiKey), "does not say what to do"),
@@ -177,7 +165,7 @@ import FoundationNetworking
     // MARK: signIn hand-over
 
     @Test func signInRedirectsToAnAuthorizedContinueURLWithTheLinkParameters() async throws {
-        try await withServer { server in
+        try await withServer { server, _ in
             let reply = try await Self.get(server, Self.actionPath(
                 mode: "signIn", oobCode: "a+b/c", apiKey: "fake-api-key", continueURL: "https://localhost/finish?state=1", lang: "fr"))
             #expect(reply.status == 303)
@@ -191,7 +179,7 @@ import FoundationNetworking
     }
 
     @Test func signInRefusesUnauthorizedOrMissingContinueURLs() async throws {
-        try await withServer(emulator: false) { server in
+        try await withServer(emulator: false) { server, _ in
             for continueURL in ["https://evil.example/steal", "javascript:alert(1)", "ftp://localhost/x", nil] {
                 let reply = try await Self.get(server, Self.actionPath(
                     mode: "signIn", apiKey: server.apiKey, continueURL: continueURL))
@@ -211,7 +199,7 @@ import FoundationNetworking
     // MARK: /__/auth/links
 
     @Test func linksRedirectsOnlyToThisServersActionPage() async throws {
-        try await withServer(publicURL: "https://auth.example.com") { server in
+        try await withServer(publicURL: "https://auth.example.com") { server, _ in
             func links(_ inner: String) async throws -> RawReply {
                 try await Self.get(server, "/__/auth/links?link=" + ActionRoutesTestEncoding.encode(inner))
             }
@@ -238,7 +226,7 @@ import FoundationNetworking
     // MARK: .well-known
 
     @Test func wellKnownFilesListTheConfiguredApps() async throws {
-        try await withServer { server in
+        try await withServer { server, _ in
             // Nothing configured: valid, empty files.
             let emptyAASA = try await Self.get(server, "/.well-known/apple-app-site-association")
             #expect(emptyAASA.status == 200)

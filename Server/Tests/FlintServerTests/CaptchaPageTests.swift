@@ -155,8 +155,7 @@ import Testing
         let chromium = try #require(
             Chromium.executable(),
             "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
-        let server = try await TestServer.start(emulator: false)
-        do {
+        try await withServer(emulator: false) { server, _ in
             try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = 8 }
             let url = server.baseURL.absoluteString + CaptchaPageTests.handlerPath(apiKey: server.apiKey)
             let dom = try await Chromium.dumpDOM(of: url, executable: chromium, timeoutSeconds: 60)
@@ -185,10 +184,6 @@ import Testing
             let replay = try await client.post(
                 "/v1/accounts:sendVerificationCode", ["phoneNumber": .string(number), "recaptchaToken": .string(token)])
             #expect(replay.errorCode == "INVALID_APP_CREDENTIAL")
-        } catch {
-            try? await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 }

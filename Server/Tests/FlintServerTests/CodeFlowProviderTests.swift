@@ -299,12 +299,12 @@ import Testing
 
     /// The official emulator has no redirect flow of its own through `createAuthUri`.
     @Test func emulatorModeHasNoCreateAuthUriFlow() async throws {
-        let server = try await TestServer.start(emulator: true)
-        let reply = try await TestClient(server).post("/v1/accounts:createAuthUri", [
-            "providerId": "github.com", "continueUri": "http://localhost/cb",
-        ])
-        try await server.stop()
-        #expect(reply.status == 501 && reply.errorCode == "NOT_IMPLEMENTED")
+        try await withServer(emulator: true) { _, client in
+            let reply = try await client.post("/v1/accounts:createAuthUri", [
+                "providerId": "github.com", "continueUri": "http://localhost/cb",
+            ])
+            #expect(reply.status == 501 && reply.errorCode == "NOT_IMPLEMENTED")
+        }
     }
 
     static func sha256Hex(_ text: String) -> String {

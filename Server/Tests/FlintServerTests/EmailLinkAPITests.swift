@@ -179,9 +179,7 @@ import Testing
     @Test func productionLinksEnumerationProtectionAndLimits() async throws {
         var limits = EmailLimits()
         limits.perAddressPerHour = 2
-        let server = try await TestServer.start(emulator: false) { $0.emailLimits = limits }
-        let client = TestClient(server)
-        do {
+        try await withServer(emulator: false, configure: { $0.emailLimits = limits }) { server, client in
             // Production links: the hosted action page, wrapped in /__/auth/links for apps.
             let sent = try await client.sendSignInLink("ada@example.com")
             #expect(sent.status == 200, "\(sent.body)")
@@ -211,7 +209,6 @@ import Testing
             #expect(try await client.sendSignInLink("ada@example.com").status == 200)
             #expect(try await client.sendSignInLink("ada@example.com").errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
         }
-        try await server.stop()
     }
 
     @Test func adminGeneratesLinksWithoutSending() async throws {

@@ -19,9 +19,7 @@ import Testing
     }
 
     @Test func theChooserListsTheProvidersAccountsEscaped() async throws {
-        let server = try await TestServer.start(emulator: true)
-        do {
-            let client = TestClient(server)
+        try await withServer(emulator: true) { server, client in
             for (sub, email, name) in [("g-1", "pages-user@example.com", "Pages Person"),
                                        ("g-2", "evil@example.com", "<img src=x onerror=alert(1)>")] {
                 let claims = #"{"sub":"\#(sub)","email":"\#(email)","email_verified":true,"name":"\#(name)","picture":"https://img.example.com/\#(sub)\"><script>"}"#
@@ -71,15 +69,11 @@ import Testing
                 .contains("No Github.com accounts exist in the Auth Emulator."))
             let refused = try await page(server, "/emulator/auth/handler?providerId=google.com")
             #expect(refused.status == 400 && refused.body.contains("missing apiKey or providerId query parameters"))
-        } catch {
-            Issue.record(error)
         }
-        try await server.stop()
     }
 
     @Test func theFrameIsFramedOnlyByAuthorizedDomains() async throws {
-        let server = try await TestServer.start(emulator: true)
-        do {
+        try await withServer(emulator: true) { server, _ in
             let frame = try await page(server, "/emulator/auth/iframe?apiKey=fake-key&appName=%5BDEFAULT%5D&v=12.6.0")
             #expect(frame.status == 200 && frame.headers["content-type"] == "text/html; charset=utf-8")
             #expect(frame.headers["x-frame-options"] == nil)
@@ -87,21 +81,14 @@ import Testing
             #expect(policy.contains("frame-ancestors 'self' http://127.0.0.1:* https://127.0.0.1:* http://localhost:* https://localhost:*"), "\(policy)")
             #expect(!policy.contains("frame-ancestors *") && policy.contains("script-src 'sha256-"))
             #expect(try await page(server, "/emulator/auth/iframe?apiKey=fake-key").status == 400)
-        } catch {
-            Issue.record(error)
         }
-        try await server.stop()
     }
 
     /// Production has no fake provider pages.
     @Test func productionModeHasNoEmulatorPages() async throws {
-        let server = try await TestServer.start(emulator: false)
-        do {
+        try await withServer(emulator: false) { (server: TestServer, _: TestClient) async throws in
             #expect(try await page(server, Self.handlerQuery(provider: "google.com", apiKey: server.apiKey)).status == 404)
             #expect(try await page(server, "/emulator/auth/iframe?apiKey=\(server.apiKey)&appName=x").status == 404)
-        } catch {
-            Issue.record(error)
         }
-        try await server.stop()
     }
 }

@@ -4,33 +4,13 @@ import FlintWire
 import Foundation
 import Testing
 
-/// Runs `body` against a fresh server (its configuration changed by `configure`) and always stops it.
-func withServer(emulator: Bool = true, database: TestDatabase = .sqlite, clock: TestClock = TestClock(),
-                configure: (inout ServerConfiguration) -> Void = { _ in },
-                _ body: (TestServer, TestClient) async throws -> Void) async throws {
-    let server = try await TestServer.start(emulator: emulator, database: database, clock: clock, configure: configure)
-    do {
-        try await body(server, TestClient(server))
-    } catch {
-        try? await server.stop()
-        throw error
-    }
-    try await server.stop()
-}
-
 /// Runs `body` against two nodes (sharing one clock) on one fresh database, PostgreSQL unless told, and stops them.
 func withTwoNodes(emulator: Bool = true, database: TestDatabase = .postgres,
                   _ body: (TestServer, [TestClient]) async throws -> Void) async throws {
-    let first = try await TestServer.start(emulator: emulator, database: database)
-    let second = try await TestServer.start(emulator: emulator, sharing: first.database, clock: first.clock)
-    do {
-        try await body(first, [TestClient(first), TestClient(second)])
-        try await second.stop()
-        try await first.stop()
-    } catch {
-        try? await second.stop()
-        try? await first.stop()
-        throw error
+    try await withServer(emulator: emulator, database: database) { first, firstClient in
+        try await withServer(emulator: emulator, sharing: first.database, clock: first.clock) { _, secondClient in
+            try await body(first, [firstClient, secondClient])
+        }
     }
 }
 
@@ -76,14 +56,4 @@ extension JSONValue {
     /// A member of an object (nil for other values).
     subscript(key: String) -> JSONValue? { objectValue?[key] }
 
-}
-
-/// The claims of a JWT, decoded without verification (tests verify separately).
-func claims(of token: String?) -> [String: JSONValue] {
-    guard let token else { return [:] }
-    let parts = token.split(separator: ".")
-    guard parts.count >= 2, let data = Base64URL.decode(parts[1]),
-          case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: data)
-    else { return [:] }
-    return claims
 }

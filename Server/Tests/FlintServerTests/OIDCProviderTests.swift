@@ -15,23 +15,18 @@ import Testing
         let clock = TestClock()
         let provider = try await FakeOIDCProvider.start(clock: clock)
         prepare(provider)
-        var failure: (any Error)?
         do {
-            let server = try await TestServer.start(emulator: false, database: database, clock: clock)
-            do {
+            try await withServer(emulator: false, database: database, clock: clock) { server, _ in
                 _ = try await server.server.configureOIDCProvider(server.projectID, "oidc.corp", OAuthIdpConfig(
                     clientId: provider.clientID, issuer: provider.issuer, displayName: "Corp SSO", enabled: true,
                     clientSecret: codeFlow ? provider.clientSecret : nil, responseType: codeFlow ? .init(code: true) : nil))
                 try await body(server, provider, clock)
-            } catch {
-                failure = error
             }
-            try await server.stop()
         } catch {
-            failure = failure ?? error
+            await provider.stop()
+            throw error
         }
         await provider.stop()
-        if let failure { throw failure }
     }
 
     @Test(arguments: TestDatabase.allCases)

@@ -15,17 +15,12 @@ import Testing
     private func withServer(requireAppCredential: Bool = true, clock: TestClock = TestClock(),
                             configure: (inout ServerConfiguration) -> Void,
                             _ body: (TestServer, TestClient) async throws -> Void) async throws {
-        let server = try await TestServer.start(emulator: false, clock: clock, configure: configure)
-        do {
+        try await FlintTestSupport.withServer(emulator: false, clock: clock, configure: configure) { server, client in
             if !requireAppCredential {
                 try await server.server.projects.updateSettings(server.projectID) { $0.phone.appVerificationRequired = false }
             }
-            try await body(server, TestClient(server))
-        } catch {
-            try? await server.stop()
-            throw error
+            try await body(server, client)
         }
-        try await server.stop()
     }
 
     /// The 6-digit code in a message text.

@@ -18,10 +18,9 @@ import W3CTraceContext
     @Test(arguments: TestDatabase.allCases)
     func requestJoinsTheCallersTraceWithStoreSpansInside(database: TestDatabase) async throws {
         let spans = RecordingSpanExporter()
-        let server = try await TestServer.start(database: database, tracer: FlintTracer(exporter: spans))
-        try await stopping(server) {
-            let reply = try await TestClient(server).send("POST", "/v1/accounts:signUp", body: Data("{}".utf8),
-                                                          headers: ["traceparent": Self.sampled])
+        try await withServer(database: database, tracer: FlintTracer(exporter: spans)) { _, client in
+            let reply = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8),
+                                          headers: ["traceparent": Self.sampled])
             #expect(reply.status == 200)
 
             let trace = spans.all.filter { "\($0.traceContext.traceID)" == Self.traceID }
@@ -45,9 +44,7 @@ import W3CTraceContext
 
     @Test func requestsWithoutTraceContextStartTheirOwnAndUnsampledOnesAreNotRecorded() async throws {
         let spans = RecordingSpanExporter()
-        let server = try await TestServer.start(tracer: FlintTracer(exporter: spans))
-        try await stopping(server) {
-            let client = TestClient(server)
+        try await withServer(tracer: FlintTracer(exporter: spans)) { _, client in
             _ = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8))
             _ = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8))
             let roots = spans.all.filter { $0.kind == .server }
@@ -68,13 +65,11 @@ import W3CTraceContext
         let webhook = try await FakeWebhookReceiver.start()
         defer { Task { await webhook.stop() } }
         let spans = RecordingSpanExporter()
-        let server = try await TestServer.start(emulator: false, database: database, tracer: FlintTracer(exporter: spans)) {
+        try await withServer(emulator: false, database: database, tracer: FlintTracer(exporter: spans), configure: {
             $0.delivery.sms = webhook.provider()
             $0.management = ManagementConfiguration(port: 0)
-        }
-        try await stopping(server) {
+        }) { server, client in
             try await server.server.projects.updateSettings(server.projectID) { $0.phone.appVerificationRequired = false }
-            let client = TestClient(server)
             let sent = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+15551234567")],
                                              headers: ["traceparent": Self.sampled])
             #expect(sent.status == 200)
@@ -100,13 +95,12 @@ import W3CTraceContext
     @Test func refusedOutsideCallsAreCountedAsRejected() async throws {
         let webhook = try await FakeWebhookReceiver.start()
         defer { Task { await webhook.stop() } }
-        let server = try await TestServer.start(emulator: false) {
+        try await withServer(emulator: false, configure: {
             $0.delivery.sms = webhook.provider(secret: "forged")
             $0.management = ManagementConfiguration(port: 0)
-        }
-        try await stopping(server) {
+        }) { server, client in
             try await server.server.projects.updateSettings(server.projectID) { $0.phone.appVerificationRequired = false }
-            let reply = try await TestClient(server).post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+15551234567")])
+            let reply = try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+15551234567")])
             #expect(reply.status == 503)
             let metrics = try await Self.metrics(of: server)
             #expect(Self.value(of: "flint_outside_calls_total", containing: #"service="sms_webhook",outcome="rejected""#, in: metrics) == 1)
@@ -161,16 +155,6 @@ import W3CTraceContext
     private static func value(of metric: String, containing labels: String, in exposition: String) -> Double? {
         exposition.split(separator: "\n").first { $0.hasPrefix(metric + "{") && $0.contains(labels) }
             .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
-    }
-
-    private func stopping(_ server: TestServer, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            try? await server.stop()
-            throw error
-        }
-        try await server.stop()
     }
 }
 

@@ -12,12 +12,10 @@ import Testing
         let clock = TestClock()
         let receiver = try await FakeWebhookReceiver.start(clock: clock)
         do {
-            let server = try await TestServer.start(emulator: false, clock: clock) {
+            try await withServer(emulator: false, clock: clock, configure: {
                 $0.delivery.userDeletedWebhook = .init(url: receiver.userDeletedURL,
                                                        secret: rightSecret ? receiver.secret : "not-the-secret")
-            }
-            do {
-                let client = TestClient(server)
+            }) { server, client in
                 let signedUp = try await client.post("/v1/accounts:signUp", [
                     "email": "grace@example.com", "password": "correct horse battery", "returnSecureToken": .bool(true),
                 ])
@@ -35,11 +33,7 @@ import Testing
                     #expect(receiver.deletions.all.isEmpty)
                     #expect(server.log.all.contains { $0.message == "The user-deletion webhook failed" && $0.metadata["localID"] == localID })
                 }
-            } catch {
-                try? await server.stop()
-                throw error
             }
-            try await server.stop()
         } catch {
             await receiver.stop()
             throw error

@@ -86,23 +86,18 @@ public struct FederatedProviders: Sendable {
                                   _ body: (TestServer, FederatedProviders) async throws -> Void) async throws {
         let clock = TestClock()
         let providers = try await start(clock: clock)
-        var failure: (any Error)?
         do {
-            let server = try await TestServer.start(emulator: emulator, database: database, clock: clock) { configuration in
+            try await FlintTestSupport.withServer(emulator: emulator, database: database, clock: clock, configure: { configuration in
                 providers.configure(&configuration)
                 configure(&configuration)
-            }
-            do {
+            }) { server, _ in
                 try await providers.register(on: server)
                 try await body(server, providers)
-            } catch {
-                failure = error
             }
-            try await server.stop()
         } catch {
-            failure = failure ?? error
+            await providers.stop()
+            throw error
         }
         await providers.stop()
-        if let failure { throw failure }
     }
 }

@@ -181,3 +181,21 @@ public final class TestServer: Sendable {
         try run.get()
     }
 }
+
+/// Starts a server as `TestServer.start` does (every argument is passed on), runs `body` against it with a client,
+/// and stops it whether `body` succeeds or throws: `body`'s error is the one thrown then, else `stop()`'s.
+/// Test helpers that start more (fakes, apps) around a server call this rather than start and stop one themselves.
+public func withServer(emulator: Bool = true, database: TestDatabase = .sqlite, sharing shared: ScratchDatabase? = nil,
+                       clock: TestClock = TestClock(), projectID: String = "demo-flint", publicURL: String? = nil,
+                       tracer: any Tracer = FlintTracer(), configure: (inout ServerConfiguration) -> Void = { _ in },
+                       _ body: (TestServer, TestClient) async throws -> Void) async throws {
+    let server = try await TestServer.start(emulator: emulator, database: database, sharing: shared, clock: clock,
+                                            projectID: projectID, publicURL: publicURL, tracer: tracer, configure: configure)
+    do {
+        try await body(server, TestClient(server))
+    } catch {
+        try? await server.stop()
+        throw error
+    }
+    try await server.stop()
+}

@@ -33,26 +33,26 @@ func withHarness(
     httpClient: any AuthHTTPClient = URLSessionHTTPClient.shared,
     _ body: (Harness) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start(emulator: emulator, database: database)
-    let name = "flint-auth-test-\(UUID().uuidString)"
-    FirebaseApp.configure(
-        name: name,
-        options: FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL))
-    let app = try #require(FirebaseApp.app(name: name))
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-auth-\(UUID().uuidString)")
-    let auth = Auth(app: app, credentialStore: FileCredentialStore(directory: directory), httpClient: httpClient)
-    let harness = Harness(server: server, app: app, directory: directory, auth: auth)
-    var failure: (any Error)?
-    do {
-        try await body(harness)
-    } catch {
-        failure = error
-    }
-    await app.delete()
-    try? FileManager.default.removeItem(at: directory)
-    try await server.stop()
-    if let failure {
-        throw failure
+    try await withServer(emulator: emulator, database: database) { server, _ in
+        let name = "flint-auth-test-\(UUID().uuidString)"
+        FirebaseApp.configure(
+            name: name,
+            options: FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL))
+        let app = try #require(FirebaseApp.app(name: name))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flint-auth-\(UUID().uuidString)")
+        let auth = Auth(app: app, credentialStore: FileCredentialStore(directory: directory), httpClient: httpClient)
+        let harness = Harness(server: server, app: app, directory: directory, auth: auth)
+        var failure: (any Error)?
+        do {
+            try await body(harness)
+        } catch {
+            failure = error
+        }
+        await app.delete()
+        try? FileManager.default.removeItem(at: directory)
+        if let failure {
+            throw failure
+        }
     }
 }
 
