@@ -1,4 +1,4 @@
-import FlintServer
+@testable import FlintServer
 import FlintTestSupport
 import FlintWire
 import Foundation
@@ -245,7 +245,7 @@ import Testing
     func tooManyWrongPasswordsLockTheAccountForAWhile(database: TestDatabase) async throws {
         try await withServer(emulator: false, database: database) { server, client in
             _ = try await client.signUp(email: "locked@example.com", password: "secret123")
-            for _ in 0..<10 {
+            for _ in 0..<Budget.passwordTries.fixedLimit! {
                 let wrong = try await client.post("/v1/accounts:signInWithPassword", ["email": "locked@example.com", "password": "guess-it"])
                 // New production projects protect emails, so a wrong password is INVALID_LOGIN_CREDENTIALS.
                 #expect(wrong.errorMessage == "INVALID_LOGIN_CREDENTIALS")

@@ -89,9 +89,10 @@ import Testing
             let guarded = try await client.sendCode(Self.number)
             let guardedCode = try #require(server.log.smsCodes(to: Self.number).last)
             let wrongCode = guardedCode == "000000" ? "111111" : "000000"
-            for attempt in 1...5 {
+            let attempts = PhoneLimits().maxAttemptsPerCode
+            for attempt in 1...attempts {
                 let reply = try await client.verify(guarded, wrongCode)
-                #expect(reply.errorCode == (attempt < 5 ? "INVALID_CODE" : "TOO_MANY_ATTEMPTS_TRY_LATER"))
+                #expect(reply.errorCode == (attempt < attempts ? "INVALID_CODE" : "TOO_MANY_ATTEMPTS_TRY_LATER"))
             }
             #expect(try await client.verify(guarded, guardedCode).errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
         }
@@ -282,9 +283,7 @@ import Testing
         limits.perProjectPerMinute = 8
         // Ten minutes past a whole hour, so the steps below stay inside one hourly window whenever the test runs.
         let start = Date(timeIntervalSince1970: 1_800_000_600)
-        let server = try await TestServer.start(emulator: false, clock: TestClock(start)) { $0.phoneLimits = limits }
-        let client = TestClient(server)
-        do {
+        try await withServer(emulator: false, clock: TestClock(start), configure: { $0.phoneLimits = limits }) { server, client in
             let admin = try await AdminClient(server)
             try await admin.allowUnverifiedApps()
             // The resend interval.
@@ -308,35 +307,32 @@ import Testing
             }
             #expect(codes == ["", "", "", "", "", "TOO_MANY_ATTEMPTS_TRY_LATER"])
         }
-        try await server.stop()
     }
 
     @Test func projectQuotaHoldsAcrossTwoNodesSharingPostgres() async throws {
         var limits = PhoneLimits()
         limits.perProjectPerMinute = 4
         limits.perIPPerMinute = 100
-        let first = try await TestServer.start(emulator: false, database: .postgres) { $0.phoneLimits = limits }
-        try await AdminClient(first).allowUnverifiedApps()
-        let second = try await TestServer.start(
-            emulator: false, sharing: first.database, clock: first.clock) { $0.phoneLimits = limits }
-        do {
-            var replies: [String] = []
-            for index in 0..<6 {
-                let node = index.isMultiple(of: 2) ? first : second
-                let reply = try await TestClient(node).post(
-                    "/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+1555123200\(index)")])
-                replies.append(reply.errorCode ?? "")
+        try await withServer(emulator: false, database: .postgres, configure: { $0.phoneLimits = limits }) { first, _ in
+            try await AdminClient(first).allowUnverifiedApps()
+            try await withServer(emulator: false, sharing: first.database, clock: first.clock,
+                                 configure: { $0.phoneLimits = limits }) { second, _ in
+                var replies: [String] = []
+                for index in 0..<6 {
+                    let node = index.isMultiple(of: 2) ? first : second
+                    let reply = try await TestClient(node).post(
+                        "/v1/accounts:sendVerificationCode", ["phoneNumber": .string("+1555123200\(index)")])
+                    replies.append(reply.errorCode ?? "")
+                }
+                #expect(replies == ["", "", "", "", "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"])
+                // A code sent through one node signs in through the other, once.
+                first.clock.advance(seconds: 60)
+                let sessionInfo = try await TestClient(first).sendCode("+15551232000")
+                let code = first.log.smsCodes(to: "+15551232000").last
+                #expect(try await TestClient(second).verify(sessionInfo, code).status == 200)
+                #expect(try await TestClient(first).verify(sessionInfo, code).errorCode == "INVALID_SESSION_INFO")
             }
-            #expect(replies == ["", "", "", "", "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"])
-            // A code sent through one node signs in through the other, once.
-            first.clock.advance(seconds: 60)
-            let sessionInfo = try await TestClient(first).sendCode("+15551232000")
-            let code = first.log.smsCodes(to: "+15551232000").last
-            #expect(try await TestClient(second).verify(sessionInfo, code).status == 200)
-            #expect(try await TestClient(first).verify(sessionInfo, code).errorCode == "INVALID_SESSION_INFO")
         }
-        try await second.stop()
-        try await first.stop()
     }
 }
 
