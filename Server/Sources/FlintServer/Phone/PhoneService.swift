@@ -1,6 +1,5 @@
 import FlintWire
 import Foundation
-import Logging
 
 /// The rules of phone-number sign-in: sending codes (`sendVerificationCode`), signing in, linking and
 /// re-authenticating with them (`signInWithPhoneNumber`), and the APNs app check (`verifyClient`).
