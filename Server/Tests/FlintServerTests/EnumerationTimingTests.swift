@@ -17,7 +17,10 @@ import Testing
     static func withProtectedServer(database: TestDatabase = .sqlite, smtp: SMTPTestServer? = nil,
                                     _ body: (TestServer, TestClient) async throws -> Void) async throws {
         try await withServer(emulator: false, database: database, configure: { configuration in
-            if let smtp { configuration.delivery.email = .smtp(smtp.configuration(from: "noreply@flint.test")) }
+            if let smtp {
+                configuration.delivery.email = .smtp(smtp.configuration(from: "noreply@flint.test"))
+                configuration.delivery.limits = .underLoad
+            }
             configuration.emailLimits.perAddressPerHour = 1000
         }) { (server: TestServer, client: TestClient) async throws in
             #expect(server.server.configuration.policy.newProjectsProtectEmails)

@@ -46,7 +46,7 @@ import Testing
     }
 
     /// POSTs `{}` to `url` with a fresh client that trusts only the certificate at `root`.
-    private static func post(_ url: String, trusting root: String, deadline: TimeAmount = .seconds(30)) async throws
+    private static func post(_ url: String, trusting root: String, deadline: TimeAmount = .seconds(120)) async throws
         -> (status: HTTPResponseStatus, version: HTTPVersion, body: ByteBuffer) {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .file(root)
