@@ -38,6 +38,10 @@ FLINT_TEST_PG_CA="$(scripts/postgres.sh ca)"   # the CA of the server's certific
 export FLINT_TEST_DATABASE_URL FLINT_TEST_PG_CA
 trap 'scripts/postgres.sh stop' EXIT
 
+# At most this many tests run at once. Unbounded, every suite's servers, browsers and Python clients start together
+# and a two-core machine answers some of them after their deadlines (a provider fetch, a browser's page load).
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${FLINT_TEST_WIDTH:-$(( $(nproc) * 3 ))}"
+
 # Build everything first, the `flint` executable included: CLITests run the binary.
 swift build --package-path Server --build-tests
 swift test --package-path Server --skip-build "$@"
