@@ -243,8 +243,9 @@ import Testing
     /// Second factors guard sign-ins in a tenant, and a pending sign-in finishes in its own tenant only.
     @Test func secondFactorsGuardSignInsInTheirTenant() async throws {
         try await withServer { server, client in
-            let tenant = try await register(client, server, ["allowPasswordSignup": true, "mfaConfig": ["state": "ENABLED"]])
-            let other = try await register(client, server, ["allowPasswordSignup": true])
+            let smsFactors: JSONValue = ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]
+            let tenant = try await register(client, server, ["allowPasswordSignup": true, "mfaConfig": smsFactors])
+            let other = try await register(client, server, ["allowPasswordSignup": true, "mfaConfig": smsFactors])
             let user: [String: JSONValue] = ["email": "alice@example.com", "password": "notasecret", "tenantId": .string(tenant)]
             #expect(try await client.post("/v1/accounts:signUp", user.merging(["mfaInfo": [["phoneInfo": "+15555550100"]]]) { $1 }).status == 200)
             let first = try await client.post("/v1/accounts:signInWithPassword", user)

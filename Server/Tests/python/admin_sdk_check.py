@@ -62,6 +62,10 @@ decoded = auth.verify_id_token(signed_in["idToken"])
 assert decoded["uid"] == created.uid and decoded["role"] == "admin", decoded
 assert decoded["firebase"]["sign_in_provider"] == "password"
 assert auth.verify_id_token(signed_in["idToken"], check_revoked=True)["uid"] == created.uid
+# The sign-in is on the record as firebase-admin reads it: a sign-in is also the last refresh.
+metadata = auth.get_user(created.uid).user_metadata
+assert metadata.last_sign_in_timestamp and metadata.last_refresh_timestamp, vars(metadata)
+assert metadata.last_refresh_timestamp == metadata.last_sign_in_timestamp, vars(metadata)
 
 # Claims set later reach a refreshed ID token.
 auth.set_custom_user_claims(created.uid, {"role": "admin", "level": 2})

@@ -182,7 +182,7 @@ extension AccountService {
             guard factor.totpInfo == nil else {
                 throw FlintError(.invalidArgument, "Only phone second factors can be set by an admin.")
             }
-            guard let raw = factor.phoneInfo ?? factor.unobfuscatedPhoneInfo, let phone = try? Validation.phoneNumber(raw) else {
+            guard let raw = factor.phoneInfo, let phone = try? Validation.phoneNumber(raw) else {
                 throw FlintError(.invalidMFAPhoneNumber, "Invalid format.")
             }
             guard numbers.insert(phone).inserted else { continue }

@@ -368,8 +368,9 @@ public struct AccountService: Sendable {
 
     /// The sign-in methods of an address (`fetchSignInMethodsForEmail`): nothing with enumeration protection.
     /// `allProviders` names providers (`password` covers email links too); `signinMethods` tells password
-    /// from email link. When a project allows several accounts per email, provider accounts are their own:
-    /// only the address's password or email-link account counts.
+    /// from email link. When a project allows several accounts per email, provider accounts are their own: only
+    /// password and email-link methods are named, those of the first account found (by address or by a provider's
+    /// address) that has an address of its own, as the emulator answers.
     public func createAuthURI(_ request: CreateAuthURIRequest, caller: Caller) async throws -> CreateAuthURIResponse {
         guard let identifier = request.identifier, !identifier.isEmpty else { throw FlintError(.missingIdentifier) }
         guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
@@ -383,7 +384,7 @@ public struct AccountService: Sendable {
         }
         let candidates = try await accounts.users(projectID: caller.projectID, emailOrProviderEmail: email)
         let sharedEmails = caller.project.settings.signIn.allowDuplicateEmails
-        guard let user = sharedEmails ? candidates.first(where: { $0.email == email }) : candidates.first else {
+        guard let user = sharedEmails ? candidates.first(where: { $0.email != nil }) : candidates.first else {
             return CreateAuthURIResponse(registered: false, allProviders: [], signinMethods: [], sessionId: sessionID)
         }
         let ownMethods = user.signInMethods.filter { [ProviderID.password, ProviderID.emailLinkSignInMethod].contains($0) }

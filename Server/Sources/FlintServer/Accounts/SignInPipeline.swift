@@ -9,7 +9,7 @@ import FlintWire
 ///    project's blocking functions (`beforeCreate`, `beforeSignIn`) may refuse or change the sign-in, asked before
 ///    the transaction (they are outside calls) and applied inside it;
 /// 3. the attempt's change set (a linked identity, a refreshed profile) and the sign-in's bookkeeping
-///    (`lastLoginAt`, nothing else) are applied field by field in the same transaction;
+///    (`lastLoginAt` and `lastRefreshAt`, nothing else) are applied field by field in the same transaction;
 /// 4. the session begins in that same transaction, in the account's session epoch as the change left
 ///    it, so a revocation committed after it ends this session too; then its ID token is signed.
 ///
@@ -106,7 +106,10 @@ struct SignInPipeline: Sendable {
     /// Signs in to the existing account `localID` (one this sign-in just created when `newAccount`).
     func signIn(_ localID: String, projectID: String, _ attempt: Attempt, newAccount: Bool = false) async throws -> Outcome {
         let now = clock.milliseconds
-        let challenged: @Sendable (UserAccount) -> Bool = { attempt.asksSecondFactor && !$0.mfaFactors.isEmpty }
+        // Second factors are asked while the project has multi-factor on; switched off, the first factor signs in (as
+        // the emulator models Firebase), since `mfaSignIn:*` then refuses to finish a challenge.
+        let secondFactorsOn = try await asksSecondFactors(projectID: projectID, attempt)
+        let challenged: @Sendable (UserAccount) -> Bool = { secondFactorsOn && !$0.mfaFactors.isEmpty }
         // A sign-in that hands out tokens now asks the project's function first (a challenged one asks when the
         // second factor is done); what it changes is applied with the sign-in's own change.
         var attempt = attempt
@@ -126,7 +129,7 @@ struct SignInPipeline: Sendable {
                 if current.disabled { throw FlintError(.userDisabled) }
                 var change = try attempt.change(current)
                 change.add(functionChange)
-                if attempt.recordsLogin, !challenged(change.applied(to: current)) { change.add(.lastLoginAt(now)) }
+                if attempt.recordsLogin, !challenged(change.applied(to: current)) { change.add(.signedIn(at: now)) }
                 return change
             }
         ) else { throw FlintError(.userNotFound) }
@@ -154,10 +157,16 @@ struct SignInPipeline: Sendable {
             if user.disabled { throw FlintError(.userDisabled) }
             return try await signIn(user.localID, projectID: user.projectID, attempt, newAccount: true)
         }
-        if attempt.recordsLogin { user.lastLoginAt = user.createdAt }
+        if attempt.recordsLogin { (user.lastLoginAt, user.lastRefreshAt) = (user.createdAt, user.createdAt) }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
         try await Self.mappingDuplicates { try await accounts.createUser(user, session: start.session) }
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
+    }
+
+    /// Whether `attempt` is one a second factor guards and the project has multi-factor on.
+    private func asksSecondFactors(projectID: String, _ attempt: Attempt) async throws -> Bool {
+        guard attempt.asksSecondFactor else { return false }
+        return try await projects.project(projectID)?.settings.multiFactor.enabled ?? false
     }
 
     /// The project's blocking functions, if it has any and `attempt` is one functions see (anonymous sign-ins are not,

@@ -88,9 +88,9 @@ public struct ActionCodeService: Sendable {
         if !returnLink {
             try await outbox.refusing(.rateLimit, projectID: caller.projectID) { try await admit(address: recipient, caller: caller) }
         }
-        // Unknown addresses: with enumeration protection the request succeeds and nothing is sent.
+        // Unknown addresses: with enumeration protection the request succeeds and nothing is sent (nor a link made).
         if type == .passwordReset, target.user == nil {
-            if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }
+            if settings.improvedEmailPrivacy { return SendOobCodeResponse(email: target.email) }
             throw FlintError(.emailNotFound)
         }
 
@@ -258,6 +258,7 @@ public struct ActionCodeService: Sendable {
     // MARK: Password reset and checking codes
 
     public func resetPassword(_ request: ResetPasswordRequest, caller: Caller) async throws -> ResetPasswordResponse {
+        guard caller.project.settings.signIn.emailPasswordEnabled else { throw FlintError(.passwordLoginDisabled) }
         guard let newPassword = request.newPassword else {
             // "checkActionCode": what the code is for, without using it.
             let record = try await liveCode(request.oobCode, caller: caller)
@@ -414,7 +415,8 @@ public struct ActionCodeService: Sendable {
     private func linkBase(_ linkDomain: String?, settings: ProjectSettings) throws -> String? {
         guard let domain = linkDomain?.lowercased(), !domain.isEmpty else { return nil }
         guard !domain.contains("/"), Self.isAuthorized(domain, settings: settings) else {
-            throw FlintError(.invalidHostingLinkDomain)
+            throw FlintError(.invalidHostingLinkDomain,
+                             "The provided Hosting link domain is not configured in Firebase Hosting or is not owned by the current project.")
         }
         return "https://\(domain)"
     }

@@ -31,7 +31,11 @@ enum EmulatorAssertions {
         var identity = ProviderIdentity(providerID: assertion.providerID, rawID: subject,
                                         email: claims["email"]?.stringValue?.lowercased(),
                                         emailVerified: IdentityTokenVerifier.flag(claims["email_verified"]) == true)
-        identity.readProfile(fromClaims: claims)
+        if assertion.providerID == ProviderID.google {
+            identity.readGoogleProfile(fromClaims: claims, defaultLocale: "en")   // the emulator's locale
+        } else {
+            identity.readProfile(fromClaims: claims)
+        }
         // A SAML provider vouches for the address it names.
         if identity.providerID.hasPrefix("saml.") { identity.emailVerified = true }
         if let saml = assertion.samlResponse { try readSAML(saml, into: &identity) }

@@ -35,6 +35,22 @@ extension ProviderIdentity {
         screenName = claims["screen_name"]?.stringValue
         rawUserInfo = claims
     }
+
+    /// Takes the profile as `readProfile` does, with `rawUserInfo` in Google's own shape, the one Firebase answers
+    /// for google.com: the user-info fields (`id`, `email`, `verified_email`, names, `picture`, `locale`) and the
+    /// scopes the claims show were granted. `locale` is the claims' own, else `defaultLocale`.
+    mutating func readGoogleProfile(fromClaims claims: [String: JSONValue], defaultLocale: String? = nil) {
+        readProfile(fromClaims: claims)
+        var scopes = ["openid", "https://www.googleapis.com/auth/userinfo.profile"]
+        if email != nil { scopes.append("https://www.googleapis.com/auth/userinfo.email") }
+        let fields: [String: JSONValue?] = [
+            "id": .string(rawID), "email": email.map(JSONValue.string), "verified_email": .bool(emailVerified),
+            "name": claims["name"], "given_name": claims["given_name"], "family_name": claims["family_name"],
+            "picture": claims["picture"], "locale": claims["locale"] ?? defaultLocale.map(JSONValue.string),
+            "granted_scopes": .string(scopes.joined(separator: " ")),
+        ]
+        rawUserInfo = fields.compactMapValues { $0 }
+    }
 }
 
 extension IdentityTokenVerifier {

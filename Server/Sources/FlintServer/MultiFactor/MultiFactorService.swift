@@ -174,6 +174,7 @@ public struct MultiFactorService: Sendable {
     // MARK: Sign-in
 
     public func startSignIn(_ request: StartMFASignInRequest, caller: Caller) async throws -> StartMFASignInResponse {
+        try Self.requireSignIn(with: .phone, in: caller.project)
         let (_, user) = try await pendingSignIn(request.mfaPendingCredential, caller: caller)
         let factor = try enrolledFactor(request.mfaEnrollmentId, of: user)
         guard factor.kind == .phone, let number = factor.phoneNumber else {
@@ -186,6 +187,7 @@ public struct MultiFactorService: Sendable {
     }
 
     public func finalizeSignIn(_ request: FinalizeMFASignInRequest, caller: Caller) async throws -> MFATokensResponse {
+        try Self.requireSignIn(with: request.totpVerificationInfo != nil ? .totp : .phone, in: caller.project)
         let (pending, user) = try await pendingSignIn(request.mfaPendingCredential, caller: caller)
         let factor: SecondFactor
         if let info = request.phoneVerificationInfo {
@@ -219,6 +221,18 @@ public struct MultiFactorService: Sendable {
         attempt.asksSecondFactor = false
         attempt.secondFactor = PassedSecondFactor(kind: factor.kind.rawValue, enrollmentID: factor.enrollmentID)
         return try tokenResponse(try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt))
+    }
+
+    /// A second-factor sign-in needs multi-factor on with the factor's kind on, which is checked before anything
+    /// the request carries (as Firebase does).
+    private static func requireSignIn(with kind: SecondFactor.Kind, in project: Project) throws {
+        let settings = project.settings.multiFactor
+        switch kind {
+        case .phone:
+            guard settings.enabled, settings.phone else { throw FlintError(.operationNotAllowed, "SMS based MFA not enabled.") }
+        case .totp:
+            guard settings.enabled, settings.totp else { throw FlintError(.operationNotAllowed, "TOTP based MFA not enabled.") }
+        }
     }
 
     /// The pending sign-in a credential stands for, and its user as stored now.

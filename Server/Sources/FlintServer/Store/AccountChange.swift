@@ -16,7 +16,8 @@ public struct AccountChange: Sendable, Equatable {
         case validSince(Int64)
         /// Ends every session issued so far (see `UserAccount.sessionEpoch`).
         case revokeSessions
-        case lastLoginAt(Int64)
+        /// A sign-in at this time (ms): `lastLoginAt` and `lastRefreshAt`, as Firebase records every sign-in.
+        case signedIn(at: Int64)
         case emailLinkSignin(Bool)
         /// The whole list of second factors (decided from the list as stored now, under the row lock).
         case secondFactors([SecondFactor])
@@ -60,7 +61,7 @@ public struct AccountChange: Sendable, Equatable {
             case .customAttributes(let value): user.customAttributes = value
             case .validSince(let value): user.validSince = value
             case .revokeSessions: break
-            case .lastLoginAt(let value): user.lastLoginAt = value
+            case .signedIn(let time): (user.lastLoginAt, user.lastRefreshAt) = (time, time)
             case .emailLinkSignin(let value): user.emailLinkSignin = value
             case .secondFactors(let factors): user.mfaFactors = factors
             case .link(let identity): user.identities.append(identity)

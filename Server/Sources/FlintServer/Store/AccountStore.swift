@@ -102,7 +102,9 @@ extension AccountStore {
             case .customAttributes(let value): set("custom_attributes", SQLValue(value))
             case .validSince(let value): set("valid_since", .int(value))
             case .revokeSessions: revokes = true
-            case .lastLoginAt(let value): set("last_login_at", .int(value))
+            case .signedIn(let time):
+                set("last_login_at", .int(time))
+                set("last_refresh_at", .int(time))
             case .emailLinkSignin(let value): set("email_link_signin", SQLValue(value))
             case .secondFactors(let factors): set("mfa_factors", SQLValue(json(factors.isEmpty ? nil : factors)))
             case .link, .refreshIdentity, .unlink: break

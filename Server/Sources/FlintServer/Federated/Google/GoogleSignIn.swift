@@ -25,13 +25,15 @@ struct GoogleSignIn: CodeFlowProvider {
         var identity = ProviderIdentity(providerID: ProviderID.google, rawID: subject,
                                         email: profile["email"]?.stringValue?.lowercased(),
                                         emailVerified: IdentityTokenVerifier.flag(profile["email_verified"]) ?? false)
-        identity.readProfile(fromClaims: profile)
+        identity.readGoogleProfile(fromClaims: profile)
         return identity
     }
 
     private func verify(idToken: String, rawNonce: String?, clientIDs: Set<String>) async throws -> ProviderIdentity {
-        try await verifier.openIDIdentity(idToken, providerID: ProviderID.google, issuers: issuers, audiences: clientIDs,
-                                          rawNonce: rawNonce)
+        var identity = try await verifier.openIDIdentity(
+            idToken, providerID: ProviderID.google, issuers: issuers, audiences: clientIDs, rawNonce: rawNonce)
+        identity.readGoogleProfile(fromClaims: identity.rawUserInfo)
+        return identity
     }
 
     /// The configured client ID and the additional ones.
