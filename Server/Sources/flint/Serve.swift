@@ -51,6 +51,7 @@ struct Serve: AsyncParsableCommand {
               FLINT_SMS_PER_NUMBER_PER_HOUR     codes per number per hour (10)
               FLINT_SMS_RESEND_INTERVAL         seconds between two codes to one number (30)
               FLINT_MAX_TEST_PHONE_NUMBERS      fictional numbers per project (10)
+              FLINT_SMS_SESSIONS_PER_TEST_NUMBER_PER_HOUR  code sessions per fictional number per hour (30)
               FLINT_TRUSTED_PROXIES             proxies whose X-Forwarded-For names the client (CIDRs)
 
             Sign in with Apple, Facebook Login and Google (for proxies; the issuers stay the real ones unless set):

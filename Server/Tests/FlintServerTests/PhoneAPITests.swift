@@ -309,6 +309,35 @@ import Testing
         }
     }
 
+    /// A fictional number's fixed code cannot be guessed by sharing tries out over many clients: the number itself
+    /// starts at most `sessionsPerTestNumberPerHour` sessions an hour, whoever asks; the next hour it starts again.
+    @Test func aFictionalNumberStartsFewSessionsAnHourFromAllClients() async throws {
+        var limits = PhoneLimits()
+        limits.sessionsPerTestNumberPerHour = 3
+        let start = Date(timeIntervalSince1970: 1_800_000_600)   // ten minutes past a whole hour
+        let proxies = try TrustedProxies("127.0.0.1/32")   // so each request names its own client
+        try await withServer(emulator: false, clock: TestClock(start), configure: {
+            $0.phoneLimits = limits
+            $0.trustedProxies = proxies
+        }) { server, client in
+            let admin = try await AdminClient(server)
+            #expect(try await admin.patchConfig(
+                ["signIn": ["phoneNumber": ["testPhoneNumbers": ["+15555550100": "123456"]]]],
+                mask: "signIn.phoneNumber.testPhoneNumbers").status == 200)
+            func send(from address: String) async throws -> TestClient.Reply {
+                try await client.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"],
+                                      headers: ["X-Forwarded-For": address])
+            }
+            var answers: [String] = []
+            for index in 1...4 { answers.append(try await send(from: "203.0.113.\(index)").errorCode ?? "") }
+            #expect(answers == ["", "", "", "TOO_MANY_ATTEMPTS_TRY_LATER"])
+            #expect(try await send(from: "203.0.113.9").errorMessage
+                == "TOO_MANY_ATTEMPTS_TRY_LATER : Too many codes requested for this fictional number.")
+            server.clock.advance(seconds: 3600)
+            #expect(try await send(from: "203.0.113.10").status == 200)
+        }
+    }
+
     @Test func projectQuotaHoldsAcrossTwoNodesSharingPostgres() async throws {
         var limits = PhoneLimits()
         limits.perProjectPerMinute = 4

@@ -132,6 +132,9 @@ public struct PhoneLimits: Sendable, Equatable {
     public var resendIntervalSeconds: Int64 = 30
     /// Fictional test numbers a project may have (Firebase: 10).
     public var maxTestNumbers = 10
+    /// Code sessions one fictional number may start per hour. Its code is fixed, so each session's tries are guesses
+    /// at the same six digits: this bounds them, from however many clients, to `maxAttemptsPerCode` × this an hour.
+    public var sessionsPerTestNumberPerHour: Int64 = 30
 
     public init() {}
 }
@@ -327,7 +330,7 @@ extension PhoneLimits {
     /// Reads overrides from `FLINT_*` variables (unset or empty keeps the default):
     /// `FLINT_PHONE_CODE_LIFETIME` (seconds), `FLINT_PHONE_MAX_ATTEMPTS`, `FLINT_SMS_PER_PROJECT_PER_MINUTE`,
     /// `FLINT_SMS_PER_IP_PER_MINUTE`, `FLINT_SMS_PER_IP_PER_HOUR`, `FLINT_SMS_PER_NUMBER_PER_HOUR`,
-    /// `FLINT_SMS_RESEND_INTERVAL` (seconds), `FLINT_MAX_TEST_PHONE_NUMBERS`.
+    /// `FLINT_SMS_RESEND_INTERVAL` (seconds), `FLINT_MAX_TEST_PHONE_NUMBERS`, `FLINT_SMS_SESSIONS_PER_TEST_NUMBER_PER_HOUR`.
     public init(environment variables: [String: String]) throws {
         self.init()
         func read(_ name: String, into value: inout Int64) throws {
@@ -347,6 +350,7 @@ extension PhoneLimits {
         try read("FLINT_SMS_PER_NUMBER_PER_HOUR", into: &perNumberPerHour)
         try read("FLINT_SMS_RESEND_INTERVAL", into: &resendIntervalSeconds)
         try read("FLINT_MAX_TEST_PHONE_NUMBERS", into: &maxTestNumbers)
+        try read("FLINT_SMS_SESSIONS_PER_TEST_NUMBER_PER_HOUR", into: &sessionsPerTestNumberPerHour)
         maxAttemptsPerCode = Int(maxAttempts)
         self.maxTestNumbers = Int(maxTestNumbers)
     }

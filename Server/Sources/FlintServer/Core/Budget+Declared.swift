@@ -42,6 +42,13 @@ extension Budget {
         name: "sms:number", per: "phone number", windowSeconds: hour, limit: .configured { $0.phoneLimits.perNumberPerHour },
         refusal: FlintError(.tooManyAttempts, "Too many codes sent to this number."), enforced: { $0.limitsSMSSends })
 
+    /// Code sessions per fictional number an hour, from all clients together: its code never changes, so without this
+    /// many clients could share out guesses at it (each session has its own tries).
+    static let testNumberSessions = Budget(
+        name: "sms:test-number-hour", per: "fictional number", windowSeconds: hour,
+        limit: .configured { $0.phoneLimits.sessionsPerTestNumberPerHour },
+        refusal: FlintError(.tooManyAttempts, "Too many codes requested for this fictional number."), enforced: { $0.limitsSMSSends })
+
     /// SMS codes a day to the regions one calling code serves (+1: all of NANP at once), where the project sets a cap.
     static let smsPerRegion = Budget(
         name: "sms:region-day", per: "calling-code region", windowSeconds: 24 * hour, limit: .projectSetting,
@@ -65,7 +72,8 @@ extension Budget {
         refusal: FlintError(.tooManyAttempts, "Too many emails sent to this address."), enforced: { $0.limitsEmailSends })
 
     /// Every budget that guards an SMS send, in the order they are spent.
-    static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, smsPerNumber, smsPerRegion, smsPerProject]
+    /// (A fictional number's code is sent to no one but is held to the client's budgets and its own.)
+    static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, testNumberSessions, smsPerNumber, smsPerRegion, smsPerProject]
 
     /// Every declared budget.
     static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress]

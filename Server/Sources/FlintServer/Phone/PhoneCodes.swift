@@ -31,13 +31,14 @@ struct PhoneCodes: Sendable {
     }
 
     /// Sends a code for `purpose` and returns its `sessionInfo`. Fictional numbers get their fixed code with no SMS
-    /// or app check, within the client's budget; real ones need the app credential in `appCheck`, an allowed
+    /// or app check, within the client's budgets and the number's own (`Budget.testNumberSessions`); real ones need the app credential in `appCheck`, an allowed
     /// region, and room in every SMS budget (`Budget.smsSends`, which the routes that call this declare).
     func deliver(to phoneNumber: String, appCheck: SendVerificationCodeRequest, caller: Caller, purpose: CodePurpose)
         async throws -> String {
         let settings = caller.project.settings
         if let fixedCode = settings.phone.testNumbers[phoneNumber] {
             try await spendClientBudget(caller)
+            try await budgets.spend(.testNumberSessions, in: caller.projectID, for: phoneNumber)
             return try await codes.issue(code: fixedCode, phoneNumber: phoneNumber, projectID: caller.projectID, purpose: purpose)
         }
         try await refusing(.captcha, caller: caller) { try await appVerifier.check(appCheck, caller: caller) }
