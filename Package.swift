@@ -21,6 +21,8 @@ let package = Package(
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
         // FirebaseAuth's documentation snippets with `import FlintAuth`: they must compile in Swift 6 mode.
         .testTarget(name: "FlintAuthCompatibilityTests", dependencies: ["FlintAuth"]),
-        // FlintAuth's tests are in `Server/`: many run against a live server, and they share helpers.
+        // FlintAuth's tests that need no server and none of the server package's helpers.
+        .testTarget(name: "FlintAuthUnitTests", dependencies: ["FlintAuth", "FlintWire"]),
+        // FlintAuth's other tests are in `Server/`: many run against a live server, and they share helpers.
     ]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the DocC archive of the FlintAuth SDK (Sources/FlintAuth/FlintAuth.docc) with the toolchain's own
 # `docc`, without the SwiftPM documentation plugin:
-#   1. `swift build --target FlintAuth` at the repository root, with the compiler writing symbol graphs;
+#   1. `swift package dump-symbol-graph` at the repository root, which builds the package first. Unlike the
+#      compiler's `-emit-symbol-graph`, it leaves out the modules FlintAuth re-exports (Foundation);
 #   2. FlintAuth's symbol graphs only (FlintAuth.symbols.json, FlintAuth@*.symbols.json) copied to their
 #      own directory;
 #   3. `docc convert` of the catalog with those graphs, every warning an error.
@@ -11,7 +12,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 catalog=Sources/FlintAuth/FlintAuth.docc
 work="$PWD/.build/flintauth-docs"
-raw="$work/symbol-graphs-raw"   # what the compiler writes: every module it compiles (FlintWire too)
 graphs="$work/symbol-graphs"    # FlintAuth's graphs only: docc documents one module
 archive="$work/FlintAuth.doccarchive"
 
@@ -24,22 +24,18 @@ else
     exit 1
 fi
 
-rm -rf "$raw" "$graphs" "$archive"
-mkdir -p "$raw" "$graphs"
+rm -rf "$graphs" "$archive"
+mkdir -p "$graphs"
 
-# The compiler writes symbol graphs only when it emits the module. When FlintAuth is up to date the build
-# would emit nothing, so remove FlintAuth's module first: the build then emits it again (only FlintAuth, and
-# without recompiling its sources if they did not change).
 bin=$(swift build --show-bin-path)
 [[ -n "$bin" ]] || { echo "docs.sh: swift build --show-bin-path printed nothing" >&2; exit 1; }
-rm -rf "$bin/Modules/FlintAuth.swiftmodule" "$bin/FlintAuth.swiftmodule"
+raw="$(dirname "$bin")/symbolgraph"   # where the dump writes every module's graphs (FlintWire's, the tests' too)
+rm -rf "$raw"
 
-echo "==> swift build --target FlintAuth (emitting symbol graphs)"
-swift build --target FlintAuth \
-    -Xswiftc -emit-symbol-graph \
-    -Xswiftc -emit-symbol-graph-dir -Xswiftc "$raw"
+echo "==> swift package dump-symbol-graph"
+swift package dump-symbol-graph --minimum-access-level public
 if [[ ! -f "$raw/FlintAuth.symbols.json" ]]; then
-    echo "docs.sh: the build wrote no FlintAuth.symbols.json to $raw" >&2
+    echo "docs.sh: the dump wrote no FlintAuth.symbols.json to $raw" >&2
     exit 1
 fi
 

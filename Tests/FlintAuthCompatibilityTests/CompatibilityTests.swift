@@ -9,6 +9,7 @@ import Testing
         let controllers: [SnippetViewController] = [
             PasswordViewController(), AnonymousViewController(), PhoneViewController(), EmailLinkViewController(),
             FederatedViewController(), MultiFactorViewController(), AccountViewController(), ProfileViewController(),
+            ErrorCodeViewController(), SessionViewController(),
         ]
         #expect(controllers.allSatisfy { $0.lastMessage == nil })
         #expect(SignInViewModel().isSignedIn == false)

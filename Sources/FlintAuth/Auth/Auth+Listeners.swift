@@ -60,7 +60,63 @@ extension Auth {
         removeListener(listenerHandle)
     }
 
-    private func addListener(_ kind: Listener.Kind, _ block: @escaping @MainActor @Sendable (Auth, User?) -> Void) -> NSObjectProtocol {
+    /// The signed-in user as an `AsyncSequence`: the current user (or `nil`) first, then the user after each
+    /// sign-in and sign-out, as ``addStateDidChangeListener(_:)`` reports them. Each loop over it registers a
+    /// listener of its own, removed when the loop ends or its task is cancelled. FirebaseAuth has it from
+    /// version 12.12 on iOS 18 and macOS 15; FlintAuth on every platform it supports.
+    ///
+    /// ```swift
+    /// for await user in Auth.auth().authStateChanges {
+    ///     print(user?.uid ?? "signed out")
+    /// }
+    /// ```
+    public var authStateChanges: AuthStateChangesSequence { AuthStateChangesSequence(self) }
+
+    /// As ``authStateChanges``, and also after every change of the current user's ID token, as
+    /// ``addIDTokenDidChangeListener(_:)`` reports them.
+    public var idTokenChanges: IDTokenChangesSequence { IDTokenChangesSequence(self) }
+
+    /// The sequence of ``Auth/authStateChanges``.
+    public struct AuthStateChangesSequence: AsyncSequence, Sendable {
+        public typealias Element = User?
+        private let auth: Auth
+
+        /// The sequence of `auth`'s signed-in users.
+        public init(_ auth: Auth) {
+            self.auth = auth
+        }
+
+        /// Registers a listener for this iteration.
+        public func makeAsyncIterator() -> AsyncStream<User?>.Iterator {
+            auth.userChanges(.authState).makeAsyncIterator()
+        }
+    }
+
+    /// The sequence of ``Auth/idTokenChanges``.
+    public struct IDTokenChangesSequence: AsyncSequence, Sendable {
+        public typealias Element = User?
+        private let auth: Auth
+
+        /// The sequence of `auth`'s signed-in users and their ID-token changes.
+        public init(_ auth: Auth) {
+            self.auth = auth
+        }
+
+        /// Registers a listener for this iteration.
+        public func makeAsyncIterator() -> AsyncStream<User?>.Iterator {
+            auth.userChanges(.idToken).makeAsyncIterator()
+        }
+    }
+
+    /// A stream fed by a new listener of `kind`; the listener is removed when the stream ends.
+    private func userChanges(_ kind: Listener.Kind) -> AsyncStream<User?> {
+        AsyncStream { continuation in
+            let handle = addListener(kind) { _, user in continuation.yield(user) }
+            continuation.onTermination = { _ in self.removeListener(handle) }
+        }
+    }
+
+    private func addListener(_ kind: Listener.Kind, _ block: @escaping @MainActor @Sendable (Auth, User?) -> Void) -> ListenerHandle {
         let listener = Listener(handle: ListenerHandle(), kind: kind, block: block)
         state.withLock { state in
             state.listeners.append(listener)

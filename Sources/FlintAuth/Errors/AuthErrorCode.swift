@@ -3,8 +3,9 @@ import Foundation
 /// The error codes of the `FIRAuthErrorDomain` domain, with the official FirebaseAuth names and raw values.
 ///
 /// FlintAuth throws `NSError(domain: AuthErrors.domain, code: AuthErrorCode.x.rawValue, …)`, as the
-/// official SDK does. `error as? AuthErrorCode` only works where Objective-C bridging exists, so
-/// match with `AuthErrorCode(error)` or `(error as NSError).code == AuthErrorCode.x.rawValue`.
+/// official SDK does. Swift does not cast those errors to `AuthErrorCode` (nor FirebaseAuth's to its own), so
+/// `error as? AuthErrorCode` compiles but does not match them: match with `AuthErrorCode(error)` or
+/// `(error as NSError).code == AuthErrorCode.x.rawValue`.
 public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
     case invalidCustomToken = 17000
     case customTokenMismatch = 17002
@@ -104,6 +105,14 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
         guard error.domain == AuthErrors.domain else { return nil }
         self.init(rawValue: error.code)
     }
+
+    /// FirebaseAuth 10's name for the codes, kept by code written for it: `AuthErrorCode.Code.wrongPassword`
+    /// and `AuthErrorCode.Code(rawValue:)` are `AuthErrorCode.wrongPassword` and `AuthErrorCode(rawValue:)`.
+    public typealias Code = AuthErrorCode
+
+    /// The code itself, as in FirebaseAuth, for code written when `AuthErrorCode` wrapped an error:
+    /// `switch authError.code { case .wrongPassword: … }`.
+    public var code: Code { self }
 
     /// The short name the SDK puts under `AuthErrorUserInfoNameKey`, e.g. `ERROR_WRONG_PASSWORD`.
     public var name: String {
