@@ -24,6 +24,8 @@ protocol AdminBackend: Sendable {
     /// Every tenant of the project.
     func tenants() async throws -> [TenantConfig]
     func deleteTenant(_ tenantID: String) async throws
+    /// The project's users, its tenants' and its emulator config, as an emulator data folder.
+    func emulatorData() async throws -> EmulatorDataFolder
 }
 
 extension AdminBackend {
@@ -118,5 +120,9 @@ struct LocalBackend: AdminBackend {
 
     func deleteTenant(_ tenantID: String) async throws {
         try await server.deleteTenant(tenantID, projectID: projectID)
+    }
+
+    func emulatorData() async throws -> EmulatorDataFolder {
+        try await server.emulatorData()
     }
 }

@@ -80,6 +80,10 @@ struct RemoteBackend: AdminBackend {
         _ = try await call("DELETE", "\(tenantsPath)/\(FormURLEncoding.escape(tenantID))", body: nil as String?, as: JSONValue.self)
     }
 
+    func emulatorData() async throws -> EmulatorDataFolder {
+        try await call("GET", "/emulator/v1/projects/\(projectID)/export", body: nil as String?, as: EmulatorDataFolder.self)
+    }
+
     /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
     private func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
                                                          as reply: Reply.Type) async throws -> Reply {

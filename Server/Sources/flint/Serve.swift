@@ -101,6 +101,18 @@ struct Serve: AsyncParsableCommand {
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (FLINT_TLS_KEY).")
     var tlsKey: String?
+    @Option(name: .customLong("import"), help: ArgumentHelp(
+        "Emulator mode: load this Firebase emulator data folder (firebase emulators:export's) before serving, all of it or nothing.",
+        valueName: "dir"))
+    var importDirectory: String?
+    @Option(name: .customLong("export-on-exit"), help: ArgumentHelp(
+        "Emulator mode: write the project's users and config to this folder, in the same format, when SIGINT or SIGTERM stops the server.",
+        valueName: "dir"))
+    var exportDirectory: String?
+    @Option(name: .customLong("single-project-mode"), help: ArgumentHelp(
+        "Emulator mode: what a request naming another project than --project gets: error, warning (the default) or off.",
+        valueName: "mode"))
+    var singleProjectMode: String?
 
     /// The shared options plus the delivery services, which only `serve` needs.
     private func configuration() throws -> ServerConfiguration {
@@ -117,6 +129,15 @@ struct Serve: AsyncParsableCommand {
             configuration.management = try Self.management(host: managementHost, port: managementPort, environment: environment)
             configuration.tls = try Self.tls(
                 certificate: tlsCertificate ?? environment["FLINT_TLS_CERT"], key: tlsKey ?? environment["FLINT_TLS_KEY"])
+            if let mode = singleProjectMode {
+                guard let parsed = SingleProjectMode(rawValue: mode) else {
+                    throw ValidationError("--single-project-mode must be error, warning or off: \(mode)")
+                }
+                configuration.singleProjectMode = parsed
+            }
+            if !configuration.emulator, importDirectory != nil || exportDirectory != nil || singleProjectMode != nil {
+                throw ValidationError("--import, --export-on-exit and --single-project-mode are for emulator mode (--emulator)")
+            }
         } catch let error as DeliveryConfigurationError {
             throw ValidationError(error.description)
         } catch let error as TrustedProxies.InvalidEntry {
@@ -167,7 +188,16 @@ struct Serve: AsyncParsableCommand {
         let apiKey = try await server.defaultAPIKey()
         // Whatever ends the run, the server closes (counts flushed, connections and clients shut down).
         do {
+            if let importDirectory {
+                try await reportingDataFaults { try await server.importEmulatorData(from: URL(fileURLWithPath: importDirectory)) }
+                server.logger.info("Loaded the emulator data folder \(importDirectory)")
+            }
             try await serve(server, configuration: configuration, apiKey: apiKey, format: format, alongside: tracing.services)
+            // The listener has stopped; the store is still open.
+            if let exportDirectory {
+                try await reportingDataFaults { try await server.emulatorData().write(to: URL(fileURLWithPath: exportDirectory)) }
+                server.logger.info("Exported the emulator data folder \(exportDirectory)")
+            }
         } catch {
             try? await server.close()
             throw error

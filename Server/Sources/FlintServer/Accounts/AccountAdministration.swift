@@ -14,21 +14,13 @@ extension AccountService {
     /// on its own; failures come back by index, in Firebase's sentences.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
-        let users = request.users ?? []
-        guard !users.isEmpty else { throw FlintError(.missingUserAccount) }
-        guard users.count <= Self.maximumBatch else {
+        guard (request.users ?? []).count <= Self.maximumBatch else {
             throw FlintError(.invalidArgument, "At most \(Self.maximumBatch) users can be imported at once.")
         }
-        try Self.checkBatch(users, allowOverwrite: request.allowOverwrite == true, sanityCheck: request.sanityCheck == true)
-        // Without a hashAlgorithm the emulator takes its own fake hashes (checked user by user); otherwise
-        // the request's hash parameters must be valid for any hash to be imported.
-        let takesFakeHashes = request.hashAlgorithm == nil && policy.acceptsEmulatorFakePasswordHashes
-        let needsHash = !takesFakeHashes && users.contains { $0.passwordHash != nil }
-        let hashParameters = needsHash ? try passwords.imported.parameters(of: request, projectID: caller.projectID) : nil
         var failures: [BatchCreateResponse.Failure] = []
-        for (index, record) in users.enumerated() {
+        for (index, imported) in try await importedUsers(request, caller: caller).enumerated() {
             do {
-                let user = try await importedUser(record, hashParameters: hashParameters, caller: caller)
+                let user = try imported.get()
                 if request.allowOverwrite == true, try await accounts.user(projectID: caller.projectID, localID: user.localID) != nil {
                     try await pipeline.replace(user)
                 } else {
@@ -41,6 +33,28 @@ extension AccountService {
         return BatchCreateResponse(error: failures.isEmpty ? nil : failures)
     }
 
+    /// An import's entries as accounts, each checked alone (`importMessage` words a refusal), after the checks of the
+    /// batch as a whole, which throw. Nothing is written.
+    func importedUsers(_ request: BatchCreateRequest, caller: Caller) async throws -> [Result<UserAccount, FlintError>] {
+        let users = request.users ?? []
+        guard !users.isEmpty else { throw FlintError(.missingUserAccount) }
+        try Self.checkBatch(users, allowOverwrite: request.allowOverwrite == true, sanityCheck: request.sanityCheck == true)
+        // Without a hashAlgorithm the emulator takes its own fake hashes and Flint's portable ones (checked user by
+        // user); otherwise the request's hash parameters must be valid for any hash to be imported.
+        let takesFakeHashes = request.hashAlgorithm == nil && policy.acceptsEmulatorFakePasswordHashes
+        let needsHash = !takesFakeHashes && users.contains { $0.passwordHash != nil }
+        let hashParameters = needsHash ? try passwords.imported.parameters(of: request, projectID: caller.projectID) : nil
+        var imported: [Result<UserAccount, FlintError>] = []
+        for record in users {
+            do {
+                imported.append(.success(try await importedUser(record, hashParameters: hashParameters, caller: caller)))
+            } catch let error as FlintError {
+                imported.append(.failure(error))
+            }
+        }
+        return imported
+    }
+
     /// A per-user import failure in Firebase's words: the entry's `message` is the bare sentence.
     private static func importFailure(_ sentence: String) -> FlintError {
         FlintError(sentence: sentence, status: .badRequest, reason: "invalid")
@@ -48,7 +62,7 @@ extension AccountService {
 
     /// The message of a user's failure: the store's refusals (another account holds the email or the
     /// provider account, or the local id without `allowOverwrite`) in Firebase's import sentences.
-    private static func importMessage(_ error: FlintError) -> String {
+    static func importMessage(_ error: FlintError) -> String {
         if error.is(.emailExists) { return "email exists in other account in database" }
         if error.is(.federatedUserIDAlreadyLinked) { return "raw id exists in other account in database" }
         if error.is(.duplicateLocalID) { return "localId belongs to an existing account - can not overwrite." }
@@ -96,8 +110,9 @@ extension AccountService {
         user.disabled = record.disabled ?? false
         user.lastLoginAt = record.lastLoginAt.flatMap { Int64($0) }
         if let hash = record.passwordHash, hashParameters == nil {
-            // Only reached where the policy takes the emulator's fake hashes (see `batchCreate`).
-            guard let password = ImportedPasswords.emulatorFakePassword(hash, salt: record.salt, updatedAt: now) else {
+            // Only reached where the policy takes the emulator's fake hashes (see `importedUsers`).
+            guard let password = try passwords.portablePassword(hash, salt: record.salt, project: caller.project, updatedAt: now)
+            else {
                 throw FlintError(.invalidArgument, "Unsupported hashAlgorithm (none)")
             }
             user.password = password

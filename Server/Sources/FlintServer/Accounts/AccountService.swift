@@ -147,7 +147,7 @@ public struct AccountService: Sendable {
             try passwordPolicy.check(password)
         }
         // An imported hash: now that the password is known, keep it the project's own way.
-        let rehashed = user.importedPasswordHash == nil ? nil : try await passwords.stored(password, project: project)
+        let rehashed = try await passwords.rehashed(password, of: user, project: project)
         let verifiedHash = hash
         let attempt = SignInPipeline.Attempt(provider: ProviderID.password) { current in
             // The password checked above must still be the account's (not changed since it was read).

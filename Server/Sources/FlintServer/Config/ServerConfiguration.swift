@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var management: ManagementConfiguration?
     /// HTTPS (and HTTP/2) on the public listener with these PEM files; nil: plain HTTP (behind a TLS proxy).
     public var tls: TLSCertificates?
+    /// Emulator mode: what a request naming another project than `projectID` gets (as `firebase emulators:start`
+    /// runs the official emulator, a warning by default). Production serves each project's own credentials only.
+    public var singleProjectMode = SingleProjectMode.warning
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",

@@ -24,6 +24,7 @@ struct ServerAssembly: Sendable {
     let oidcProviderConfigs: OIDCProviderConfigService
     let projectConfig: ProjectConfigService
     let tenants: TenantService
+    let emulatorData: EmulatorDataTransfer
     let consoleSessions: ConsoleSessions
     let callers: CallerResolver
 
@@ -70,6 +71,7 @@ struct ServerAssembly: Sendable {
         oidcProviderConfigs = OIDCProviderConfigService(core: core)
         projectConfig = ProjectConfigService(core: core)
         tenants = TenantService(core: core, projectConfig: projectConfig)
+        emulatorData = EmulatorDataTransfer(core: core, accounts: accounts, projectConfig: projectConfig)
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
     }
@@ -98,6 +100,7 @@ struct ServerAssembly: Sendable {
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints
         if core.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(core: core, projectConfig: projectConfig).endpoints
+            endpoints += emulatorData.endpoints
             endpoints += EmulatorSignInPages(accounts: core.store.accounts, callers: callers).endpoints
             endpoints.append(actionCodes.emulatorActionEndpoint(defaultProjectID: core.configuration.projectID))
         }

@@ -15,14 +15,6 @@ struct EmulatorRoutes: Sendable {
         self.projectConfig = projectConfig
     }
 
-    /// `GET/PATCH /emulator/v1/projects/{p}/config`: the official emulator's two settings.
-    struct EmulatorConfig: Codable, Sendable {
-        struct SignIn: Codable, Sendable { var allowDuplicateEmails: Bool? }
-        struct EmailPrivacy: Codable, Sendable { var enableImprovedEmailPrivacy: Bool? }
-        var signIn: SignIn?
-        var emailPrivacyConfig: EmailPrivacy?
-    }
-
     var endpoints: [Endpoint] {
         [
             Endpoint(method: .delete, paths: Self.paths("accounts"),
@@ -63,19 +55,23 @@ struct EmulatorRoutes: Sendable {
             Endpoint(method: .patch, paths: ["/emulator/v1/projects/:projectId/config"], contract: .init(
                 credentials: .none, request: [.json(EmulatorConfig.self)], response: .json(EmulatorConfig.self))) { request, context in
                 let body = try await JSONBody.decode(EmulatorConfig.self, from: request)
-                let change = ProjectConfig(
-                    signIn: .init(allowDuplicateEmails: body.signIn?.allowDuplicateEmails),
-                    emailPrivacyConfig: .init(enableImprovedEmailPrivacy: body.emailPrivacyConfig?.enableImprovedEmailPrivacy))
-                // As in the official emulator, the mask names the settings the body sets, so a body that sets
-                // neither is an empty mask: the full update a v2 PATCH without a mask is.
                 let project = try await projects.ensureProject(try Self.projectID(context))
-                let mask = projectConfig.mask(UpdateMask(paths: change.presentFieldPaths), for: change)
-                return try JSONBody.response(Self.config(try await projectConfig.update(project, with: change, mask: mask).settings))
+                return try JSONBody.response(Self.config(try await Self.update(project, with: body, projectConfig: projectConfig).settings))
             },
         ]
     }
 
-    private static func config(_ settings: ProjectSettings) -> EmulatorConfig {
+    /// Applies the emulator's config PATCH `body`. As in the official emulator, the mask names the settings the body
+    /// sets, so a body that sets neither is an empty mask: the full update a v2 PATCH without a mask is.
+    static func update(_ project: Project, with body: EmulatorConfig, projectConfig: ProjectConfigService) async throws -> Project {
+        let change = ProjectConfig(
+            signIn: .init(allowDuplicateEmails: body.signIn?.allowDuplicateEmails),
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: body.emailPrivacyConfig?.enableImprovedEmailPrivacy))
+        return try await projectConfig.update(project, with: change, mask: projectConfig.mask(UpdateMask(paths: change.presentFieldPaths), for: change))
+    }
+
+    /// The emulator's config, as `GET` answers it.
+    static func config(_ settings: ProjectSettings) -> EmulatorConfig {
         EmulatorConfig(
             signIn: .init(allowDuplicateEmails: settings.signIn.allowDuplicateEmails),
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.improvedEmailPrivacy))

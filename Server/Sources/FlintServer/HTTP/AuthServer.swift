@@ -98,6 +98,17 @@ public final class AuthServer: Sendable {
         return ProjectConfigService.config(of: updated)
     }
 
+    /// Loads an emulator data folder into the served project, all of it or nothing (see `EmulatorDataTransfer`), as
+    /// `flint serve --import` does; an `EmulatorDataFault` names the file and entry that stopped it.
+    public func importEmulatorData(from directory: URL) async throws {
+        try await assembly.emulatorData.load(try EmulatorDataFolder.read(from: directory), projectID: configuration.projectID)
+    }
+
+    /// The served project's users, its tenants' and its emulator config, as an emulator data folder.
+    public func emulatorData() async throws -> EmulatorDataFolder {
+        try await assembly.emulatorData.export(projectID: configuration.projectID)
+    }
+
     /// Creates or replaces the configuration of a built-in identity provider (`apple.com`, `facebook.com`,
     /// `google.com`), as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
     public func configureIdentityProvider(_ projectID: String, _ providerID: String, _ config: DefaultSupportedIdpConfig)
@@ -189,6 +200,10 @@ public final class AuthServer: Sendable {
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         router.add(middleware: CacheGenerationMiddleware())
+        if configuration.policy.mode == .emulator {
+            router.add(middleware: SingleProjectMiddleware(
+                mode: configuration.singleProjectMode, projectID: configuration.projectID, logger: logger))
+        }
         router.add(middleware: RequestClientMiddleware(trustedProxies: configuration.trustedProxies))
         let callers = assembly.callers
         for endpoint in assembly.endpoints {

@@ -115,7 +115,7 @@ struct ImportedPasswords: Sendable {
             return try await threadPool.runIfActive { Self.bcryptMatches(password, hash: expected) }
         }
         let saltBytes = salt.flatMap(Self.bytes) ?? Data()
-        let key = try parameters.sealedKey.map { try secrets.open($0, context: Self.keyContext(projectID)) }
+        let key = try parameters.sealedKey.map { try openKey($0, projectID: projectID) }
         let actual = try await threadPool.runIfActive {
             try Self.hash(Data(password.utf8), salt: saltBytes, key: key, parameters: parameters)
         }
@@ -186,6 +186,11 @@ struct ImportedPasswords: Sendable {
         if let data = Data(base64Encoded: text) { return data }
         let trimmed = text.replacingOccurrences(of: "=", with: "")
         return Base64URL.decode(trimmed.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+    }
+
+    /// An import's key (`sealedKey`), opened.
+    func openKey(_ sealedKey: String, projectID: String) throws -> Data {
+        try secrets.open(sealedKey, context: Self.keyContext(projectID))
     }
 
     private static func keyContext(_ projectID: String) -> String { "imported-password-key:\(projectID)" }

@@ -11,12 +11,15 @@ struct PasswordRules: Sendable {
     let imported: ImportedPasswords
     let clock: any FlintClock
     let random: any RandomSource
+    /// Whether the official emulator's fake hashes stay as imported (`ModePolicy.acceptsEmulatorFakePasswordHashes`).
+    let keepsEmulatorFakeHashes: Bool
 
     init(core: ServerCore) {
         hasher = PasswordHasher()
         imported = ImportedPasswords(secrets: core.secrets, threadPool: .singleton)
         clock = core.clock
         random = core.random
+        keepsEmulatorFakeHashes = core.policy.acceptsEmulatorFakePasswordHashes
     }
 
     /// The credential for a password an end user (or an admin, who is not held to the policy) sets.
@@ -38,6 +41,16 @@ struct PasswordRules: Sendable {
                                              projectID: project.id)
         }
         return try await hasher.verify(password: password, hash: hash, salt: salt, project: project)
+    }
+
+    /// What a sign-in with the right `password` stores in place of an imported hash: the project's own scrypt hash,
+    /// now that the password is known; nil to keep the hash as it is (the project's own already, or an emulator fake
+    /// hash where the mode keeps them, so an emulator data folder's seed comes back byte for byte).
+    func rehashed(_ password: String, of user: UserAccount, project: Project) async throws -> StoredPassword? {
+        guard let imported = user.importedPasswordHash, !(imported.algorithm == .emulatorFake && keepsEmulatorFakeHashes) else {
+            return nil
+        }
+        return try await stored(password, project: project)
     }
 
     /// The work of a real check, spent on a password no account has (at most `PasswordHasher.maximumLength` bytes of

@@ -21,12 +21,34 @@ extension AccountStore {
     /// its sessions go, the new one is inserted, in one transaction.
     public func replaceUser(_ user: UserAccount) async throws {
         try await mapUniqueViolations {
-            try await database.transaction { tx in
-                try await tx.query(
-                    "DELETE FROM users WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
-                try await Self.insert(user, tx)
+            try await database.transaction { tx in try await Self.replace(user, tx) }
+        }
+    }
+
+    /// A user of `replaceUsers` whose email, phone number or provider account another account of its realm holds.
+    public struct BatchConflict: Error {
+        /// The user's position in the batch.
+        public let index: Int
+        public let field: UniqueField
+    }
+
+    /// Replaces or inserts every user, each as `replaceUser` does, in one transaction: all of them or, when one
+    /// collides with another account (`BatchConflict`), none.
+    public func replaceUsers(_ users: [UserAccount]) async throws {
+        try await database.transaction { tx in
+            for (index, user) in users.enumerated() {
+                do {
+                    try await mapUniqueViolations { try await Self.replace(user, tx) }
+                } catch StoreError.duplicate(let field) {
+                    throw BatchConflict(index: index, field: field)
+                }
             }
         }
+    }
+
+    private static func replace(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
+        try await tx.query("DELETE FROM users WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
+        try await insert(user, tx)
     }
 
     /// A user before and after a change.
