@@ -132,18 +132,19 @@ public struct EmulatorDataFolder: Codable, Sendable, Equatable {
         }
     }
 
-    /// What a decoding error says, with the path to the faulty value.
+    /// What a decoding error says: that the file is not JSON, or the path to the faulty value and what is wrong.
     private static func reason(_ error: any Error) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        }
+        let context: DecodingError.Context
         switch error {
-        case DecodingError.dataCorrupted(let context): return "not valid JSON (\(path(context)))"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context): return path(context)
-        case DecodingError.keyNotFound(let key, let context): return "\(path(context)) (\(key.stringValue))"
-        default: return "\(error)"
+        case DecodingError.dataCorrupted(let found), DecodingError.typeMismatch(_, let found),
+             DecodingError.valueNotFound(_, let found), DecodingError.keyNotFound(_, let found):
+            context = found
+        default:
+            return "\(error)"
         }
+        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        if path.isEmpty, case DecodingError.dataCorrupted = error { return "not valid JSON" }
+        return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
     }
 
     // MARK: Writing

@@ -143,13 +143,18 @@ struct EmulatorDataTransfer: Sendable {
         return user
     }
 
-    /// Whether loading `user` would store what is stored already: the same fields, the same TOTP factors kept, and a
-    /// password hash made the same way (an import's key is sealed anew each time, so compared in the portable form).
+    /// Whether loading `user` would store what is stored already: the same fields (what the account's own use wrote
+    /// since, its sign-in and refresh times and session epoch, aside), the same TOTP factors kept, and the same
+    /// password, compared in the portable form (an import's key is sealed anew each time; an entry without
+    /// `passwordUpdatedAt` is given the load's time).
     private func unchanged(_ stored: UserAccount, _ user: UserAccount, in realm: Project) throws -> Bool {
         var user = Self.keepingTOTP(of: stored, in: user)
         user.sessionEpoch = stored.sessionEpoch
+        user.lastLoginAt = stored.lastLoginAt
+        user.lastRefreshAt = stored.lastRefreshAt
         if try passwords.portableHash(of: user, project: realm) == passwords.portableHash(of: stored, project: realm) {
             user.importedPasswordHash = stored.importedPasswordHash
+            user.passwordUpdatedAt = stored.passwordUpdatedAt
         }
         return user == stored
     }
