@@ -106,7 +106,8 @@ public struct ModePolicy: Sendable, Equatable {
     public let throttlesPasswordSignIn: Bool
     /// An imported `passwordHash` of the form `fakeHash:salt=<salt>:password=<password>` (what the official
     /// emulator stores and exports) is kept verbatim and checked as such, without a `hashAlgorithm`, also after a
-    /// sign-in (so a seed's hashes export unchanged); so is Flint's own `flintHash:` form (`PortablePasswordHash`).
+    /// sign-in (so a seed's hashes export unchanged); so is Flint's own `flintHash:` form
+    /// (`PasswordRules.portablePassword`).
     public let acceptsEmulatorFakePasswordHashes: Bool
     /// An import entry naming its provider account by `federatedId` alone is refused with the official
     /// emulator's own sentence (it does not parse federated ids); production says the fields are required.

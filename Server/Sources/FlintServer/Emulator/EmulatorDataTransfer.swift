@@ -35,8 +35,8 @@ struct EmulatorDataTransfer: Sendable {
     // MARK: Export
 
     /// The project's users and its tenants' (in local-id order, as `accounts:batchGet` lists them, passwords in their
-    /// portable form, see `PortablePasswordHash`; TOTP factors left out, as the official emulator has none and their
-    /// secrets stay sealed here) and its emulator config.
+    /// portable form, see `PasswordRules.portableHash`; TOTP factors left out, as the official emulator has none and
+    /// their secrets stay sealed here) and its emulator config.
     func export(projectID: String) async throws -> EmulatorDataFolder {
         let project = try await projects.ensureProject(projectID)
         var realms = [project]

@@ -200,7 +200,8 @@ public final class AuthServer: Sendable {
         router.add(middleware: CORSMiddleware())
         router.add(middleware: ErrorMiddleware(usage: usage))
         router.add(middleware: CacheGenerationMiddleware())
-        if configuration.policy.mode == .emulator {
+        // Where any project ID is served (emulator mode), the single-project mode narrows that.
+        if configuration.policy.createsProjectsOnDemand {
             router.add(middleware: SingleProjectMiddleware(
                 mode: configuration.singleProjectMode, projectID: configuration.projectID, logger: logger))
         }
