@@ -170,6 +170,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var emailLinkSignin: Bool?
     /// The enrolled second factors.
     public var mfaInfo: [MFAEnrollment]?
+    /// The enrolled passkeys.
+    public var passkeyInfo: [PasskeyInfo]?
     public var tenantId: String?
     /// Import only (`accounts:batchCreate`): a password to hash, for users without a `passwordHash`.
     public var rawPassword: String?
@@ -198,6 +200,7 @@ public struct UserRecord: Codable, Sendable, Equatable {
         customAttributes = try container.decodeIfPresent(String.self, forKey: .customAttributes)
         emailLinkSignin = try container.decodeIfPresent(Bool.self, forKey: .emailLinkSignin)
         mfaInfo = try container.decodeIfPresent([MFAEnrollment].self, forKey: .mfaInfo)
+        passkeyInfo = try container.decodeIfPresent([PasskeyInfo].self, forKey: .passkeyInfo)
         tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
         rawPassword = try container.decodeIfPresent(String.self, forKey: .rawPassword)
     }
@@ -216,6 +219,8 @@ public struct UpdateAccountRequest: Codable, Sendable {
     public var deleteAttribute: [String]?
     /// Provider ids to unlink (`password`, `phone`, `apple.com`, …).
     public var deleteProvider: [String]?
+    /// Credential IDs of passkeys to remove.
+    public var deletePasskey: [String]?
     public var returnSecureToken: Bool?
     public var tenantId: String?
     /// An action code to apply: `VERIFY_EMAIL`, `VERIFY_AND_CHANGE_EMAIL` or `RECOVER_EMAIL`.

@@ -3,6 +3,8 @@ public enum ProviderID {
     public static let password = "password"
     public static let phone = "phone"
     public static let anonymous = "anonymous"
+    /// A WebAuthn passkey (the tokens' `sign_in_provider`).
+    public static let passkey = "passkey"
     public static let custom = "custom"
     public static let apple = "apple.com"
     public static let facebook = "facebook.com"

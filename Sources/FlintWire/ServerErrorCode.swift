@@ -118,6 +118,12 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidPendingToken = "INVALID_PENDING_TOKEN"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
 
+    // Passkeys
+    case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"
+    case invalidCredentialID = "INVALID_CREDENTIAL_ID"
+    case credentialAlreadyInUse = "CREDENTIAL_ALREADY_IN_USE"
+    case passkeyCredentialNotFound = "PASSKEY_CREDENTIAL_NOT_FOUND"
+
     // Custom tokens
     case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
     case missingCustomToken = "MISSING_CUSTOM_TOKEN"

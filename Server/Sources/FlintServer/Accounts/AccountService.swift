@@ -250,6 +250,7 @@ public struct AccountService: Sendable {
         let adminChange = privilegedChange
         let now = clock.seconds
         let credentialsChange = email != nil || password != nil || !(request.deleteProvider ?? []).isEmpty
+            || !(request.deletePasskey ?? []).isEmpty
         let decide: @Sendable (UserAccount) throws -> AccountChange = { [tokens] current in
             if let verified, credentialsChange { try tokens.requireRecentSignIn(verified, toChangeCredentialsOf: current) }
             var change = AccountChange()
@@ -281,6 +282,7 @@ public struct AccountService: Sendable {
                 default: change.add(.unlink(providerID: provider))
                 }
             }
+            if let credentialIDs = request.deletePasskey { change.add(PasskeyService.removing(credentialIDs, from: current)) }
             change.add(adminChange)
             if let info = request.linkProviderUserInfo, current.identities.contains(where: { $0.providerID == info.providerId }) {
                 throw FlintError(.providerAlreadyLinked)

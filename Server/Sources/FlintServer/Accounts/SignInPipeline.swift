@@ -219,6 +219,7 @@ struct SignInPipeline: Sendable {
             case .phoneNumber: throw FlintError(.phoneNumberExists)
             case .localID: throw FlintError(.duplicateLocalID)
             case .federatedIdentity: throw FlintError(.federatedUserIDAlreadyLinked)
+            case .passkeyCredential: throw FlintError(.credentialAlreadyInUse)
             }
         }
     }

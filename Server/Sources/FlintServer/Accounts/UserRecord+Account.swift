@@ -28,6 +28,7 @@ extension UserRecord {
         customAttributes = user.customAttributes
         emailLinkSignin = user.emailLinkSignin ? true : nil
         mfaInfo = user.mfaFactors.isEmpty ? nil : user.mfaFactors.map { $0.wire(maskingPhone: false) }
+        passkeyInfo = user.passkeys.isEmpty ? nil : user.passkeys.map { PasskeyInfo(credentialId: $0.credentialID, name: $0.name) }
         tenantId = Realm(key: user.projectID).tenantID
     }
 }

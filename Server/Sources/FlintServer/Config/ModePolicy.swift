@@ -124,6 +124,10 @@ public struct ModePolicy: Sendable, Equatable {
     /// Phone sign-in works in tenants, as in Identity Platform; the official emulator refuses it there
     /// (`UNSUPPORTED_TENANT_OPERATION`).
     public let signsInPhonesInTenants: Bool
+    /// A passkey enrollment or sign-in is taken on its credential ID alone, as the official emulator takes it (no
+    /// signature, challenge or origin is checked). Production has no passkeys until its WebAuthn relying party
+    /// checks every one of those.
+    public let acceptsUnverifiedPasskeys: Bool
 
     /// Firebase Authentication as deployed.
     public static let production = ModePolicy(
@@ -137,7 +141,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: false,
         limitsEmailSends: true, limitsSignUps: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
         explainsUnparsedFederatedIDs: false, ignoresNonBearerAuthorization: false, reportsPlaceholderProjectNumber: false,
-        reportsDeletedUsersOnRefresh: true, signsInPhonesInTenants: true)
+        reportsDeletedUsersOnRefresh: true, signsInPhonesInTenants: true, acceptsUnverifiedPasskeys: false)
 
     /// The official Firebase Auth emulator's behaviour.
     public static let emulator = ModePolicy(
@@ -151,7 +155,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: true,
         limitsEmailSends: false, limitsSignUps: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
         explainsUnparsedFederatedIDs: true, ignoresNonBearerAuthorization: true, reportsPlaceholderProjectNumber: true,
-        reportsDeletedUsersOnRefresh: false, signsInPhonesInTenants: false)
+        reportsDeletedUsersOnRefresh: false, signsInPhonesInTenants: false, acceptsUnverifiedPasskeys: true)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }

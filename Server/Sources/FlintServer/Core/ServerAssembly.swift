@@ -18,6 +18,7 @@ struct ServerAssembly: Sendable {
     let actionCodes: ActionCodeService
     let federated: FederatedService
     let multiFactor: MultiFactorService
+    let passkeys: PasskeyService
     let serviceAccounts: ServiceAccounts
     let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
@@ -57,6 +58,7 @@ struct ServerAssembly: Sendable {
             core: core, appVerifier: appVerifier, sms: delivery.sms, usage: usage, blockingFunctions: blockingFunctions)
         phone = PhoneService(core: core, tokens: tokens, codes: phoneCodes, pipeline: pipeline)
         multiFactor = MultiFactorService(core: core, tokens: tokens, phoneCodes: phoneCodes, gate: gate, pipeline: pipeline)
+        passkeys = PasskeyService(core: core, tokens: tokens, pipeline: pipeline)
         actionCodes = ActionCodeService(
             core: core, tokens: tokens, passwords: passwords, outbox: emailOutbox, pipeline: pipeline,
             blockingFunctions: blockingFunctions)
@@ -84,6 +86,7 @@ struct ServerAssembly: Sendable {
         endpoints += oidcProviderConfigs.endpoints
         endpoints += federated.endpoints
         endpoints += multiFactor.endpoints
+        endpoints += passkeys.endpoints
         endpoints += serviceAccounts.endpoints
         endpoints += customTokens.endpoints
         endpoints += phone.endpoints(appVerifier: appVerifier)

@@ -165,6 +165,7 @@ struct EmulatorDataTransfer: Sendable {
         case .phoneNumber: "phone number"
         case .federatedIdentity: "provider account"
         case .localID: "localId"
+        case .passkeyCredential: "passkey"
         }
     }
 }

@@ -21,6 +21,8 @@ public struct AccountChange: Sendable, Equatable {
         case emailLinkSignin(Bool)
         /// The whole list of second factors (decided from the list as stored now, under the row lock).
         case secondFactors([SecondFactor])
+        /// The whole list of passkeys (decided from the list as stored now, under the row lock).
+        case passkeys([Passkey])
         /// Links an identity no account has yet.
         case link(FederatedIdentity)
         /// Updates the stored profile of an identity the account already has.
@@ -64,6 +66,7 @@ public struct AccountChange: Sendable, Equatable {
             case .signedIn(let time): (user.lastLoginAt, user.lastRefreshAt) = (time, time)
             case .emailLinkSignin(let value): user.emailLinkSignin = value
             case .secondFactors(let factors): user.mfaFactors = factors
+            case .passkeys(let passkeys): user.passkeys = passkeys
             case .link(let identity): user.identities.append(identity)
             case .refreshIdentity(let identity):
                 if let index = user.identities.firstIndex(where: {

@@ -4,7 +4,7 @@ extension AccountStore {
     private static let userColumns = """
         project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
         password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
-        last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch
+        last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch, passkeys
         """
 
     /// Inserts a new user and its identities, and the session it signs in with if any, in one transaction.
@@ -129,6 +129,7 @@ extension AccountStore {
                 set("last_refresh_at", .int(time))
             case .emailLinkSignin(let value): set("email_link_signin", SQLValue(value))
             case .secondFactors(let factors): set("mfa_factors", SQLValue(json(factors.isEmpty ? nil : factors)))
+            case .passkeys(let passkeys): set("passkeys", SQLValue(json(passkeys.isEmpty ? nil : passkeys)))
             case .link, .refreshIdentity, .unlink: break
             }
         }
@@ -156,6 +157,10 @@ extension AccountStore {
                 try await tx.query(
                     "DELETE FROM user_identities WHERE project_id = ? AND local_id = ? AND provider_id = ?",
                     .text(user.projectID), .text(user.localID), .text(providerID))
+            case .passkeys(let passkeys):
+                try await tx.query(
+                    "DELETE FROM user_passkeys WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
+                for passkey in passkeys { try await insert(passkey, of: user, tx) }
             default: break
             }
         }
@@ -179,6 +184,17 @@ extension AccountStore {
 
     public func user(projectID: String, phoneNumber: String) async throws -> UserAccount? {
         try await fetchUsers(where: "u.project_id = ? AND u.phone_number = ?", [.text(projectID), .text(phoneNumber)]).first
+    }
+
+    /// The user a passkey's credential ID belongs to.
+    public func user(projectID: String, passkeyCredentialID credentialID: String) async throws -> UserAccount? {
+        try await fetchUsers(
+            where: """
+                u.project_id = ? AND u.local_id IN (SELECT local_id FROM user_passkeys
+                    WHERE project_id = ? AND credential_id = ?)
+                """,
+            [.text(projectID), .text(projectID), .text(credentialID)]
+        ).first
     }
 
     public func user(projectID: String, providerID: String, rawID: String) async throws -> UserAccount? {
@@ -328,9 +344,16 @@ extension AccountStore {
 
     private static func insert(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
         try await tx.query(
-            "INSERT INTO users (\(userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO users (\(userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             binds(user))
         for identity in user.identities { try await insert(identity, of: user, tx) }
+        for passkey in user.passkeys { try await insert(passkey, of: user, tx) }
+    }
+
+    private static func insert(_ passkey: Passkey, of user: UserAccount, _ tx: any SQLExecutor) async throws {
+        try await tx.query(
+            "INSERT INTO user_passkeys (project_id, credential_id, local_id) VALUES (?, ?, ?)",
+            .text(user.projectID), .text(passkey.credentialID), .text(user.localID))
     }
 
     private static func insert(_ identity: FederatedIdentity, of user: UserAccount, _ tx: any SQLExecutor) async throws {
@@ -352,6 +375,7 @@ extension AccountStore {
             SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
             SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.json(user.mfaFactors.isEmpty ? nil : user.mfaFactors)),
             SQLValue(Self.json(user.importedPasswordHash)), .int(user.sessionEpoch),
+            SQLValue(Self.json(user.passkeys.isEmpty ? nil : user.passkeys)),
         ]
     }
 
@@ -377,6 +401,7 @@ extension AccountStore {
         user.mfaFactors = row.string("mfa_factors").flatMap {
             try? JSONDecoder().decode([SecondFactor].self, from: Data($0.utf8))
         } ?? []
+        user.passkeys = row.string("passkeys").flatMap { try? JSONDecoder().decode([Passkey].self, from: Data($0.utf8)) } ?? []
         user.importedPasswordHash = row.string("password_hash_params").flatMap {
             try? JSONDecoder().decode(ImportedPasswordHash.self, from: Data($0.utf8))
         }
@@ -395,6 +420,7 @@ extension AccountStore {
             return try await body()
         } catch SQLError.uniqueViolation(let detail) {
             // SQLite names the columns ("users.project_id, users.email"), PostgreSQL the index ("users_email_unique").
+            if detail.contains("passkeys") { throw StoreError.duplicate(.passkeyCredential) }
             if detail.contains("identities") { throw StoreError.duplicate(.federatedIdentity) }
             if detail.contains("email") { throw StoreError.duplicate(.email) }
             if detail.contains("phone") { throw StoreError.duplicate(.phoneNumber) }

@@ -209,6 +209,20 @@ enum Migrations {
             "CREATE TABLE cache_generation (id BIGINT PRIMARY KEY, value BIGINT NOT NULL)",
             "INSERT INTO cache_generation (id, value) VALUES (1, 0)",
         ]),
+        (13, [
+            // Passkeys: the list on the user's row, and each credential ID once per realm (the lookup of a sign-in).
+            "ALTER TABLE users ADD COLUMN passkeys TEXT",
+            """
+            CREATE TABLE user_passkeys (
+                project_id TEXT NOT NULL,
+                credential_id TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                PRIMARY KEY (project_id, credential_id),
+                FOREIGN KEY (project_id, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX user_passkeys_user ON user_passkeys(project_id, local_id)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -33,6 +33,8 @@ public struct UserAccount: Sendable, Equatable {
     public var identities: [FederatedIdentity] = []
     /// Enrolled second factors.
     public var mfaFactors: [SecondFactor] = []
+    /// Enrolled passkeys (WebAuthn credentials), each unique in its realm.
+    public var passkeys: [Passkey] = []
     /// Set for an imported password hash made another way than the project's own scrypt.
     public var importedPasswordHash: ImportedPasswordHash?
 
@@ -47,7 +49,9 @@ public struct UserAccount: Sendable, Equatable {
     public var hasPassword: Bool { passwordHash != nil }
 
     /// A user with no way to sign in again but their refresh token.
-    public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && identities.isEmpty }
+    public var isAnonymous: Bool {
+        email == nil && phoneNumber == nil && passwordHash == nil && identities.isEmpty && passkeys.isEmpty
+    }
 }
 
 /// An enrolled second factor: a phone number that receives codes, or a TOTP authenticator.
@@ -78,6 +82,27 @@ public struct SecondFactor: Codable, Sendable, Equatable {
         self.phoneNumber = phoneNumber
         self.sealedSecret = sealedSecret
         self.enrolledAt = enrolledAt
+    }
+}
+
+/// An enrolled passkey: a WebAuthn credential of the account's.
+public struct Passkey: Codable, Sendable, Equatable {
+    /// The credential's ID, base64url (WebAuthn's JSON form); unique in the realm.
+    public var credentialID: String
+    public var name: String
+    /// The credential's public key, base64url of its COSE form; nil for the emulator's unverified credentials.
+    public var publicKey: String?
+    /// The authenticator's signature counter when last used; a counter that goes back is refused.
+    public var signCount: Int64
+    /// Epoch milliseconds.
+    public var createdAt: Int64
+
+    public init(credentialID: String, name: String, publicKey: String? = nil, signCount: Int64 = 0, createdAt: Int64) {
+        self.credentialID = credentialID
+        self.name = name
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.createdAt = createdAt
     }
 }
 
@@ -181,7 +206,7 @@ extension SigningKeySetVersion {
 
 /// The columns whose uniqueness the schema enforces.
 public enum UniqueField: Sendable, Equatable {
-    case localID, email, phoneNumber, federatedIdentity
+    case localID, email, phoneNumber, federatedIdentity, passkeyCredential
 }
 
 public enum StoreError: Error, Equatable {

@@ -1,0 +1,95 @@
+/// A passkey on a user record (`passkeyInfo[]`).
+public struct PasskeyInfo: Codable, Sendable, Equatable {
+    /// The credential's ID, base64url as WebAuthn's JSON gives it.
+    public var credentialId: String?
+    public var name: String?
+
+    public init(credentialId: String? = nil, name: String? = nil) {
+        self.credentialId = credentialId
+        self.name = name
+    }
+}
+
+/// `v2/accounts/passkeyEnrollment:start`.
+public struct StartPasskeyEnrollmentRequest: Codable, Sendable {
+    public var idToken: String?
+    public var tenantId: String?
+
+    public init(idToken: String? = nil) { self.idToken = idToken }
+}
+
+/// WebAuthn's `PublicKeyCredentialCreationOptions` in its JSON form, for `navigator.credentials.create` or
+/// `ASAuthorizationPlatformPublicKeyCredentialProvider`.
+public struct StartPasskeyEnrollmentResponse: Codable, Sendable {
+    public var credentialCreationOptions: JSONValue?
+
+    public init(credentialCreationOptions: JSONValue? = nil) { self.credentialCreationOptions = credentialCreationOptions }
+}
+
+/// `v2/accounts/passkeyEnrollment:finalize`.
+public struct FinalizePasskeyEnrollmentRequest: Codable, Sendable {
+    public var idToken: String?
+    public var tenantId: String?
+    /// WebAuthn's `RegistrationResponseJSON` (`id`, `rawId`, `response.clientDataJSON`, `response.attestationObject`).
+    public var authenticatorRegistrationResponse: JSONValue?
+    public var name: String?
+    public var displayName: String?
+
+    public init(idToken: String? = nil, authenticatorRegistrationResponse: JSONValue? = nil, name: String? = nil) {
+        self.idToken = idToken
+        self.authenticatorRegistrationResponse = authenticatorRegistrationResponse
+        self.name = name
+    }
+}
+
+public struct FinalizePasskeyEnrollmentResponse: Codable, Sendable {
+    public var localId: String?
+    public var idToken: String?
+    public var refreshToken: String?
+
+    public init(localId: String? = nil, idToken: String? = nil, refreshToken: String? = nil) {
+        self.localId = localId
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+    }
+}
+
+/// `v2/accounts/passkeySignIn:start`.
+public struct StartPasskeySignInRequest: Codable, Sendable {
+    public var tenantId: String?
+
+    public init() {}
+}
+
+/// WebAuthn's `PublicKeyCredentialRequestOptions` in its JSON form.
+public struct StartPasskeySignInResponse: Codable, Sendable {
+    public var credentialRequestOptions: JSONValue?
+
+    public init(credentialRequestOptions: JSONValue? = nil) { self.credentialRequestOptions = credentialRequestOptions }
+}
+
+/// `v2/accounts/passkeySignIn:finalize`.
+public struct FinalizePasskeySignInRequest: Codable, Sendable {
+    public var tenantId: String?
+    /// WebAuthn's `AuthenticationResponseJSON` (`id`, `response.clientDataJSON`, `response.authenticatorData`,
+    /// `response.signature`, `response.userHandle`).
+    public var authenticatorAuthenticationResponse: JSONValue?
+    public var name: String?
+    public var displayName: String?
+
+    public init(authenticatorAuthenticationResponse: JSONValue? = nil) {
+        self.authenticatorAuthenticationResponse = authenticatorAuthenticationResponse
+    }
+}
+
+public struct FinalizePasskeySignInResponse: Codable, Sendable {
+    public var localId: String?
+    public var idToken: String?
+    public var refreshToken: String?
+
+    public init(localId: String? = nil, idToken: String? = nil, refreshToken: String? = nil) {
+        self.localId = localId
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+    }
+}
