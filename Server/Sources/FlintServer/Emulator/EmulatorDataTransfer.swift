@@ -36,7 +36,7 @@ struct EmulatorDataTransfer: Sendable {
 
     /// The project's users and its tenants' (in local-id order, as `accounts:batchGet` lists them, passwords in their
     /// portable form, see `PasswordRules.portableHash`; TOTP factors left out, as the official emulator has none and
-    /// their secrets stay sealed here) and its emulator config.
+    /// their secrets stay sealed here; passkeys as `passkeyInfo`, which imports do not read) and its emulator config.
     func export(projectID: String) async throws -> EmulatorDataFolder {
         let project = try await projects.ensureProject(projectID)
         var realms = [project]
@@ -101,7 +101,7 @@ struct EmulatorDataTransfer: Sendable {
                 }
                 let stored = try await store.user(projectID: realm.id, localID: user.localID)
                 if let stored, try unchanged(stored, user, in: realm) { continue }
-                changed.append((fileName, index, stored.map { Self.keepingTOTP(of: $0, in: user) } ?? user))
+                changed.append((fileName, index, stored.map { Self.keepingWhatFoldersLack(of: $0, in: user) } ?? user))
             }
         }
         do {
@@ -136,10 +136,12 @@ struct EmulatorDataTransfer: Sendable {
         return account
     }
 
-    /// `user` with the TOTP factors `stored` has: a folder does not carry them (see `export`), so a load keeps them.
-    private static func keepingTOTP(of stored: UserAccount, in user: UserAccount) -> UserAccount {
+    /// `user` with the TOTP factors and passkeys `stored` has: a folder does not carry them (see `export`; the official
+    /// emulator's import drops passkeys), so a load keeps them.
+    private static func keepingWhatFoldersLack(of stored: UserAccount, in user: UserAccount) -> UserAccount {
         var user = user
         user.mfaFactors += stored.mfaFactors.filter { $0.kind == .totp }
+        user.passkeys = stored.passkeys
         return user
     }
 
@@ -148,7 +150,7 @@ struct EmulatorDataTransfer: Sendable {
     /// password, compared in the portable form (an import's key is sealed anew each time; an entry without
     /// `passwordUpdatedAt` is given the load's time).
     private func unchanged(_ stored: UserAccount, _ user: UserAccount, in realm: Project) throws -> Bool {
-        var user = Self.keepingTOTP(of: stored, in: user)
+        var user = Self.keepingWhatFoldersLack(of: stored, in: user)
         user.sessionEpoch = stored.sessionEpoch
         user.lastLoginAt = stored.lastLoginAt
         user.lastRefreshAt = stored.lastRefreshAt
