@@ -42,10 +42,16 @@ public struct FinalizePasskeyEnrollmentRequest: Codable, Sendable {
     }
 }
 
-public struct FinalizePasskeyEnrollmentResponse: Codable, Sendable {
+/// The answer of both finalize operations (`passkeyEnrollment:finalize`, `passkeySignIn:finalize`): the account and
+/// its new tokens.
+public struct PasskeyFinalizeResponse: Codable, Sendable {
     public var localId: String?
     public var idToken: String?
     public var refreshToken: String?
+    public var expiresIn: String?
+    /// In place of the tokens, when a passkey sign-in must still pass an enrolled second factor (production mode).
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAEnrollment]?
 
     public init(localId: String? = nil, idToken: String? = nil, refreshToken: String? = nil) {
         self.localId = localId
@@ -82,14 +88,19 @@ public struct FinalizePasskeySignInRequest: Codable, Sendable {
     }
 }
 
-public struct FinalizePasskeySignInResponse: Codable, Sendable {
-    public var localId: String?
-    public var idToken: String?
-    public var refreshToken: String?
+/// `v2/projects/{p}/passkeyConfig` (and a tenant's): the WebAuthn relying party of a project, as firebase-admin's
+/// `PasskeyConfigManager` reads and writes it.
+public struct PasskeyConfig: Codable, Sendable, Equatable {
+    /// `projects/{p}/passkeyConfig` or `projects/{p}/tenants/{t}/passkeyConfig`.
+    public var name: String?
+    /// The relying party ID: the domain passkeys are bound to (`example.com`).
+    public var rpId: String?
+    /// The web and app origins whose answers count (`https://example.com`, `android:apk-key-hash:…`).
+    public var expectedOrigins: [String]?
 
-    public init(localId: String? = nil, idToken: String? = nil, refreshToken: String? = nil) {
-        self.localId = localId
-        self.idToken = idToken
-        self.refreshToken = refreshToken
+    public init(name: String? = nil, rpId: String? = nil, expectedOrigins: [String]? = nil) {
+        self.name = name
+        self.rpId = rpId
+        self.expectedOrigins = expectedOrigins
     }
 }

@@ -123,6 +123,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidCredentialID = "INVALID_CREDENTIAL_ID"
     case credentialAlreadyInUse = "CREDENTIAL_ALREADY_IN_USE"
     case passkeyCredentialNotFound = "PASSKEY_CREDENTIAL_NOT_FOUND"
+    /// A WebAuthn answer the relying party refused (challenge, origin, RP ID, flags, signature, counter); the detail says which.
+    case invalidAuthenticatorResponse = "INVALID_AUTHENTICATOR_RESPONSE"
 
     // Custom tokens
     case invalidCustomToken = "INVALID_CUSTOM_TOKEN"

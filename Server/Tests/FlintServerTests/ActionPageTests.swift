@@ -232,7 +232,10 @@ import FoundationNetworking
             #expect(emptyAASA.status == 200)
             #expect(emptyAASA.headers["content-type"] == "application/json")
             #expect(try JSONDecoder().decode(JSONValue.self, from: Data(emptyAASA.body.utf8))
-                == .object(["applinks": .object(["apps": .array([]), "details": .array([])])]))
+                == .object([
+                    "applinks": .object(["apps": .array([]), "details": .array([])]),
+                    "webcredentials": .object(["apps": .array([])]),
+                ]))
             let emptyLinks = try await Self.get(server, "/.well-known/assetlinks.json")
             #expect(emptyLinks.status == 200 && emptyLinks.body == "[]")
 
@@ -249,10 +252,14 @@ import FoundationNetworking
                     "components": .array([.object(["/": .string("/__/auth/*")])]),
                 ])
             }
-            #expect(try JSONDecoder().decode(JSONValue.self, from: Data(aasa.body.utf8)) == .object(["applinks": .object([
-                "apps": .array([]),
-                "details": .array([detail("ABCDE12345.com.example.app"), detail("ZYXWV98765.com.example.other")]),
-            ])]))
+            // The same apps may use passkeys of a relying party at this host (`webcredentials`).
+            #expect(try JSONDecoder().decode(JSONValue.self, from: Data(aasa.body.utf8)) == .object([
+                "applinks": .object([
+                    "apps": .array([]),
+                    "details": .array([detail("ABCDE12345.com.example.app"), detail("ZYXWV98765.com.example.other")]),
+                ]),
+                "webcredentials": .object(["apps": .array([.string("ABCDE12345.com.example.app"), .string("ZYXWV98765.com.example.other")])]),
+            ]))
 
             let links = try await Self.get(server, "/.well-known/assetlinks.json")
             #expect(links.status == 200 && links.headers["content-type"] == "application/json")

@@ -108,13 +108,14 @@ struct SignInPipeline: Sendable {
         let now = clock.milliseconds
         // Second factors are asked while the project has multi-factor on; switched off, the first factor signs in (as
         // the emulator models Firebase), since `mfaSignIn:*` then refuses to finish a challenge.
-        let secondFactorsOn = try await asksSecondFactors(projectID: projectID, attempt)
+        let settings = try await projects.project(projectID)?.settings
+        let secondFactorsOn = attempt.asksSecondFactor && settings?.multiFactor.enabled == true
         let challenged: @Sendable (UserAccount) -> Bool = { secondFactorsOn && !$0.mfaFactors.isEmpty }
         // A sign-in that hands out tokens now asks the project's function first (a challenged one asks when the
         // second factor is done); what it changes is applied with the sign-in's own change.
         var attempt = attempt
         var decided = AccountChange()
-        if attempt.recordsLogin, let functions = try await functions(projectID: projectID, attempt), functions.asks(.beforeSignIn),
+        if attempt.recordsLogin, let functions = Self.functions(settings, attempt), functions.asks(.beforeSignIn),
            let current = try await accounts.user(projectID: projectID, localID: localID), !current.disabled, !challenged(current) {
             let verdict = try await ask(.beforeSignIn, about: attempt.change(current).applied(to: current), attempt, functions)
             decided = verdict.change
@@ -148,7 +149,7 @@ struct SignInPipeline: Sendable {
     /// an account that function refuses (or either disables) exists, without a session.
     func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
         var user = user
-        let functions = try await functions(projectID: user.projectID, attempt)
+        let functions = Self.functions(try await projects.project(user.projectID)?.settings, attempt)
         if let functions, functions.asks(.beforeCreate) {
             user = try await ask(.beforeCreate, about: user, attempt, functions).change.applied(to: user)
         }
@@ -164,16 +165,10 @@ struct SignInPipeline: Sendable {
     }
 
     /// Whether `attempt` is one a second factor guards and the project has multi-factor on.
-    private func asksSecondFactors(projectID: String, _ attempt: Attempt) async throws -> Bool {
-        guard attempt.asksSecondFactor else { return false }
-        return try await projects.project(projectID)?.settings.multiFactor.enabled ?? false
-    }
-
     /// The project's blocking functions, if it has any and `attempt` is one functions see (anonymous sign-ins are not,
     /// as in Firebase).
-    private func functions(projectID: String, _ attempt: Attempt) async throws -> ProjectSettings.BlockingFunctions? {
-        guard attempt.provider != ProviderID.anonymous,
-              let functions = try await projects.project(projectID)?.settings.blockingFunctions, !functions.triggers.isEmpty
+    private static func functions(_ settings: ProjectSettings?, _ attempt: Attempt) -> ProjectSettings.BlockingFunctions? {
+        guard attempt.provider != ProviderID.anonymous, let functions = settings?.blockingFunctions, !functions.triggers.isEmpty
         else { return nil }
         return functions
     }

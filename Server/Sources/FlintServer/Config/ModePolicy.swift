@@ -124,10 +124,10 @@ public struct ModePolicy: Sendable, Equatable {
     /// Phone sign-in works in tenants, as in Identity Platform; the official emulator refuses it there
     /// (`UNSUPPORTED_TENANT_OPERATION`).
     public let signsInPhonesInTenants: Bool
-    /// A passkey enrollment or sign-in is taken on its credential ID alone, as the official emulator takes it (no
-    /// signature, challenge or origin is checked). Production has no passkeys until its WebAuthn relying party
-    /// checks every one of those.
-    public let acceptsUnverifiedPasskeys: Bool
+    /// Passkey ceremonies are checked as a WebAuthn relying party checks them (challenge, origin, RP ID, user
+    /// verification, signature, counter), and a passkey sign-in asks for an enrolled second factor. The official
+    /// emulator takes a credential on its ID alone and signs in without a second factor.
+    public let verifiesPasskeys: Bool
 
     /// Firebase Authentication as deployed.
     public static let production = ModePolicy(
@@ -141,7 +141,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: false,
         limitsEmailSends: true, limitsSignUps: true, throttlesPasswordSignIn: true, acceptsEmulatorFakePasswordHashes: false,
         explainsUnparsedFederatedIDs: false, ignoresNonBearerAuthorization: false, reportsPlaceholderProjectNumber: false,
-        reportsDeletedUsersOnRefresh: true, signsInPhonesInTenants: true, acceptsUnverifiedPasskeys: false)
+        reportsDeletedUsersOnRefresh: true, signsInPhonesInTenants: true, verifiesPasskeys: true)
 
     /// The official Firebase Auth emulator's behaviour.
     public static let emulator = ModePolicy(
@@ -155,7 +155,7 @@ public struct ModePolicy: Sendable, Equatable {
         configPatchWithoutMaskReplacesEmulatorSettings: true,
         limitsEmailSends: false, limitsSignUps: false, throttlesPasswordSignIn: false, acceptsEmulatorFakePasswordHashes: true,
         explainsUnparsedFederatedIDs: true, ignoresNonBearerAuthorization: true, reportsPlaceholderProjectNumber: true,
-        reportsDeletedUsersOnRefresh: false, signsInPhonesInTenants: false, acceptsUnverifiedPasskeys: true)
+        reportsDeletedUsersOnRefresh: false, signsInPhonesInTenants: false, verifiesPasskeys: false)
 
     public static func of(emulator: Bool) -> ModePolicy { emulator ? .emulator : .production }
 }

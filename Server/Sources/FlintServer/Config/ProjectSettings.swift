@@ -200,6 +200,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var passwordPolicy: PasswordPolicy?
     /// What only a tenant has (nil for a project): see `Tenants/TenantSettings.swift`.
     public var tenant: TenantProfile?
+    /// The WebAuthn relying party of production mode's passkeys (nil: not set up): see `Passkeys/PasskeySettings.swift`.
+    public var passkeys: PasskeySettings?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -221,5 +223,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         blockingFunctions = try container.decodeIfPresent(BlockingFunctions.self, forKey: .blockingFunctions) ?? BlockingFunctions()
         passwordPolicy = try container.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy)
         tenant = try container.decodeIfPresent(TenantProfile.self, forKey: .tenant)
+        passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys)
     }
 }

@@ -71,10 +71,16 @@ extension Budget {
         name: "email:address-hour", per: "address", windowSeconds: hour, limit: .configured { $0.emailLimits.perAddressPerHour },
         refusal: FlintError(.tooManyAttempts, "Too many emails sent to this address."), enforced: { $0.limitsEmailSends })
 
+    /// Passkey sign-in challenges per client a minute: each is a stored row, asked for without credentials.
+    static let passkeyChallengesPerClient = Budget(
+        name: "passkey:ip-minute", per: "client", windowSeconds: minute, limit: .fixed(60),
+        refusal: FlintError(.tooManyAttempts, "Too many passkey sign-ins started from this address."),
+        enforced: { $0.verifiesPasskeys })
+
     /// Every budget that guards an SMS send, in the order they are spent.
     /// (A fictional number's code is sent to no one but is held to the client's budgets and its own.)
     static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, testNumberSessions, smsPerNumber, smsPerRegion, smsPerProject]
 
     /// Every declared budget.
-    static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress]
+    static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress, passkeyChallengesPerClient]
 }

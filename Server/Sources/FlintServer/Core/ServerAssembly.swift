@@ -87,6 +87,7 @@ struct ServerAssembly: Sendable {
         endpoints += federated.endpoints
         endpoints += multiFactor.endpoints
         endpoints += passkeys.endpoints
+        endpoints += PasskeyConfigRoutes(projects: core.projects).endpoints
         endpoints += serviceAccounts.endpoints
         endpoints += customTokens.endpoints
         endpoints += phone.endpoints(appVerifier: appVerifier)

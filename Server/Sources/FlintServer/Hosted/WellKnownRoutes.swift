@@ -6,7 +6,8 @@ import NIOCore
 /// The files that let the project's apps claim the server's links, so an emailed `/__/auth/…` link
 /// opens the app instead of the browser (the default project's apps, in emulator mode too):
 ///
-/// - `GET /.well-known/apple-app-site-association`: universal links for `settings.apps.iOS`.
+/// - `GET /.well-known/apple-app-site-association`: universal links for `settings.apps.iOS`, and their
+///   `webcredentials`, so the apps may use passkeys of a relying party at this host.
 /// - `GET /.well-known/assetlinks.json`: Android app links for `settings.apps.android`.
 ///
 /// Both are JSON served directly (Apple's CDN and Android refuse redirects).
@@ -53,15 +54,22 @@ struct WellKnownRoutes: Sendable {
             var components: [[String: String]]
         }
 
+        struct WebCredentials: Encodable, Equatable {
+            var apps: [String]
+        }
+
         var applinks: AppLinks
+        var webcredentials: WebCredentials
     }
 
     /// Both the legacy (`appID`, `paths`) and the iOS 13+ (`appIDs`, `components`) forms.
     static func appleAppSiteAssociation(_ apps: ProjectSettings.Apps) -> AppleAppSiteAssociation {
-        AppleAppSiteAssociation(applinks: .init(details: apps.iOS.map { app in
-            let appID = "\(app.teamID).\(app.bundleID)"
-            return .init(appID: appID, appIDs: [appID], paths: [claimedPaths], components: [["/": claimedPaths]])
-        }))
+        let appIDs = apps.iOS.map { "\($0.teamID).\($0.bundleID)" }
+        return AppleAppSiteAssociation(
+            applinks: .init(details: appIDs.map { appID in
+                .init(appID: appID, appIDs: [appID], paths: [claimedPaths], components: [["/": claimedPaths]])
+            }),
+            webcredentials: .init(apps: appIDs))
     }
 
     struct AssetLink: Encodable, Equatable {

@@ -11,7 +11,7 @@ extension PasskeyService {
             .json(paths("passkeyEnrollment:finalize")) { (body: FinalizePasskeyEnrollmentRequest, caller) in
                 try await finalizeEnrollment(body, caller: caller)
             },
-            .json(paths("passkeySignIn:start")) { (body: StartPasskeySignInRequest, caller) in
+            .json(paths("passkeySignIn:start"), budgets: [.passkeyChallengesPerClient]) { (body: StartPasskeySignInRequest, caller) in
                 try await startSignIn(body, caller: caller)
             },
             .json(paths("passkeySignIn:finalize")) { (body: FinalizePasskeySignInRequest, caller) in
@@ -20,3 +20,5 @@ extension PasskeyService {
         ]
     }
 }
+
+extension PasskeyFinalizeResponse: SignInAnswer {}

@@ -52,7 +52,7 @@ public struct PasskeyService: Sendable {
     }
 
     public func finalizeEnrollment(_ request: FinalizePasskeyEnrollmentRequest, caller: Caller) async throws
-        -> FinalizePasskeyEnrollmentResponse {
+        -> PasskeyFinalizeResponse {
         try requireRelyingParty()
         guard let idToken = request.idToken, !idToken.isEmpty else { throw FlintError(.missingIDToken) }
         guard let response = request.authenticatorRegistrationResponse else { throw FlintError(.missingAuthenticatorResponse) }
@@ -71,7 +71,7 @@ public struct PasskeyService: Sendable {
         }
         let outcome = try await pipeline.signIn(verified.user.localID, projectID: caller.projectID, attempt)
         let issued = try outcome.tokens()
-        return FinalizePasskeyEnrollmentResponse(
+        return PasskeyFinalizeResponse(
             localId: outcome.user.localID, idToken: issued.idToken, refreshToken: issued.refreshToken)
     }
 
@@ -84,7 +84,7 @@ public struct PasskeyService: Sendable {
         ])
     }
 
-    public func finalizeSignIn(_ request: FinalizePasskeySignInRequest, caller: Caller) async throws -> FinalizePasskeySignInResponse {
+    public func finalizeSignIn(_ request: FinalizePasskeySignInRequest, caller: Caller) async throws -> PasskeyFinalizeResponse {
         try requireRelyingParty()
         guard let response = request.authenticatorAuthenticationResponse else { throw FlintError(.missingAuthenticatorResponse) }
         let credentialID = try Self.credentialID(of: response)
@@ -101,7 +101,7 @@ public struct PasskeyService: Sendable {
         attempt.asksSecondFactor = false
         let outcome = try await pipeline.signIn(user.localID, projectID: caller.projectID, attempt)
         let issued = try outcome.tokens()
-        return FinalizePasskeySignInResponse(localId: user.localID, idToken: issued.idToken, refreshToken: issued.refreshToken)
+        return PasskeyFinalizeResponse(localId: user.localID, idToken: issued.idToken, refreshToken: issued.refreshToken)
     }
 
     // MARK: Removal
@@ -116,7 +116,7 @@ public struct PasskeyService: Sendable {
     // MARK: Parts
 
     private func requireRelyingParty() throws {
-        guard policy.acceptsUnverifiedPasskeys else {
+        guard !policy.verifiesPasskeys else {
             throw FlintError(.operationNotAllowed, "Passkeys are not available in production mode yet.")
         }
     }

@@ -52,6 +52,7 @@ struct Janitor: Service {
         let codes = try await store.codes.deleteExpiredVerificationCodes(before: now - Self.expiredCodeRetentionMilliseconds)
         let credentials = try await store.codes.deleteExpiredAppCredentials(before: now)
         let actionCodes = try await store.codes.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
+        let challenges = try await store.codes.deleteExpiredPasskeyChallenges(before: now)
         let counters = try await store.counters.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
         let usage = try await store.usage.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
@@ -62,6 +63,6 @@ struct Janitor: Service {
         for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
         }
-        return codes + credentials + actionCodes + counters + usage + sessions
+        return codes + credentials + actionCodes + challenges + counters + usage + sessions
     }
 }

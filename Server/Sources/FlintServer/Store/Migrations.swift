@@ -223,6 +223,19 @@ enum Migrations {
             """,
             "CREATE INDEX user_passkeys_user ON user_passkeys(project_id, local_id)",
         ]),
+        (14, [
+            // WebAuthn challenges of production mode's passkey ceremonies: the SHA-256 of each, single use.
+            """
+            CREATE TABLE passkey_challenges (
+                challenge_hash TEXT PRIMARY KEY,
+                project_id TEXT NOT NULL,
+                ceremony TEXT NOT NULL,
+                local_id TEXT,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenges_expiry ON passkey_challenges(expires_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -92,17 +92,24 @@ public struct Passkey: Codable, Sendable, Equatable {
     public var name: String
     /// The credential's public key, base64url of its COSE form; nil for the emulator's unverified credentials.
     public var publicKey: String?
+    /// The key's COSE algorithm (-7 ES256, -8 EdDSA, -257 RS256); nil with `publicKey`.
+    public var algorithm: Int?
     /// The authenticator's signature counter when last used; a counter that goes back is refused.
     public var signCount: Int64
     /// Epoch milliseconds.
     public var createdAt: Int64
+    /// Epoch milliseconds of the last sign-in with it (production mode).
+    public var lastUsedAt: Int64?
 
-    public init(credentialID: String, name: String, publicKey: String? = nil, signCount: Int64 = 0, createdAt: Int64) {
+    public init(credentialID: String, name: String, publicKey: String? = nil, algorithm: Int? = nil, signCount: Int64 = 0,
+                createdAt: Int64, lastUsedAt: Int64? = nil) {
         self.credentialID = credentialID
         self.name = name
         self.publicKey = publicKey
+        self.algorithm = algorithm
         self.signCount = signCount
         self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 

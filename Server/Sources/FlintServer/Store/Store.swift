@@ -121,7 +121,7 @@ public struct SigningKeyStore: StoreArea {
     public let database: any SQLDatabase
 }
 
-/// Single-use codes: email action codes, phone verification codes, and APNs app credentials.
+/// Single-use codes: email action codes, phone verification codes, APNs app credentials and passkey challenges.
 public struct CodeStore: StoreArea {
     public let database: any SQLDatabase
 }

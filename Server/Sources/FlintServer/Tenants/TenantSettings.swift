@@ -18,7 +18,8 @@ extension ProjectSettings {
     var allowsEmailLinkSignIn: Bool { signIn.emailLinkEnabled && (tenant != nil || signIn.emailPasswordEnabled) }
 
     /// A tenant's settings as sign-ins in it see them: its own password, email-link and anonymous switches, second
-    /// factors, test numbers, SMS regions, password policy and identity providers, and its project's everything else
+    /// factors, test numbers, SMS regions, password policy, identity providers and passkey relying party (else its
+    /// project's), and its project's everything else
     /// (phone sign-in, which the v2 tenant has no switch for, authorized domains, apps, email wordings, email privacy,
     /// blocking functions, SMS defences, app verification), as Identity Platform's tenants inherit them. Tenants hash
     /// passwords with their project's key too (`ProjectDirectory.create`), so one set of hash parameters imports an
@@ -33,6 +34,7 @@ extension ProjectSettings {
         view.phone.regionPolicy = phone.regionPolicy
         view.passwordPolicy = passwordPolicy
         view.identityProviders = identityProviders
+        view.passkeys = passkeys ?? project.passkeys
         view.tenant = tenant ?? TenantProfile()
         return view
     }
