@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `passkey.spec.ts`: passkeys in emulator mode, taken on their credential ID as the official emulator takes them;
-/// production refuses them until its relying party verifies them.
+/// production takes none on its ID alone (its relying party: `PasskeyProductionTests`, `PasskeyBrowserTests`).
 extension EmulatorSpec {
     @Suite struct Passkey {
         private static func register(_ client: TestClient, _ email: String, displayName: String? = nil) async throws -> String {
@@ -99,18 +99,21 @@ extension EmulatorSpec {
             }
         }
 
-        /// Production mode takes no passkey on its ID alone: every passkey request is refused.
-        @Test func productionRefusesUnverifiedPasskeys() async throws {
+        /// Production mode takes no passkey on its ID alone, and has none before its relying party is set up.
+        @Test func productionTakesNoUnverifiedPasskey() async throws {
             try await withServer(emulator: false) { (_: TestServer, client: TestClient) async throws in
                 let idToken = try #require(try await client.signUp(email: "prod@example.com", password: "password123").string("idToken"))
-                let replies = [
+                for reply in [
                     try await client.post("/v2/accounts/passkeyEnrollment:start", ["idToken": .string(idToken)]),
-                    try await Self.enroll(client, idToken, "cred"),
                     try await client.post("/v2/accounts/passkeySignIn:start", [:]),
-                    try await client.post("/v2/accounts/passkeySignIn:finalize", ["authenticatorAuthenticationResponse": ["id": "cred"]]),
-                ]
-                for reply in replies {
+                ] {
                     #expect(reply.status == 400 && reply.errorCode == "OPERATION_NOT_ALLOWED", "\(reply.body)")
+                }
+                for reply in [
+                    try await Self.enroll(client, idToken, "cred"),
+                    try await client.post("/v2/accounts/passkeySignIn:finalize", ["authenticatorAuthenticationResponse": ["id": "cred"]]),
+                ] {
+                    #expect(reply.status == 400 && reply.errorCode == "INVALID_AUTHENTICATOR_RESPONSE", "\(reply.body)")
                 }
                 #expect(try await client.lookup(idToken: idToken).firstUser?["passkeyInfo"] == nil)
             }

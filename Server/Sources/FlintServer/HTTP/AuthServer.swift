@@ -109,6 +109,12 @@ public final class AuthServer: Sendable {
         try await assembly.emulatorData.export(projectID: configuration.projectID)
     }
 
+    /// Sets up or changes the passkey relying party of a project or tenant (its store key), as an admin
+    /// `PATCH …/passkeyConfig` would; for the CLI and tests.
+    public func configurePasskeys(_ projectID: String, _ change: PasskeyConfig) async throws -> PasskeyConfig {
+        try await PasskeyConfigRoutes(projects: projects).save(change, in: try await projects.ensureProject(projectID))
+    }
+
     /// Creates or replaces the configuration of a built-in identity provider (`apple.com`, `facebook.com`,
     /// `google.com`), as an admin `POST`/`PATCH …/defaultSupportedIdpConfigs` would; for the CLI and tests.
     public func configureIdentityProvider(_ projectID: String, _ providerID: String, _ config: DefaultSupportedIdpConfig)

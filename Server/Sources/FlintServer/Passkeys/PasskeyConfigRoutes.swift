@@ -12,15 +12,18 @@ struct PasskeyConfigRoutes: Sendable {
             .get(paths, access: .admin) { _, caller in Self.config(caller.project) },
             // Creating and changing are one operation: the fields present are set (`rpId`, `expectedOrigins`).
             .json(method: .patch, paths, access: .admin, query: ["updateMask", "passkey_config.rp_id"]) { (body: PasskeyConfig, caller) in
-                let current = caller.project.settings.passkeys
-                guard let rpID = body.rpId ?? current?.rpID else {
-                    throw FlintError(.invalidArgument, "rpId is required to set up passkeys.")
-                }
-                let settings = try PasskeySettings.validated(
-                    rpID: rpID, expectedOrigins: body.expectedOrigins ?? current?.expectedOrigins ?? [])
-                return Self.config(try await projects.updateSettings(caller.projectID) { $0.passkeys = settings })
+                try await save(body, in: caller.project)
             },
         ]
+    }
+
+    /// Creates or changes the relying party of `project` (a project or tenant): the fields present in `change`.
+    func save(_ change: PasskeyConfig, in project: Project) async throws -> PasskeyConfig {
+        let current = project.settings.passkeys
+        guard let rpID = change.rpId ?? current?.rpID else { throw FlintError(.invalidArgument, "rpId is required to set up passkeys.") }
+        let settings = try PasskeySettings.validated(
+            rpID: rpID, expectedOrigins: change.expectedOrigins ?? current?.expectedOrigins ?? [])
+        return Self.config(try await projects.updateSettings(project.id) { $0.passkeys = settings })
     }
 
     private static func config(_ project: Project) -> PasskeyConfig {
