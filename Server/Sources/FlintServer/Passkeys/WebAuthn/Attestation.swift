@@ -48,7 +48,8 @@ enum Attestation {
     }
 
     /// The key of the attestation certificate, first of `chain` (x5c), once it meets §8.2.1: version 3, a subject with
-    /// C, O, CN and OU "Authenticator Attestation", not a CA, and the credential's AAGUID if it names one.
+    /// C, O, CN and OU "Authenticator Attestation", basic constraints saying it is not a CA, and the credential's AAGUID if
+    /// it names one.
     private static func certificateKey(_ chain: CBORValue, algorithm: COSEAlgorithm, aaguid: [UInt8])
         throws(WebAuthnError) -> SignatureKey {
         guard case .array(let items) = chain, let first = items.first?.bytesValue, items.allSatisfy({ $0.bytesValue != nil })
@@ -59,8 +60,9 @@ enum Attestation {
         guard certificate.version == .v3 else { throw .attestationInvalid("the attestation certificate is not version 3") }
         try checkSubject(certificate.subject)
         switch Result(catching: { try certificate.extensions.basicConstraints }) {
-        case .success(.isCertificateAuthority): throw .attestationInvalid("the attestation certificate is a CA's")
-        case .success: break
+        case .success(.notCertificateAuthority?): break
+        case .success(.isCertificateAuthority?): throw .attestationInvalid("the attestation certificate is a CA's")
+        case .success(nil): throw .attestationInvalid("the attestation certificate has no basic constraints")
         case .failure: throw .attestationInvalid("the attestation certificate's basic constraints do not parse")
         }
         if let named = certificate.extensions[oid: aaguidExtension] {
@@ -77,7 +79,9 @@ enum Attestation {
                 }
             case .edDSA: Curve25519.Signing.PublicKey(certificate.publicKey).map(SignatureKey.ed25519)
             }
-        guard let key else { throw .attestationInvalid("the attestation certificate's key is not one for alg \(algorithm.rawValue)") }
+        guard let key else {
+            throw .attestationInvalid("the attestation certificate's key is not one for alg \(algorithm.rawValue)")
+        }
         return key
     }
 
@@ -88,6 +92,9 @@ enum Attestation {
               attributes.contains(where: {
                   $0.type == .RDNAttributeType.organizationalUnitName && String($0.value) == "Authenticator Attestation"
               })
-        else { throw .attestationInvalid("the attestation certificate's subject lacks C, O, CN or OU \"Authenticator Attestation\"") }
+        else {
+            throw .attestationInvalid(
+                "the attestation certificate's subject lacks C, O, CN or OU \"Authenticator Attestation\"")
+        }
     }
 }

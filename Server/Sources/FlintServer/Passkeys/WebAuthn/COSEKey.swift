@@ -72,7 +72,9 @@ struct COSEKey: Sendable {
     /// The key `bytes` encode, alone.
     init(bytes: [UInt8]) throws(WebAuthnError) {
         let value: CBORValue
-        do { value = try CBORDecoder.decode(bytes) } catch { throw .malformed("the COSE key is not valid CBOR: \(error.reason)") }
+        do { value = try CBORDecoder.decode(bytes) } catch {
+            throw .malformed("the COSE key is not valid CBOR: \(error.reason)")
+        }
         try self.init(value)
     }
 
@@ -82,33 +84,40 @@ struct COSEKey: Sendable {
             throw .malformed("the COSE key has no integer algorithm (3)")
         }
         let algorithm = try COSEAlgorithm.supported(identifier)
-        guard let keyType = value[Self.keyTypeLabel]?.integerValue else { throw .malformed("the COSE key has no integer key type (1)") }
+        guard let keyType = value[Self.keyTypeLabel]?.integerValue else {
+            throw .malformed("the COSE key has no integer key type (1)")
+        }
+        let curve = value[Self.curveLabel]?.integerValue
         switch algorithm {
         case .es256:
-            guard keyType == Self.ec2, value[Self.curveLabel]?.integerValue == Self.p256 else {
+            guard keyType == Self.ec2, curve == Self.p256 else {
                 throw .malformed("an ES256 key must be EC2 (kty 2) on P-256 (crv 1)")
             }
-            guard let x = value[Self.xLabel]?.bytesValue, let y = value[Self.yLabel]?.bytesValue, x.count == 32, y.count == 32 else {
-                throw .malformed("an ES256 key's x and y must be 32-byte strings")
-            }
+            guard let x = value[Self.xLabel]?.bytesValue, let y = value[Self.yLabel]?.bytesValue, x.count == 32, y.count == 32
+            else { throw .malformed("an ES256 key's x and y must be 32-byte strings") }
             // Refuses a point not on the curve.
-            guard let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else { throw .keyRejected("not a point of P-256") }
+            guard let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else {
+                throw .keyRejected("not a point of P-256")
+            }
             self.key = .p256(key)
         case .rs256:
             guard keyType == Self.rsa else { throw .malformed("an RS256 key must be RSA (kty 3)") }
             guard let n = value[Self.modulusLabel]?.bytesValue, let e = value[Self.exponentLabel]?.bytesValue,
                   !n.isEmpty, !e.isEmpty, e.count <= 8
             else { throw .malformed("an RS256 key's n and e must be byte strings (e at most 8 bytes)") }
-            guard let key = try? _RSA.Signing.PublicKey(n: n, e: e), SignatureKey.rsaModulusBits.contains(key.keySizeInBits) else {
-                throw .keyRejected("not an RSA key of 2048 to 8192 bits")
-            }
+            guard let key = try? _RSA.Signing.PublicKey(n: n, e: e), SignatureKey.rsaModulusBits.contains(key.keySizeInBits)
+            else { throw .keyRejected("not an RSA key of 2048 to 8192 bits") }
             self.key = .rsa(key)
         case .edDSA:
-            guard keyType == Self.okp, value[Self.curveLabel]?.integerValue == Self.ed25519 else {
+            guard keyType == Self.okp, curve == Self.ed25519 else {
                 throw .malformed("an EdDSA key must be OKP (kty 1) on Ed25519 (crv 6)")
             }
-            guard let x = value[Self.xLabel]?.bytesValue, x.count == 32 else { throw .malformed("an EdDSA key's x must be a 32-byte string") }
-            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else { throw .keyRejected("not an Ed25519 key") }
+            guard let x = value[Self.xLabel]?.bytesValue, x.count == 32 else {
+                throw .malformed("an EdDSA key's x must be a 32-byte string")
+            }
+            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else {
+                throw .keyRejected("not an Ed25519 key")
+            }
             self.key = .ed25519(key)
         }
     }

@@ -44,9 +44,11 @@ enum WebAuthnError: Error, Equatable, Sendable {
         case .userNotPresent: "The authenticator did not check that the user was present."
         case .userNotVerified: "The authenticator did not verify the user."
         case .missingAttestedCredential: "The authenticator data has no attested credential."
-        case .unsupportedAlgorithm(let algorithm): "The COSE algorithm \(algorithm) is not supported (ES256, RS256 and EdDSA are)."
+        case .unsupportedAlgorithm(let algorithm):
+            "The COSE algorithm \(algorithm) is not supported (ES256, RS256 and EdDSA are)."
         case .keyRejected(let detail): "The credential's public key is refused: \(detail)."
-        case .unsupportedAttestationFormat(let format): "The attestation format \(format) is not supported (none and packed are)."
+        case .unsupportedAttestationFormat(let format):
+            "The attestation format \(format) is not supported (none and packed are)."
         case .attestationInvalid(let detail): "The attestation statement is invalid: \(detail)."
         case .signatureInvalid: "The signature does not verify with the credential's key."
         case .signCountWentBack(let stored, let received):

@@ -48,7 +48,9 @@ enum WebAuthnVerifier {
         }
         guard case .map(let entries) = object, entries.count == 3, let format = object["fmt"]?.textValue,
               let authenticatorBytes = object["authData"]?.bytesValue, let statement = object["attStmt"], case .map = statement
-        else { throw .malformed("the attestation object must be a map of exactly fmt (text), authData (bytes) and attStmt (map)") }
+        else {
+            throw .malformed("the attestation object must be a map of exactly fmt (text), authData (bytes) and attStmt (map)")
+        }
         let authenticatorData = try AuthenticatorData(authenticatorBytes)
         try checkAuthenticatorData(authenticatorData, expecting: expecting)
         guard let attested = authenticatorData.attestedCredential else { throw .missingAttestedCredential }
@@ -64,7 +66,8 @@ enum WebAuthnVerifier {
 
     /// Returns the authenticator's new signature counter. `credential` is what verifyRegistration returned (as stored).
     static func verifyAssertion(clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
-                                credential: WebAuthnCredential, expecting: WebAuthnExpectation) throws(WebAuthnError) -> UInt32 {
+                                credential: WebAuthnCredential, expecting: WebAuthnExpectation)
+        throws(WebAuthnError) -> UInt32 {
         try checkClientData(clientDataJSON, type: "webauthn.get", expecting: expecting)
         let data = try AuthenticatorData(authenticatorData)
         guard data.attestedCredential == nil else {
@@ -111,13 +114,16 @@ enum WebAuthnVerifier {
             throw .malformed("clientDataJSON's challenge is not unpadded base64url")
         }
         guard constantTimeEquals(challenge, Data(expecting.challenge)) else { throw .challengeMismatch }
-        guard expecting.origins.contains(clientData.origin) else { throw .originNotAllowed(WebAuthnError.clipped(clientData.origin)) }
+        guard expecting.origins.contains(clientData.origin) else {
+            throw .originNotAllowed(WebAuthnError.clipped(clientData.origin))
+        }
         guard clientData.crossOrigin != true else { throw .crossOriginNotAllowed }
         guard clientData.tokenBinding?.status != "present" else { throw .tokenBindingNotSupported }
     }
 
     /// §7.1 steps 13–15, §7.2 steps 15–17: the relying party's ID hash, user presence and, when asked, verification.
-    private static func checkAuthenticatorData(_ data: AuthenticatorData, expecting: WebAuthnExpectation) throws(WebAuthnError) {
+    private static func checkAuthenticatorData(_ data: AuthenticatorData, expecting: WebAuthnExpectation)
+        throws(WebAuthnError) {
         let expectedHash = Data(SHA256.hash(data: Array(expecting.relyingPartyID.utf8)))
         guard constantTimeEquals(Data(data.rpIDHash), expectedHash) else { throw .relyingPartyMismatch }
         guard data.flags.userPresent else { throw .userNotPresent }
