@@ -27,6 +27,10 @@ extension StartMFASignInRequest: TenantScopedRequest {}
 extension FinalizeMFASignInRequest: TenantScopedRequest {}
 extension SendVerificationCodeRequest: TenantScopedRequest {}
 extension SignInWithPhoneNumberRequest: TenantScopedRequest {}
+extension StartPasskeyEnrollmentRequest: TenantScopedRequest {}
+extension FinalizePasskeyEnrollmentRequest: TenantScopedRequest {}
+extension StartPasskeySignInRequest: TenantScopedRequest {}
+extension FinalizePasskeySignInRequest: TenantScopedRequest {}
 
 /// A request body that may carry the caller's ID token (`idToken`): its `firebase.tenant` names the tenant the call is
 /// for when the body names none.
@@ -46,3 +50,5 @@ extension StartMFAEnrollmentRequest: IDTokenCarryingRequest {}
 extension FinalizeMFAEnrollmentRequest: IDTokenCarryingRequest {}
 extension WithdrawMFARequest: IDTokenCarryingRequest {}
 extension SignInWithPhoneNumberRequest: IDTokenCarryingRequest {}
+extension StartPasskeyEnrollmentRequest: IDTokenCarryingRequest {}
+extension FinalizePasskeyEnrollmentRequest: IDTokenCarryingRequest {}

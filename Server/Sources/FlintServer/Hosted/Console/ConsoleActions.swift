@@ -24,6 +24,10 @@ extension ConsoleRoutes {
         case "enable":
             change.disableUser = false
             notice = .userEnabled
+        case "remove-passkey":
+            guard let credential = form["credential"], !credential.isEmpty else { throw FlintError(.invalidCredentialID) }
+            change.deletePasskey = [credential]
+            notice = .passkeyRemoved
         case "revoke":
             change.validSince = LenientString(String(clock.seconds))
             notice = .sessionsRevoked
@@ -124,6 +128,14 @@ extension ConsoleRoutes {
         guard cap == nil || Int64(cap ?? "") != nil else { throw FlintError(.invalidArgument, "The daily cap must be a whole number.") }
         change.smsDefenseConfig = .init(regionDailyCap: cap.flatMap { Int64($0) }, deniedPrefixes: Self.list(form["denied-prefixes"]))
         try await updateConfig(context, change, mask: "smsRegionConfig,smsDefenseConfig")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    func savePasskeys(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        let origins = (form["origins"] ?? "").split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        _ = try await PasskeyConfigRoutes(projects: projects).save(
+            PasskeyConfig(rpId: form["rp-id"]?.trimmingCharacters(in: .whitespaces), expectedOrigins: origins), in: context.project)
         return Outcome(notice: .saved, location: "/console/settings")
     }
 

@@ -124,6 +124,19 @@ extension ConsoleRoutes {
                 ])
             })
         let path = "/console/users/\(FormURLEncoding.escape(user.localId))"
+        // The stored account: the wire's passkeyInfo has no dates.
+        let stored = try await store.accounts.user(projectID: context.adminCaller.projectID, localID: user.localId)
+        let passkeys = ConsoleHTML.table(id: "passkeys", header: ["Name", "Created", "Last used", ""], rows:
+            (stored?.passkeys ?? []).map { passkey in
+                (attributes: " data-credential=\"\(HTML.escape(passkey.credentialID))\"", cells: [
+                    HTML.escape(passkey.name), HTML.escape(ConsoleHTML.date(milliseconds: passkey.createdAt)),
+                    HTML.escape(ConsoleHTML.date(milliseconds: passkey.lastUsedAt)),
+                    ConsoleHTML.form(path + "/remove-passkey", context: context, content: """
+                        <input type="hidden" name="credential" value="\(HTML.escape(passkey.credentialID))">
+                        <button type="submit" class="secondary">Remove</button>
+                        """),
+                ])
+            })
         let actions = [
             disabled
                 ? ConsoleHTML.form(path + "/enable", context: context, content: "<button type=\"submit\" id=\"enable\">Enable account</button>")
@@ -153,6 +166,8 @@ extension ConsoleRoutes {
             \(identities)
             <h2>Second factors</h2>
             \(factors)
+            <h2>Passkeys</h2>
+            \(passkeys)
             <h2>Actions</h2>
             <section>\(actions.joined(separator: "\n"))</section>
             """)
@@ -295,6 +310,15 @@ extension ConsoleRoutes {
                 \(ConsoleHTML.textField("totp-intervals", label: "TOTP steps accepted either side of now (0–10)",
                                         value: String(settings.multiFactor.totpAdjacentIntervals), type: "number", extra: " min=\"0\" max=\"10\""))
                 <button type="submit" id="save-mfa">Save MFA</button>
+                """))
+            \(card("/console/settings/passkeys", id: "passkeys-form", """
+                <h2>Passkeys</h2>
+                <p class="hint">The relying party passkeys are bound to: a domain your sites are at or under. Besides the origins
+                listed, the authorized domains under it (over https), your iOS apps and your Android apps are accepted.</p>
+                \(ConsoleHTML.textField("rp-id", label: "Relying party ID", value: settings.passkeys?.rpID, placeholder: "example.com"))
+                \(ConsoleHTML.textArea("origins", label: "More origins, one per line",
+                                       value: (settings.passkeys?.expectedOrigins ?? []).joined(separator: "\n")))
+                <button type="submit" id="save-passkeys">Save passkeys</button>
                 """))
             """)
     }

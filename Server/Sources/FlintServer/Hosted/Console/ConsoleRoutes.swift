@@ -28,7 +28,7 @@ struct ConsoleRoutes: Sendable {
 
     /// What a successful action says on the page it returns to.
     enum Notice: String {
-        case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, numberAdded, numberRemoved, projectSwitched
+        case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
         case tenantCreated, tenantDeleted, tenantOpened, tenantClosed
 
         var text: String {
@@ -38,6 +38,7 @@ struct ConsoleRoutes: Sendable {
             case .userEnabled: "The account is enabled again."
             case .sessionsRevoked: "The user's sessions are revoked: every device must sign in again."
             case .userDeleted: "The user was deleted."
+            case .passkeyRemoved: "The passkey was removed: it no longer signs in."
             case .numberAdded: "Test number added."
             case .numberRemoved: "Test number removed."
             case .projectSwitched: "Switched project."
@@ -102,6 +103,7 @@ struct ConsoleRoutes: Sendable {
             action("/console/settings/privacy", page: .settings) { form, context in try await routes.savePrivacy(form, context) },
             action("/console/settings/sms-regions", page: .settings) { form, context in try await routes.saveRegions(form, context) },
             action("/console/settings/mfa", page: .settings) { form, context in try await routes.saveMultiFactor(form, context) },
+            action("/console/settings/passkeys", page: .settings) { form, context in try await routes.savePasskeys(form, context) },
             action("/console/templates", page: .templates) { form, context in try await routes.saveTemplate(form, context) },
             action("/console/tenants", page: .tenants) { form, context in try await routes.createTenant(form, context) },
             action("/console/tenants/open", page: .tenants) { form, context in try await routes.openTenant(form, context) },
