@@ -94,6 +94,11 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
     case recaptchaSiteKeyMissing = 17209
     case recaptchaActionCreationFailed = 17210
     case passwordDoesNotMeetRequirements = 17211
+    /// No such passkey on the account (or, at sign-in, on any account). The number of Firebase's passkey branch.
+    case missingPasskeyEnrollment = 17212
+    /// The server refused a passkey's registration or signature. Firebase's passkey branch numbers it 17211, which
+    /// released FirebaseAuth gives `passwordDoesNotMeetRequirements`.
+    case invalidAuthenticatorResponse = 17213
     case invalidHostingLinkDomain = 17214
     case keychainError = 17995
     case internalError = 17999
@@ -204,6 +209,8 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
         case .recaptchaSiteKeyMissing: "ERROR_RECAPTCHA_SITE_KEY_MISSING"
         case .recaptchaActionCreationFailed: "ERROR_RECAPTCHA_ACTION_CREATION_FAILED"
         case .passwordDoesNotMeetRequirements: "ERROR_PASSWORD_DOES_NOT_MEET_REQUIREMENTS"
+        case .missingPasskeyEnrollment: "ERROR_PASSKEY_ENROLLMENT_NOT_FOUND"
+        case .invalidAuthenticatorResponse: "ERROR_INVALID_AUTHENTICATOR_RESPONSE"
         case .invalidHostingLinkDomain: "ERROR_INVALID_HOSTING_LINK_DOMAIN"
         case .keychainError: "ERROR_KEYCHAIN_ERROR"
         case .internalError: "ERROR_INTERNAL_ERROR"

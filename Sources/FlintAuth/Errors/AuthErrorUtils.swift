@@ -151,6 +151,13 @@ enum AuthErrorUtils {
         "MISSING_NEW_EMAIL": .missingEmail,
         // A TOTP second factor without its code, mapped as the web SDK does.
         "MISSING_TOTP_VERIFICATION_CODE": .missingVerificationCode,
+        // Passkeys: FirebaseAuth's passkey branch maps the first two; the others are Flint's server's.
+        "INVALID_AUTHENTICATOR_RESPONSE": .invalidAuthenticatorResponse,
+        "PASSKEY_ENROLLMENT_NOT_FOUND": .missingPasskeyEnrollment,
+        "PASSKEY_CREDENTIAL_NOT_FOUND": .missingPasskeyEnrollment,
+        "MISSING_AUTHENTICATOR_RESPONSE": .invalidAuthenticatorResponse,
+        "INVALID_CREDENTIAL_ID": .invalidAuthenticatorResponse,
+        "CREDENTIAL_ALREADY_IN_USE": .credentialAlreadyInUse,
     ]
 }
 
@@ -256,6 +263,9 @@ extension AuthErrorCode {
         case .unverifiedEmail: "This operation requires a verified email."
         case .secondFactorAlreadyEnrolled: "The second factor is already enrolled on this account."
         case .maximumSecondFactorCountExceeded: "The maximum allowed number of second factors on a user has been exceeded."
+        case .invalidAuthenticatorResponse:
+            "During passkey enrollment and sign in, the authenticator response is not parseable, missing required fields, or certain fields are invalid values that compromise the security of the sign-in or enrollment."
+        case .missingPasskeyEnrollment: "Cannot find the passkey linked to the current account."
         case .unsupportedFirstFactor:
             "Enrolling a second factor or signing in with a multi-factor account requires sign-in with a supported first factor."
         default: "The operation failed (\(name))."

@@ -37,6 +37,14 @@ struct TokenSnapshot: Codable, Sendable, Equatable {
         expirationDate = (try? AuthTokenResult(token: accessToken))?.expirationDate
     }
 
+    /// The tokens of a passkey answer; without `expiresIn`, the ID token's `exp` says when it expires.
+    init(_ response: PasskeyFinalizeResponse) throws {
+        try self.init(accessToken: response.idToken, refreshToken: response.refreshToken, expiresIn: response.expiresIn)
+        if expirationDate == nil {
+            expirationDate = (try? AuthTokenResult(token: accessToken))?.expirationDate
+        }
+    }
+
     /// The tokens of a Secure Token answer; a missing refresh token keeps `previousRefreshToken`.
     init(_ response: SecureTokenResponse, previousRefreshToken: String) throws {
         let refreshToken = response.refreshToken.isEmpty ? previousRefreshToken : response.refreshToken

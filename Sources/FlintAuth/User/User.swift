@@ -7,6 +7,8 @@ public final class User: NSObject, UserInfo, Sendable {
         var snapshot: UserSnapshot
         /// The token refresh in flight, which concurrent callers share.
         var refresh: Task<String, any Error>?
+        /// The name `startPasskeyEnrollment(withName:)` was given, for `finalizePasskeyEnrollment(withPlatformCredential:)`.
+        var pendingPasskeyName: String?
     }
 
     /// The `Auth` the user belongs to. Held strongly, so a user keeps working even if the app

@@ -18,6 +18,8 @@ struct UserSnapshot: Codable, Sendable, Equatable {
     var tenantID: String?
     /// The enrolled second factors (`mfaInfo`); nil when there are none.
     var mfaInfo: [MFAEnrollment]?
+    /// The enrolled passkeys (`passkeyInfo`); nil when there are none.
+    var passkeyInfo: [FlintWire.PasskeyInfo]?
     var tokens: TokenSnapshot
 
     init(record: UserRecord, tokens: TokenSnapshot, isAnonymous: Bool, tenantID: String?) {
@@ -41,6 +43,7 @@ struct UserSnapshot: Codable, Sendable, Equatable {
         creationDate = Self.date(millisecondsString: record.createdAt)
         lastSignInDate = Self.date(millisecondsString: record.lastLoginAt)
         mfaInfo = record.mfaInfo
+        passkeyInfo = record.passkeyInfo
     }
 
     /// `createdAt` and `lastLoginAt` are epoch milliseconds as strings.
