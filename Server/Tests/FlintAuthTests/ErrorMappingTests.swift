@@ -10,6 +10,10 @@ import Testing
         ("MISSING_CONTINUE_URI", .missingContinueURI),
         ("INVALID_IDENTIFIER", .invalidEmail), ("INVALID_EMAIL", .invalidEmail),
         ("INVALID_ID_TOKEN", .invalidUserToken),
+        ("INVALID_AUTHENTICATOR_RESPONSE", .invalidAuthenticatorResponse),
+        ("MISSING_AUTHENTICATOR_RESPONSE", .invalidAuthenticatorResponse),
+        ("PASSKEY_CREDENTIAL_NOT_FOUND", .missingPasskeyEnrollment),
+        ("CREDENTIAL_ALREADY_IN_USE", .credentialAlreadyInUse),
         ("CREDENTIAL_TOO_OLD_LOGIN_AGAIN", .requiresRecentLogin),
         ("EMAIL_EXISTS", .emailAlreadyInUse),
         ("OPERATION_NOT_ALLOWED", .operationNotAllowed), ("PASSWORD_LOGIN_DISABLED", .operationNotAllowed),
@@ -110,7 +114,7 @@ import Testing
     }
 
     @Test func everyCodeHasAnOfficialName() {
-        #expect(AuthErrorCode.allCases.count == 91)
+        #expect(AuthErrorCode.allCases.count == 93)
         #expect(Set(AuthErrorCode.allCases.map(\.name)).count == AuthErrorCode.allCases.count)
         #expect(AuthErrorCode.missingAppCredential.name == "MISSING_APP_CREDENTIAL")
         #expect(AuthErrorCode.networkError.name == "ERROR_NETWORK_REQUEST_FAILED")
