@@ -3,6 +3,21 @@ public struct PasskeyInfo: Codable, Sendable, Equatable {
     /// The credential's ID, base64url as WebAuthn's JSON gives it.
     public var credentialId: String?
     public var name: String?
+    /// Flint's, for admin callers only (exports), so a moved account keeps its passkeys: the credential's public key,
+    /// base64url of its COSE form (absent for a passkey enrolled in emulator mode, whose key is never checked).
+    public var publicKey: String?
+    /// Flint's, for admin callers only (exports), so a moved account keeps its passkeys: the key's COSE algorithm
+    /// (-7 ES256, -8 EdDSA, -257 RS256), with `publicKey`.
+    public var algorithm: Int?
+    /// Flint's, for admin callers only (exports), so a moved account keeps its passkeys: the authenticator's signature
+    /// counter when last used, an int64 as a string.
+    public var signCount: String?
+    /// Flint's, for admin callers only (exports), so a moved account keeps its passkeys: when it was enrolled, epoch
+    /// milliseconds as a string.
+    public var createdAt: String?
+    /// Flint's, for admin callers only (exports), so a moved account keeps its passkeys: its last sign-in, epoch
+    /// milliseconds as a string.
+    public var lastUsedAt: String?
 
     public init(credentialId: String? = nil, name: String? = nil) {
         self.credentialId = credentialId

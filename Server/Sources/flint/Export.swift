@@ -9,7 +9,9 @@ extension Users {
             abstract: "Write every user of the project to a JSON or CSV file in the format of `firebase auth:export`.",
             discussion: """
                 Password hashes and salts are written base64, as stored, and phone second factors as mfaInfo \
-                (TOTP factors are not exported: their secrets stay on the server). The project's scrypt \
+                (TOTP factors are not exported: their secrets stay on the server). Passkeys are written as \
+                passkeyInfo, with their public keys and counters, so `flint users import` brings them to another \
+                server (the JSON form only: the CSV form has no column for them). The project's scrypt \
                 parameters, which `firebase auth:import` needs to keep those passwords working, are printed to stderr.
                 """)
         @OptionGroup var options: AdminOptions
@@ -79,6 +81,9 @@ struct ExportedUser: Codable {
     var customAttributes: String?
     var providerUserInfo: [Provider]?
     var mfaInfo: [SecondFactor]?
+    /// Passkeys with Flint's fields (the key, its algorithm and counter), which an admin's listing gives; not in
+    /// Firebase's files, and not in the CSV form.
+    var passkeyInfo: [PasskeyInfo]?
 
     init(localId: String) {
         self.localId = localId
@@ -107,6 +112,7 @@ struct ExportedUser: Codable {
             }
         }
         mfaInfo = phoneFactors.isEmpty ? nil : phoneFactors
+        passkeyInfo = user.passkeyInfo.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 
@@ -133,6 +139,7 @@ extension ExportedUser {
             MFAEnrollment(mfaEnrollmentId: $0.mfaEnrollmentId, displayName: $0.displayName, phoneInfo: $0.phoneInfo,
                           enrolledAt: $0.enrolledAt)
         }
+        record.passkeyInfo = passkeyInfo
         return record
     }
 }

@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    private static func enroll(_ client: TestClient, _ idToken: String, _ authenticator: SoftwareAuthenticator,
+    static func enroll(_ client: TestClient, _ idToken: String, _ authenticator: SoftwareAuthenticator,
                                tampering: SoftwareAuthenticator.Tampering = .init(),
                                format: SoftwareAuthenticator.ResponseFormat = .webAuthnJSON,
                                edit: (inout [String: JSONValue]) -> Void = { _ in }) async throws -> TestClient.Reply {
@@ -37,13 +37,13 @@ import Testing
         ])
     }
 
-    private static func startSignIn(_ client: TestClient, tenantID: String? = nil) async throws -> JSONValue? {
+    static func startSignIn(_ client: TestClient, tenantID: String? = nil) async throws -> JSONValue? {
         let start = try await client.post("/v2/accounts/passkeySignIn:start", tenantID.map { ["tenantId": .string($0)] } ?? [:])
         #expect(start.status == 200, "\(start.body)")
         return start["credentialRequestOptions"]
     }
 
-    private static func finishSignIn(_ client: TestClient, _ assertion: SoftwareAuthenticator.Assertion,
+    static func finishSignIn(_ client: TestClient, _ assertion: SoftwareAuthenticator.Assertion,
                                      format: SoftwareAuthenticator.ResponseFormat = .webAuthnJSON, tenantID: String? = nil,
                                      edit: (inout [String: JSONValue]) -> Void = { _ in }) async throws -> TestClient.Reply {
         var response = assertion.json(format).objectValue ?? [:]
@@ -53,7 +53,7 @@ import Testing
         return try await client.post("/v2/accounts/passkeySignIn:finalize", body)
     }
 
-    private static func signIn(_ client: TestClient, _ authenticator: SoftwareAuthenticator,
+    static func signIn(_ client: TestClient, _ authenticator: SoftwareAuthenticator,
                                tampering: SoftwareAuthenticator.Tampering = .init(),
                                format: SoftwareAuthenticator.ResponseFormat = .webAuthnJSON) async throws -> TestClient.Reply {
         try await finishSignIn(

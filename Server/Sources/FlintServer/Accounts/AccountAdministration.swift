@@ -9,7 +9,7 @@ extension AccountService {
 
     // MARK: Import
 
-    /// Imports users as given (ids, profile, timestamps, claims, linked providers, phone second factors,
+    /// Imports users as given (ids, profile, timestamps, claims, linked providers, phone second factors, passkeys,
     /// password hashes with the request's algorithm, or raw passwords to hash). Each user fails or succeeds
     /// on its own; failures come back by index, in Firebase's sentences.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
@@ -60,12 +60,13 @@ extension AccountService {
         FlintError(sentence: sentence, status: .badRequest, reason: "invalid")
     }
 
-    /// The message of a user's failure: the store's refusals (another account holds the email or the
-    /// provider account, or the local id without `allowOverwrite`) in Firebase's import sentences.
+    /// The message of a user's failure: the store's refusals (another account holds the email, the provider account
+    /// or a passkey's credential ID, or the local id without `allowOverwrite`) in Firebase's import sentences.
     static func importMessage(_ error: FlintError) -> String {
         if error.is(.emailExists) { return "email exists in other account in database" }
         if error.is(.federatedUserIDAlreadyLinked) { return "raw id exists in other account in database" }
         if error.is(.duplicateLocalID) { return "localId belongs to an existing account - can not overwrite." }
+        if error.is(.credentialAlreadyInUse) { return "passkey credentialId exists in other account in database" }
         return error.message
     }
 
@@ -155,7 +156,43 @@ extension AccountService {
                 throw Self.importFailure("Second factor not supported.")
             }
         }
+        user.passkeys = try Self.importedPasskeys(record.passkeyInfo ?? [], now: now)
         return user
+    }
+
+    /// An entry's passkeys, as an admin's export gives them (`PasskeyInfo` with Flint's fields): each with a credential
+    /// ID not given twice, a name (else the emulator's default), and where there is a key, base64url of a COSE key of the
+    /// algorithm given (ES256, EdDSA or RS256), so that signing in with it goes on working. A passkey without a key (one
+    /// enrolled in emulator mode, or Firebase's bare `{credentialId, name}`) is kept as such. Another account of the
+    /// realm holding a credential ID is the store's refusal (`user_passkeys`), reported for this entry alone.
+    private static func importedPasskeys(_ infos: [PasskeyInfo], now: Int64) throws -> [Passkey] {
+        var credentialIDs = Set<String>()
+        return try infos.map { info in
+            guard let credentialID = info.credentialId, !credentialID.isEmpty else {
+                throw importFailure("passkey credentialId is missing")
+            }
+            guard credentialIDs.insert(credentialID).inserted else { throw importFailure("passkey credentialId is duplicated") }
+            if let algorithm = info.algorithm, COSEAlgorithm(rawValue: algorithm) == nil {
+                throw importFailure("passkey algorithm is not supported")
+            }
+            if let publicKey = info.publicKey {
+                guard let bytes = Base64URL.decode(publicKey), let algorithm = info.algorithm,
+                      (try? COSEKey(bytes: Array(bytes)))?.algorithm.rawValue == algorithm
+                else { throw importFailure("passkey publicKey is invalid") }
+            } else if info.algorithm != nil {
+                throw importFailure("passkey algorithm is given without a publicKey")
+            }
+            // An int64 field (a string, as Firebase writes them), not below zero.
+            func number(_ text: String?, _ field: String) throws -> Int64? {
+                guard let text else { return nil }
+                guard let value = Int64(text), value >= 0 else { throw importFailure("passkey \(field) is invalid") }
+                return value
+            }
+            return Passkey(
+                credentialID: credentialID, name: info.name.flatMap { $0.isEmpty ? nil : $0 } ?? PasskeyService.unnamed,
+                publicKey: info.publicKey, algorithm: info.algorithm, signCount: try number(info.signCount, "signCount") ?? 0,
+                createdAt: try number(info.createdAt, "createdAt") ?? now, lastUsedAt: try number(info.lastUsedAt, "lastUsedAt"))
+        }
     }
 
     /// An entry's linked accounts. Password and phone identities follow from the entry's own fields; the others

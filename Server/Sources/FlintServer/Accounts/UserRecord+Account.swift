@@ -28,7 +28,18 @@ extension UserRecord {
         customAttributes = user.customAttributes
         emailLinkSignin = user.emailLinkSignin ? true : nil
         mfaInfo = user.mfaFactors.isEmpty ? nil : user.mfaFactors.map { $0.wire(maskingPhone: false) }
-        passkeyInfo = user.passkeys.isEmpty ? nil : user.passkeys.map { PasskeyInfo(credentialId: $0.credentialID, name: $0.name) }
+        passkeyInfo = user.passkeys.isEmpty ? nil : user.passkeys.map { passkey in
+            var info = PasskeyInfo(credentialId: passkey.credentialID, name: passkey.name)
+            // Firebase's shape for everyone else; an admin (an export) sees what signing in with it again needs.
+            if revealPasswordHash {
+                info.publicKey = passkey.publicKey
+                info.algorithm = passkey.algorithm
+                info.signCount = String(passkey.signCount)
+                info.createdAt = String(passkey.createdAt)
+                info.lastUsedAt = passkey.lastUsedAt.map(String.init)
+            }
+            return info
+        }
         tenantId = Realm(key: user.projectID).tenantID
     }
 }
