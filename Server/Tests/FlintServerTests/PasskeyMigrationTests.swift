@@ -121,10 +121,12 @@ import Testing
                 entry("wrong-alg") { $0.algorithm = -257; $0.credentialId = "c" },
                 entry("odd-alg") { $0.algorithm = -65535; $0.credentialId = "d" },
                 entry("keyless-alg") { $0.publicKey = nil; $0.credentialId = "e" },
-                entry("counter") { $0.signCount = "-1"; $0.credentialId = "f" },
-                entry("twice") { $0.credentialId = "g" },
+                entry("counter") { $0.signCount = "-1"; $0.credentialId = "fw" },
+                entry("spelled") { $0.credentialId = Data([0xFB, 0xFF, 0xFE, 0x01]).base64EncodedString() },
+                entry("unspellable") { $0.credentialId = "@@" },
+                entry("twice") { $0.credentialId = "gg" },
             ]
-            users[users.count - 1].passkeyInfo? += [PasskeyInfo(credentialId: "g")]
+            users[users.count - 1].passkeyInfo? += [PasskeyInfo(credentialId: "gg")]
             let response = try await target.server.accounts.batchCreate(BatchCreateRequest(users: users), caller: admin)
             let failures = Dictionary(uniqueKeysWithValues: (response.error ?? []).map { (users[$0.index].localId, $0.message) })
             #expect(failures == [
@@ -136,8 +138,12 @@ import Testing
                 "odd-alg": "passkey algorithm is not supported",
                 "keyless-alg": "passkey algorithm is given without a publicKey",
                 "counter": "passkey signCount is invalid",
+                "unspellable": "passkey credentialId is invalid",
                 "twice": "passkey credentialId is duplicated",
             ])
+            // A verified passkey's ID in base64's spelling is kept in base64url's, the one sign-ins look up.
+            #expect(try await target.server.store.accounts.user(
+                projectID: target.projectID, passkeyCredentialID: Base64URL.encode(Data([0xFB, 0xFF, 0xFE, 0x01])))?.localID == "spelled")
             let accounts = target.server.store.accounts
             #expect(try await accounts.user(projectID: target.projectID, localID: "clash") == nil)
             #expect(try await accounts.user(projectID: target.projectID, passkeyCredentialID: info.credentialId ?? "")?.localID

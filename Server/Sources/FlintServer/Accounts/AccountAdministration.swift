@@ -168,7 +168,7 @@ extension AccountService {
     private static func importedPasskeys(_ infos: [PasskeyInfo], now: Int64) throws -> [Passkey] {
         var credentialIDs = Set<String>()
         return try infos.map { info in
-            guard let credentialID = info.credentialId, !credentialID.isEmpty else {
+            guard var credentialID = info.credentialId, !credentialID.isEmpty else {
                 throw importFailure("passkey credentialId is missing")
             }
             guard credentialIDs.insert(credentialID).inserted else { throw importFailure("passkey credentialId is duplicated") }
@@ -181,6 +181,12 @@ extension AccountService {
                 else { throw importFailure("passkey publicKey is invalid") }
             } else if info.algorithm != nil {
                 throw importFailure("passkey algorithm is given without a publicKey")
+            }
+            // A verified passkey is found at sign-in by its ID in unpadded base64url: a file in base64's spelling is
+            // taken in that one. (An emulator passkey's ID is any string, kept as given.)
+            if info.publicKey != nil, Base64URL.decode(credentialID) == nil {
+                guard let bytes = Data(base64Encoded: credentialID) else { throw importFailure("passkey credentialId is invalid") }
+                credentialID = Base64URL.encode(bytes)
             }
             // An int64 field (a string, as Firebase writes them), not below zero.
             func number(_ text: String?, _ field: String) throws -> Int64? {

@@ -36,7 +36,8 @@ struct EmulatorDataTransfer: Sendable {
 
     /// The project's users and its tenants' (in local-id order, as `accounts:batchGet` lists them, passwords in their
     /// portable form, see `PasswordRules.portableHash`; TOTP factors left out, as the official emulator has none and
-    /// their secrets stay sealed here; passkeys as `passkeyInfo`, which imports do not read) and its emulator config.
+    /// their secrets stay sealed here; passkeys as an admin's `passkeyInfo`, with Flint's key and counter fields, which
+    /// loads read back) and its emulator config.
     func export(projectID: String) async throws -> EmulatorDataFolder {
         let project = try await projects.ensureProject(projectID)
         var realms = [project]
