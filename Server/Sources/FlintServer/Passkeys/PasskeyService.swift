@@ -261,7 +261,7 @@ public struct PasskeyService: Sendable {
     static func refused(_ detail: String) -> FlintError { FlintError(.invalidAuthenticatorResponse, detail) }
 
     static func hash(_ bytes: some Sequence<UInt8>) -> String {
-        SHA256.hash(data: Array(bytes)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Array(bytes)))
     }
 
     /// The `id` of a WebAuthn response object.
