@@ -13,6 +13,8 @@ public enum ProviderID {
     public static let microsoft = "microsoft.com"
     /// What every OpenID Connect provider's id starts with (`oidc.okta`, `oidc.entra`, …).
     public static let oidcPrefix = "oidc."
+    /// What every SAML provider's id starts with (`saml.okta`, `saml.entra`, …).
+    public static let samlPrefix = "saml."
     /// The `signinMethods` value for email-link accounts.
     public static let emailLinkSignInMethod = "emailLink"
 }

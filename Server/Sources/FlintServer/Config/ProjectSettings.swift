@@ -141,6 +141,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         public var issuer: String?
         public var displayName: String?
         public var codeFlow: Bool?
+        /// SAML (`saml.…`): the IdP, the SP and Flint's SP key (see `SAML/SAMLProviderSettings.swift`).
+        public var saml: SAMLProviderSettings?
 
         public init(enabled: Bool = true, clientID: String? = nil, bundleIDs: [String] = []) {
             self.enabled = enabled
