@@ -44,6 +44,9 @@ let package = Package(
         // The system OpenSSL 3 libcrypto (Debian: libssl-dev), on Linux only: it signs RS256 about twice as fast as
         // swift-crypto's BoringSSL on these machines. Elsewhere swift-crypto signs.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // xmlsec1 with its OpenSSL engine, and libxml2 (Debian: libxmlsec1-dev), on Linux only: SAML responses'
+        // signatures and encrypted assertions (SAML/XML).
+        .systemLibrary(name: "CXMLSec", pkgConfig: "xmlsec1-openssl", providers: [.apt(["libxmlsec1-dev"])]),
         .target(
             name: "FlintServer",
             dependencies: [
@@ -60,6 +63,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 "CSQLite",
                 .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+                .target(name: "CXMLSec", condition: .when(platforms: [.linux])),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
