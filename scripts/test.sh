@@ -15,6 +15,7 @@ missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev pkg-config)   # RS256 signing through OpenSSL 3
+[ -f /usr/include/xmlsec1/xmlsec/xmldsig.h ] || missing+=(libxmlsec1-dev libxml2-dev pkg-config)   # SAML signatures (xmlsec1)
 [ -x /usr/bin/systemd-analyze ] || missing+=(systemd)   # checks deploy/flint.service
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)   # the captcha page's browser test
 if [ ${#missing[@]} -gt 0 ]; then
@@ -22,7 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis, fido2" 2>/dev/null \
+python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis, fido2, signxml, lxml" 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check -r Server/Tests/python/requirements.txt
 
 if [ $# -eq 0 ]; then

@@ -1,6 +1,4 @@
 import Foundation
-import SwiftASN1
-import X509
 #if canImport(CXMLSec)
 import CXMLSec
 #endif
@@ -66,7 +64,10 @@ enum SAMLResponseReader {
         // again, for the Assertion now in the tree.
         let wasEncrypted = assertion.localName == "EncryptedAssertion"
         if wasEncrypted {
-            guard let decryptionKeyPEM, let key = privateKeyDER(decryptionKeyPEM) else { throw .decryptionKeyUnusable }
+            // The SP key: an unencrypted PKCS#8 (or PKCS#1) PEM, read as DER: never a password prompt.
+            guard let decryptionKeyPEM, let key = PEM.der(decryptionKeyPEM, label: "PRIVATE KEY")
+                ?? PEM.der(decryptionKeyPEM, label: "RSA PRIVATE KEY")
+            else { throw .decryptionKeyUnusable }
             guard try XMLAssertionDecryptor.decrypt(assertion, privateKeyDER: key)
                 .isElement(XMLNamespace.samlAssertion, "Assertion")
             else { throw .decryptionFailed }
@@ -132,6 +133,17 @@ enum SAMLResponseReader {
         }
     }
 
+    /// A configured certificate as DER (PEM, or base64 DER with any whitespace), checked by loading it as xmlsec will.
+    private static func certificateDER(_ text: String, position: Int) throws(SAMLError) -> [UInt8] {
+        guard let der = PEM.der(text, label: "CERTIFICATE") ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+            .map(Array.init), let key = der.withUnsafeBufferPointer({
+                xmlSecOpenSSLAppKeyLoadMemory($0.baseAddress, XMLSecSize($0.count), xmlSecKeyDataFormatCertDer, nil, nil, nil)
+            })
+        else { throw .certificateUnusable("certificate \(position) is not a base64 DER or PEM certificate xmlsec can use") }
+        xmlSecKeyDestroy(key)
+        return der
+    }
+
     private static func statusCode(of response: XMLElementView) throws(SAMLError) -> String {
         let status = try response.requiredChild(XMLNamespace.samlProtocol, "Status")
         guard let code = try status.requiredChild(XMLNamespace.samlProtocol, "StatusCode").attribute("Value") else {
@@ -140,25 +152,4 @@ enum SAMLResponseReader {
         return code
     }
     #endif
-
-    /// A configured certificate as DER: PEM, or base64 DER (whitespace ignored), read as an X.509 certificate.
-    private static func certificateDER(_ text: String, position: Int) throws(SAMLError) -> [UInt8] {
-        let der: [UInt8]? = if text.contains("-----BEGIN") {
-            (try? PEMDocument(pemString: text)).map(\.derBytes)
-        } else {
-            Data(base64Encoded: text, options: .ignoreUnknownCharacters).map(Array.init)
-        }
-        guard let der, (try? Certificate(derEncoded: der)) != nil else {
-            throw .certificateUnusable("certificate \(position) is not a base64 DER or PEM certificate")
-        }
-        return der
-    }
-
-    /// The SP key's DER from its PEM: an unencrypted private key (PKCS#8 `PRIVATE KEY`, or `RSA PRIVATE KEY`).
-    private static func privateKeyDER(_ pem: String) -> [UInt8]? {
-        guard let document = try? PEMDocument(pemString: pem), document.discriminator.hasSuffix("PRIVATE KEY"),
-              !document.discriminator.contains("ENCRYPTED")
-        else { return nil }
-        return document.derBytes
-    }
 }

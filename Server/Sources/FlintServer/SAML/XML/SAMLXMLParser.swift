@@ -15,6 +15,7 @@ enum SAMLXMLParser {
     /// subset or anything the DOCTYPE names: no entity of it (external ones like `/etc/passwd`, or the billion laughs'
     /// nested ones) is ever declared, let alone expanded.
     static func parse(_ xml: Data) throws(SAMLError) -> xmlDocPtr {
+        silenceErrorsOnThisThread()
         guard !xml.isEmpty, xml.count <= Int(Int32.max) else { throw .malformed("not XML") }
         let parsed: Result<xmlDocPtr, SAMLError> = xml.withUnsafeBytes { buffer in
             guard let context = xmlCreateMemoryParserCtxt(
@@ -40,6 +41,12 @@ enum SAMLXMLParser {
             return .success(document)
         }
         return try parsed.get()
+    }
+
+    /// libxml2 prints errors no parser context catches (its C14N's, under xmlsec) to stderr, through a handler it
+    /// keeps per thread. Each read routes this thread's to nothing first: failures come back as SAMLErrors.
+    private static func silenceErrorsOnThisThread() {
+        xmlSetStructuredErrorFunc(nil) { _, _ in }
     }
 }
 #endif
