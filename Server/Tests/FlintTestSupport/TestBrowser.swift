@@ -35,7 +35,26 @@ public enum TestBrowser {
 
     /// One GET of `url`; a redirect is returned, not followed.
     public static func get(_ url: URL) async throws -> Page {
-        let (data, response) = try await session.data(for: URLRequest(url: url))
+        try await load(URLRequest(url: url))
+    }
+
+    /// A form's submission as a browser sends it (`application/x-www-form-urlencoded` POST), e.g. the HTTP-POST
+    /// binding's self-submitting form of a SAML IdP; a redirect is returned, not followed.
+    public static func post(_ url: URL, form fields: [(String, String)]) async throws -> Page {
+        var unreserved = CharacterSet.alphanumerics
+        unreserved.insert(charactersIn: "-._~")
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "content-type")
+        request.httpBody = Data(fields.map { name, value in
+            "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")"
+        }.joined(separator: "&").utf8)
+        return try await load(request)
+    }
+
+    private static func load(_ request: URLRequest) async throws -> Page {
+        let url = request.url!
+        let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

@@ -12,6 +12,8 @@ public struct FederatedService: Sendable {
     /// Google, GitHub, Microsoft and `oidc.…` providers, which have the redirect flow too.
     let providers: CodeFlowProviders
     let codeFlow: AuthorizationCodeFlow
+    /// `saml.…` providers: the SP-initiated flow and the responses' checks.
+    let saml: SAMLSignIn
     /// Apple's token and revocation endpoints.
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
@@ -30,6 +32,7 @@ public struct FederatedService: Sendable {
         codeFlow = AuthorizationCodeFlow(
             sessions: core.singleUseTokens(purpose: "federated-code-flow-session", lifetimeSeconds: 600),
             providers: providers.codeFlow, secrets: core.secrets, http: providers.http, random: core.random)
+        saml = SAMLSignIn(core: core)
         appleID = providers.appleID
         pendingCredentials = core.singleUseTokens(purpose: "federated-pending-credential", lifetimeSeconds: 3600)
         self.pipeline = pipeline
@@ -86,10 +89,15 @@ public struct FederatedService: Sendable {
             if try await pendingCredentials.isSpent(opened) { throw FlintError(.invalidPendingToken) }
             return (opened.payload.identity, ProviderTokens(), opened)
         }
-        // The browser's return from the provider in the redirect flow: a code (or an error) for the session.
-        if policy.verifiesProviderTokens, let sessionID = request.sessionId, !sessionID.isEmpty {
+        if policy.verifiesProviderTokens {
             let fields = try IdpAssertion.fields(requestURI: request.requestUri, postBody: request.postBody)
-            if fields["state"] != nil, fields["code"] != nil || fields["error"] != nil {
+            // A SAML IdP's response, to a sign-in started here or unsolicited.
+            if fields["SAMLResponse"] != nil {
+                return (try await saml.finish(fields: fields, sessionID: request.sessionId, caller: caller), ProviderTokens(), nil)
+            }
+            // The browser's return from the provider in the redirect flow: a code (or an error) for the session.
+            if let sessionID = request.sessionId, !sessionID.isEmpty, fields["state"] != nil,
+               fields["code"] != nil || fields["error"] != nil {
                 let (identity, tokens) = try await codeFlow.finish(sessionID: sessionID, callback: fields, caller: caller)
                 return (identity, tokens, nil)
             }
@@ -122,7 +130,7 @@ public struct FederatedService: Sendable {
             identity = try await providers.oidc.verify(assertion, configuration: configuration)
         default:
             throw FlintError(.invalidProviderID,
-                             "Flint verifies apple.com, facebook.com, google.com, github.com, microsoft.com and oidc.* credentials only.")
+                             "Flint verifies apple.com, facebook.com, google.com, github.com, microsoft.com, oidc.* and saml.* credentials only.")
         }
         return (identity, providerTokens, nil)
     }
@@ -158,9 +166,14 @@ public struct FederatedService: Sendable {
     func startRedirectFlow(providerID: String, redirectURI: String, sessionHash: String, scopes: [String],
                            customParameters: [String: String], handlerReturn: AuthorizationCodeFlow.HandlerReturn? = nil,
                            caller: Caller) async throws -> String {
-        guard providers.provider(for: providerID) != nil else { throw AuthorizationCodeFlow.unsupportedProvider }
+        let isSAML = providerID.hasPrefix(ProviderID.samlPrefix)
+        guard isSAML || providers.provider(for: providerID) != nil else { throw AuthorizationCodeFlow.unsupportedProvider }
         guard let configuration = caller.project.settings.identityProviders[providerID], configuration.enabled else {
             throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")
+        }
+        if isSAML {
+            return try saml.start(providerID: providerID, redirectURI: redirectURI, sessionHash: sessionHash,
+                                  handlerReturn: handlerReturn, configuration: configuration, projectID: caller.projectID)
         }
         return try await codeFlow.start(
             providerID: providerID, redirectURI: redirectURI, sessionHash: sessionHash, scopes: scopes,

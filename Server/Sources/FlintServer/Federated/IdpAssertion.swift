@@ -30,7 +30,8 @@ struct IdpAssertion: Sendable, Equatable {
             + FormURLEncoding.decode(postBody ?? "") {
             fields[name] = value
         }
-        if fields.values.contains(where: { $0.utf8.count > maximumFieldLength }) {
+        // A SAML response is XML of up to 256 KiB (signed, perhaps encrypted): it has its own, larger bound.
+        if fields.contains(where: { $0.value.utf8.count > ($0.key == "SAMLResponse" ? SAMLSignIn.maximumEncodedLength : maximumFieldLength) }) {
             throw FlintError(.invalidIDPResponse, "A credential field is too large.")
         }
         return fields

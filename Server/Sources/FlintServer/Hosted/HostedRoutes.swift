@@ -9,7 +9,7 @@ import NIOCore
 ///
 /// - `GET /__/auth/handler?apiKey=…&authType=verifyApp&eventId=…&clientId=…|appId=…[&hl=…]`: the page.
 /// - `GET /__/auth/handler?apiKey=…&authType=signInWithRedirect|signInViaRedirect|signInViaPopup&providerId=…&…`,
-///   and the provider's return to it: see `SignInHandler`.
+///   and the provider's return to it (a SAML IdP's: `POST /__/auth/handler` with `SAMLResponse`): see `SignInHandler`.
 /// - `POST /__/auth/handler/verify?key=…` with `{"challenge", "nonce"}`: `{"token": "flint-pow.…"}`.
 struct HostedRoutes: Sendable {
     let proofOfWork: ProofOfWork
@@ -38,6 +38,10 @@ struct HostedRoutes: Sendable {
                                              "error", "error_description"])) { request, _ in
                 if SignInHandler.handles(request.uri.queryParameters) { return try await routes.signIn.page(request) }
                 return try await routes.page(request)
+            },
+            // A SAML IdP's response (HTTP-POST binding), posted by the user's browser from the IdP's site.
+            Endpoint(method: .post, paths: [Self.handlerPath], contract: .page(form: ["SAMLResponse", "RelayState"])) { request, _ in
+                try await routes.signIn.samlReturned(request)
             },
             .json([Self.verifyPath]) { (body: VerifyRequest, caller) in
                 try await routes.verify(body, caller: caller)

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import NIOCore
 
 /// The redirect flow through the hosted handler page (`/__/auth/handler`), as Firebase's SDKs open it: the page sends
 /// the browser to the provider and, when the provider sends it back, on to the app.
@@ -11,7 +12,8 @@ import HummingbirdCore
 ///    session ID>&eventId=…&clientId=…|appId=…[&scopes=a,b][&customParameters={…}]` (the iOS SDK), or with
 ///    `authType=signInViaRedirect|signInViaPopup&redirectUrl=<a page on an authorized domain>` (a web page): a new
 ///    flow (`AuthorizationCodeFlow`) whose redirect URI is this page; 302 to the provider.
-/// 2. `GET /__/auth/handler?code=…&state=…` (or `error=…`), the provider's return: 302 to the app with the `link`
+/// 2. `GET /__/auth/handler?code=…&state=…` (or `error=…`), the provider's return (a SAML IdP's: `POST` with
+///    `SAMLResponse` and `RelayState`, `samlReturned`): 302 to the app with the `link`
 ///    to finish the flow with, `accounts:signInWithIdp` with `requestUri` = link and `sessionId` = the app's session
 ///    ID. The iOS SDK's shape: `{scheme}://firebaseauth/link?deep_link_id=…`, the deep link's query carrying
 ///    `authType`, `eventId` and `link` (or `firebaseError`); a web page gets the same fields in its URL's fragment.
@@ -112,6 +114,38 @@ struct SignInHandler: Sendable {
         // The URL the provider sent the browser to, for `signInWithIdp` to read the code and state from.
         let fields = ["code", "state"].compactMap { name in query.get(name).map { (name, $0) } }
         return try back(to: destination, with: .success(session.redirectURI + "?" + FormURLEncoding.encode(fields)))
+    }
+
+    // MARK: Back from a SAML IdP
+
+    /// `POST /__/auth/handler` with `SAMLResponse` and `RelayState` (the HTTP-POST binding): the browser goes on to the
+    /// app with the link carrying both, for `signInWithIdp`, which checks everything. Here only the sealed session
+    /// the `RelayState` carries is opened, to know where the browser goes.
+    func samlReturned(_ request: Request) async throws -> Response {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: SAMLSignIn.maximumEncodedLength + 4096)
+        } catch {
+            return Self.refuse("The SAML response is too large.")
+        }
+        var form: [String: String] = [:]
+        for (name, value) in FormURLEncoding.decode(String(buffer: body)) where form[name] == nil { form[name] = value }
+        guard let samlResponse = form["SAMLResponse"], !samlResponse.isEmpty else {
+            return Self.refuse("The IdP sent no SAMLResponse.")
+        }
+        guard let relayState = form["RelayState"], !relayState.isEmpty else {
+            return Self.refuse("An IdP-initiated SAML response goes to the app's own callback URL, not to this page.")
+        }
+        let session: SAMLSignIn.Session
+        do {
+            session = try federated.saml.open(relayState: relayState).payload
+        } catch let error as FlintError {
+            return Self.refuse(error.message)
+        }
+        let link = session.redirectURI + (session.redirectURI.contains("?") ? "&" : "?")
+            + FormURLEncoding.encode([("SAMLResponse", samlResponse), ("RelayState", relayState)])
+        guard let destination = session.handlerReturn else { return Self.redirect(to: link) }
+        return try back(to: destination, with: .success(link))
     }
 
     /// Sends the browser back to the app with the link, or the error.

@@ -53,7 +53,7 @@ struct AuthorizationCodeFlow: Sendable {
     let random: any RandomSource
 
     static var unsupportedProvider: FlintError {
-        FlintError(.invalidProviderID, "Flint runs the redirect flow for google.com, github.com, microsoft.com and oidc.* providers.")
+        FlintError(.invalidProviderID, "Flint runs the redirect flow for google.com, github.com, microsoft.com, oidc.* and saml.* providers.")
     }
 
     /// Custom parameters and scopes are bounded: they travel in the authorization URL.
