@@ -481,6 +481,13 @@ def make_vectors() -> list[dict]:
     signature = response.find(f"{{{DS}}}Signature")
     response.find(f"{{{SAML}}}Assertion/{{{SAML}}}Issuer").addnext(signature)
     v.add("reference-to-other-element", serialize(response), "wrappedOrAmbiguous")
+    response = v.tree(sign="assertion")
+    signature = find(response, DS, "Signature")
+    signature.addnext(copy.deepcopy(signature))
+    v.add("two-signatures-in-assertion", serialize(response), "wrappedOrAmbiguous")
+    response = v.tree(sign="response")
+    find(response, DS, "Reference").set("URI", "")
+    v.add("reference-to-whole-document", serialize(response), "wrappedOrAmbiguous")
     # A signature deep inside the assertion (in an attribute value), where no signature belongs.
     response = v.tree(sign="response")
     signature = copy.deepcopy(response.find(f"{{{DS}}}Signature"))

@@ -55,7 +55,7 @@ enum SAMLResponseReader {
 
         // Rule 5: a Response signature must verify, whatever the assertion's.
         var isResponseSigned = false
-        if let signature = try response.onlyChild(XMLNamespace.signature, "Signature") {
+        if let signature = try signature(of: response) {
             try XMLSignatureVerifier.verify(signature, of: response, id: responseID, in: document, certificates: certificates)
             isResponseSigned = true
         }
@@ -77,7 +77,7 @@ enum SAMLResponseReader {
         let assertionID = try registerID(of: assertion, in: document)
 
         var isAssertionSigned = false
-        if let signature = try assertion.onlyChild(XMLNamespace.signature, "Signature") {
+        if let signature = try signature(of: assertion) {
             try XMLSignatureVerifier.verify(signature, of: assertion, id: assertionID, in: document, certificates: certificates)
             isAssertionSigned = true
         }
@@ -123,8 +123,15 @@ enum SAMLResponseReader {
         return id
     }
 
+    /// The signature enveloped in `element`, if any: at most one.
+    private static func signature(of element: XMLElementView) throws(SAMLError) -> XMLElementView? {
+        let signatures = element.children(XMLNamespace.signature, "Signature")
+        guard signatures.count <= 1 else { throw .wrappedOrAmbiguous("\(element.localName) has several signatures") }
+        return signatures.first
+    }
+
     /// Rule 4's placement: every `ds:Signature` in the document is a direct child of the Response or of the
-    /// assertion (at most one each, which `onlyChild` checks where they are read).
+    /// assertion (at most one each: `signature(of:)`).
     private static func checkSignaturePlacement(in response: XMLElementView, assertion: XMLElementView) throws(SAMLError) {
         for element in response.subtree where element.isElement(XMLNamespace.signature, "Signature") {
             guard let parent = element.parent, parent.node == response.node || parent.node == assertion.node else {

@@ -55,6 +55,11 @@ enum XMLSignatureVerifier {
             }) else { continue }  // a key xmlsec cannot use (say Ed25519) verifies nothing
             context.pointee.signKey = key  // the context owns it now
             try restrict(context)
+            // And were it read, KeyInfo could yield a key name only: no X509Data, KeyValue or RetrievalMethod.
+            let keyNamesOnly = withUnsafeMutablePointer(to: &context.pointee.keyInfoReadCtx.enabledKeyData) {
+                xmlSecPtrListAdd($0, UnsafeMutableRawPointer(mutating: xmlSecKeyDataNameGetKlass()))
+            }
+            guard keyNamesOnly == 0 else { throw .libraryUnavailable }
             guard xmlSecDSigCtxVerify(context, signature.node) == 0,
                   context.pointee.status == xmlSecDSigStatusSucceeded
             else { continue }
