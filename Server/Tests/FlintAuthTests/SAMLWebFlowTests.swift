@@ -56,6 +56,9 @@ import Testing
             let keys = try await Self.python("keypair", ["cn": "Corp IdP"])
             let entity = "https://idp.corp.test/saml"
             let callback = server.baseURL.absoluteString + "/__/auth/handler"
+            // Production mode's admin credential: a service account's self-signed JWT.
+            let key = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            let bearer = try key.signedJWT(audience: "https://identitytoolkit.googleapis.com/", now: server.clock.seconds)
             let config: JSONValue = [
                 "displayName": "Corp", "enabled": true,
                 "idpConfig": ["idpEntityId": .string(entity), "ssoUrl": "https://idp.corp.test/sso",
@@ -65,7 +68,7 @@ import Testing
             ]
             let created = try await TestClient(server).send(
                 "POST", "/v2/projects/\(server.projectID)/inboundSamlConfigs?inboundSamlConfigId=saml.corp",
-                body: try JSONEncoder().encode(config), headers: ["Authorization": "Bearer owner"], includeKey: false)
+                body: try JSONEncoder().encode(config), headers: ["Authorization": "Bearer \(bearer)"], includeKey: false)
             #expect(created.status == 200, "\(created.body)")
 
             let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)

@@ -83,6 +83,11 @@ def response(idp, entity_id, now, defaults, overrides):
         other = keypair("someone else")
         overrides.pop("other_key")
         arguments.update({"key": other["key_pem"], "cert": other["cert_pem"]})
+    certificate = overrides.get("encrypt_to_cert")
+    if certificate and not certificate.startswith("-----"):
+        # The admin API shows the SP certificate as base64 DER, as Identity Platform does.
+        body = "\n".join(certificate[i:i + 64] for i in range(0, len(certificate), 64))
+        overrides["encrypt_to_cert"] = f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
     mutate = overrides.pop("mutate", None)
     arguments.update(overrides)
     xml = saml_idp.build_response(**arguments)
