@@ -110,6 +110,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidIDPResponse = "INVALID_IDP_RESPONSE"
     case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
     case invalidProviderConfig = "INVALID_CONFIG"
+    /// A SAML provider without its service-provider (relying party) side: `spConfig.spEntityId`.
+    case missingSAMLRelyingPartyConfig = "MISSING_SAML_RELYING_PARTY_CONFIG"
     case configurationNotFound = "CONFIGURATION_NOT_FOUND"
     case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
     case missingCredential = "MISSING_CREDENTIAL"

@@ -26,6 +26,13 @@ protocol AdminBackend: Sendable {
     func deleteTenant(_ tenantID: String) async throws
     /// The project's users, its tenants' and its emulator config, as an emulator data folder.
     func emulatorData() async throws -> EmulatorDataFolder
+    /// The SAML providers of the project, or of its tenant with `--tenant` (see `SAMLProvidersCommand.swift`): a page
+    /// after `pageToken`, one, a new one, a change of the fields `updateMask` names, a deletion.
+    func samlProviders(pageToken: String?) async throws -> InboundSamlConfigList
+    func samlProvider(_ providerID: String) async throws -> InboundSamlConfig
+    func createSAMLProvider(_ providerID: String, _ config: InboundSamlConfig) async throws -> InboundSamlConfig
+    func updateSAMLProvider(_ providerID: String, _ change: InboundSamlConfig, updateMask: String) async throws -> InboundSamlConfig
+    func deleteSAMLProvider(_ providerID: String) async throws
 }
 
 extension AdminBackend {

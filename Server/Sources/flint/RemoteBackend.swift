@@ -85,7 +85,7 @@ struct RemoteBackend: AdminBackend {
     }
 
     /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
-    private func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
+    func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
                                                          as reply: Reply.Type) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
         request.method = .init(rawValue: method)

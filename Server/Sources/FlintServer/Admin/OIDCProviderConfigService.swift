@@ -18,12 +18,9 @@ struct OIDCProviderConfigService: ProviderConfigKind {
 
     static func isOfThisKind(_ id: String) -> Bool { id.hasPrefix(ProviderID.oidcPrefix) }
 
-    /// `oidc.` and a name of letters, digits, `-`, `_` and `.`, as Identity Platform takes them.
+    /// `oidc.` and a name, as Identity Platform takes them.
     static func providerID(_ raw: String?) throws -> String {
-        guard let raw, isOfThisKind(raw), raw.count > ProviderID.oidcPrefix.count, raw.count <= 100,
-              raw.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) })
-        else { throw FlintError(.invalidProviderID, "An OpenID Connect provider's id is oidc. and a name.") }
-        return raw
+        try namedProviderID(raw, prefix: ProviderID.oidcPrefix, problem: "An OpenID Connect provider's id is oidc. and a name.")
     }
 
     static func config(_ provider: ProjectSettings.IdentityProvider, id: String, projectID: String) -> OAuthIdpConfig {

@@ -23,6 +23,7 @@ struct ServerAssembly: Sendable {
     let customTokens: CustomTokenService
     let identityProviderConfigs: IdentityProviderConfigService
     let oidcProviderConfigs: OIDCProviderConfigService
+    let samlProviderConfigs: SAMLProviderConfigService
     let projectConfig: ProjectConfigService
     let tenants: TenantService
     let emulatorData: EmulatorDataTransfer
@@ -71,6 +72,7 @@ struct ServerAssembly: Sendable {
         customTokens = CustomTokenService(core: core, pipeline: pipeline, serviceAccounts: serviceAccounts)
         identityProviderConfigs = IdentityProviderConfigService(core: core)
         oidcProviderConfigs = OIDCProviderConfigService(core: core)
+        samlProviderConfigs = SAMLProviderConfigService(core: core)
         projectConfig = ProjectConfigService(core: core)
         tenants = TenantService(core: core, projectConfig: projectConfig)
         emulatorData = EmulatorDataTransfer(core: core, accounts: accounts, projectConfig: projectConfig)
@@ -84,6 +86,7 @@ struct ServerAssembly: Sendable {
         endpoints += actionCodes.endpoints
         endpoints += identityProviderConfigs.endpoints
         endpoints += oidcProviderConfigs.endpoints
+        endpoints += samlProviderConfigs.endpoints
         endpoints += federated.endpoints
         endpoints += multiFactor.endpoints
         endpoints += passkeys.endpoints
@@ -100,7 +103,7 @@ struct ServerAssembly: Sendable {
         endpoints += ActionRoutes(callers: callers, address: core.address).endpoints
         endpoints += ConsoleRoutes(
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
-            identityProviders: identityProviderConfigs, usage: usage).endpoints
+            identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage).endpoints
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints
         if core.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(core: core, projectConfig: projectConfig).endpoints

@@ -199,6 +199,7 @@ extension ConsoleRoutes {
                 <button type="submit" id="save-apple">Save Apple</button>
                 """))
             \(Self.clientProviders.map { clientProviderForm($0, context: context) }.joined(separator: "\n"))
+            \(samlProvidersSection(context))
             """)
     }
 

@@ -18,6 +18,7 @@ struct ConsoleRoutes: Sendable {
     let accounts: AccountService
     let projectConfig: ProjectConfigService
     let identityProviders: IdentityProviderConfigService
+    let samlProviders: SAMLProviderConfigService
     let usage: UsageCounters
 
     var projects: ProjectDirectory { core.projects }
@@ -29,7 +30,7 @@ struct ConsoleRoutes: Sendable {
     /// What a successful action says on the page it returns to.
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
-        case tenantCreated, tenantDeleted, tenantOpened, tenantClosed
+        case tenantCreated, tenantDeleted, tenantOpened, tenantClosed, samlProviderDeleted
 
         var text: String {
             switch self {
@@ -46,6 +47,7 @@ struct ConsoleRoutes: Sendable {
             case .tenantDeleted: "The tenant was deleted, with its users."
             case .tenantOpened: "Tenant opened: users, sign-in methods, test phone numbers and the dashboard are now the tenant's."
             case .tenantClosed: "Back to the project."
+            case .samlProviderDeleted: "The SAML provider was deleted, with its SP key."
             }
         }
     }
@@ -95,6 +97,8 @@ struct ConsoleRoutes: Sendable {
             action("/console/users/:uid/:operation", page: .user) { form, context in try await routes.changeUser(form, context) },
             action("/console/sign-in/methods", page: .signIn) { form, context in try await routes.saveMethods(form, context) },
             action("/console/sign-in/apple", page: .signIn) { form, context in try await routes.saveApple(form, context) },
+            action("/console/sign-in/saml", page: .signIn) { form, context in try await routes.saveSAMLProvider(form, context) },
+            action("/console/sign-in/saml/delete", page: .signIn) { form, context in try await routes.deleteSAMLProvider(form, context) },
             action("/console/test-numbers/add", page: .testNumbers) { form, context in try await routes.addNumber(form, context) },
             action("/console/test-numbers/remove", page: .testNumbers) { form, context in
                 try await routes.removeNumber(form, context)
