@@ -17,6 +17,8 @@ import bcrypt
 import firebase_admin
 from firebase_admin import auth
 
+import saml_provider_checks
+
 project = os.environ["FLINT_PROJECT"]
 host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
 app = firebase_admin.initialize_app(options={"projectId": project})
@@ -186,4 +188,7 @@ try:
     raise AssertionError("deleted provider config still found")
 except auth.ConfigurationNotFoundError:
     pass
+
+# SAML provider configs: firebase-admin-python's own integration cases (integration/test_auth.py).
+saml_provider_checks.check_saml_provider_configs(auth)
 print("firebase-admin checks passed")

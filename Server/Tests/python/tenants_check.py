@@ -14,6 +14,8 @@ import firebase_admin
 import jwt
 from firebase_admin import _auth_providers, _user_mgt, _utils, auth, credentials, tenant_mgt
 
+import saml_provider_checks
+
 base = os.environ["FLINT_URL"]
 api_key = os.environ["FLINT_API_KEY"]
 project = os.environ["FLINT_PROJECT"]
@@ -80,6 +82,22 @@ try:
 except auth.UserNotFoundError:
     pass
 assert [user.uid for user in in_globex.list_users().iterate_all()] == ["alice"]
+
+# SAML provider configs of a tenant: integration/test_tenant_mgt.py's cases through its client (in production the
+# project's integration/test_auth.py cases too; admin_sdk_check.py runs those in emulator mode). A tenant's provider
+# is neither the project's nor another tenant's.
+saml_provider_checks.check_saml_provider_configs(in_acme)
+if not emulated:
+    saml_provider_checks.check_saml_provider_configs(auth)
+acme_saml = saml_provider_checks.create_saml_provider_config(in_acme)
+for elsewhere in (auth, in_globex):
+    try:
+        elsewhere.get_saml_provider_config(acme_saml.provider_id)
+        raise AssertionError("a tenant's SAML provider is found outside it")
+    except auth.ConfigurationNotFoundError:
+        pass
+assert acme_saml.provider_id not in {config.provider_id for config in auth.list_saml_provider_configs().iterate_all()}
+in_acme.delete_saml_provider_config(acme_saml.provider_id)
 
 # Each signs in through the REST API in its own tenant; the tokens carry it.
 status, signed_in = rest("signInWithPassword", {"email": "alice@example.com", "password": "acme-secret",
