@@ -9,10 +9,14 @@ public struct FirebaseClaim: Codable, Sendable, Equatable {
     /// Flint's addition: the account's session epoch when the session began (absent for 0). The server
     /// refuses the token once a revocation has moved the account's epoch past it.
     public var sessionEpoch: Int64?
+    /// A SAML sign-in's attribute statement (Identity Platform's `sign_in_attributes`).
+    public var signInAttributes: JSONValue?
 
     public init(identities: [String: [String]], signInProvider: String, signInSecondFactor: String? = nil,
-                secondFactorIdentifier: String? = nil, tenant: String? = nil, sessionEpoch: Int64? = nil) {
+                secondFactorIdentifier: String? = nil, tenant: String? = nil, sessionEpoch: Int64? = nil,
+                signInAttributes: JSONValue? = nil) {
         self.sessionEpoch = sessionEpoch
+        self.signInAttributes = signInAttributes
         self.identities = identities
         self.signInProvider = signInProvider
         self.signInSecondFactor = signInSecondFactor
@@ -27,6 +31,7 @@ public struct FirebaseClaim: Codable, Sendable, Equatable {
         case secondFactorIdentifier = "second_factor_identifier"
         case tenant
         case sessionEpoch = "session_epoch"
+        case signInAttributes = "sign_in_attributes"
     }
 }
 

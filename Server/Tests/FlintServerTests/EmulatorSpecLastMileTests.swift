@@ -57,6 +57,9 @@ extension EmulatorSpec {
                     "requestUri": "http://localhost", "returnIdpCredential": true, "returnSecureToken": true,
                 ])
                 #expect(reply["email"] == "otheremail@gmail.com", "\(reply.body)")
+                // The rest of the case, as the spec has it: the attributes as rawUserInfo and in the ID token.
+                #expect(reply.string("rawUserInfo") == #"{"name":"Jane Doe"}"#)
+                #expect(claims(of: reply.string("idToken"))["firebase"]?["sign_in_attributes"] == ["name": "Jane Doe"])
             }
         }
 

@@ -127,6 +127,11 @@ import Testing
             let raw = try JSONDecoder().decode(JSONValue.self, from: Data((reply.string("rawUserInfo") ?? "{}").utf8))
             #expect(raw["groups"] == ["engineering", "navy"] && raw["displayName"] == "Grace Hopper")
             #expect(claims(of: reply.string("idToken"))["firebase"]?["sign_in_provider"]?.stringValue == Self.provider)
+            // The attribute statement rides in every ID token of the session, refreshed ones too.
+            let attributes: JSONValue = ["displayName": "Grace Hopper", "groups": ["engineering", "navy"]]
+            #expect(claims(of: reply.string("idToken"))["firebase"]?["sign_in_attributes"] == attributes)
+            let refreshed = try await setup.client.refresh(reply.string("refreshToken"))
+            #expect(claims(of: refreshed.string("id_token"))["firebase"]?["sign_in_attributes"] == attributes, "\(refreshed.body)")
             #expect(try await setup.finish(answer, sessionID: sessionID).errorCode == "INVALID_IDP_RESPONSE")
 
             // A second sign-in finds the same account.

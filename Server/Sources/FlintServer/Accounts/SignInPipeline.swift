@@ -50,6 +50,8 @@ struct SignInPipeline: Sendable {
         var secondFactor: PassedSecondFactor?
         /// A custom token's developer claims.
         var sessionClaims: String?
+        /// A SAML sign-in's attributes (a JSON object string), for the session's ID tokens.
+        var signInAttributes: String?
         /// The provider's credentials and profile, for blocking functions' events.
         var providerTokens: ProviderTokens?
         var rawUserInfo: String?
@@ -182,7 +184,8 @@ struct SignInPipeline: Sendable {
 
     private func session(projectID: String, localID: String, _ attempt: Attempt) -> TokenService.SessionStart {
         tokens.startSession(projectID: projectID, localID: localID, signInProvider: attempt.provider,
-                            authTime: attempt.authTime, secondFactor: attempt.secondFactor, sessionClaims: attempt.sessionClaims)
+                            authTime: attempt.authTime, secondFactor: attempt.secondFactor, sessionClaims: attempt.sessionClaims,
+                            signInAttributes: attempt.signInAttributes)
     }
 
     // MARK: Writes

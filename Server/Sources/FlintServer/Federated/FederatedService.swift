@@ -286,6 +286,12 @@ public struct FederatedService: Sendable {
 
     // MARK: Answers
 
+    /// A SAML identity's attributes (its `rawUserInfo`), which its session's ID tokens carry as
+    /// `firebase.sign_in_attributes`; nil for other providers.
+    private static func signInAttributes(of identity: ProviderIdentity, response: SignInWithIdpResponse) -> String? {
+        identity.providerID.hasPrefix(ProviderID.samlPrefix) && !identity.rawUserInfo.isEmpty ? response.rawUserInfo : nil
+    }
+
     private func answer(_ resolution: Resolution, identity: ProviderIdentity, providerTokens: ProviderTokens,
                         caller: Caller) async throws -> SignInWithIdpResponse {
         var response = try profileResponse(identity, providerTokens: providerTokens)
@@ -302,11 +308,13 @@ public struct FederatedService: Sendable {
         case .existing(let localID, var attempt):
             attempt.providerTokens = providerTokens
             attempt.rawUserInfo = response.rawUserInfo
+            attempt.signInAttributes = Self.signInAttributes(of: identity, response: response)
             outcome = try await pipeline.signIn(localID, projectID: caller.projectID, attempt)
         case .new(let user):
             var attempt = SignInPipeline.Attempt(provider: identity.providerID)
             attempt.providerTokens = providerTokens
             attempt.rawUserInfo = response.rawUserInfo
+            attempt.signInAttributes = Self.signInAttributes(of: identity, response: response)
             do {
                 outcome = try await pipeline.signIn(creating: user, attempt)
                 isNewUser = true

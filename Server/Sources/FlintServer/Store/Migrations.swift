@@ -236,6 +236,10 @@ enum Migrations {
             """,
             "CREATE INDEX passkey_challenges_expiry ON passkey_challenges(expires_at)",
         ]),
+        (15, [
+            // A SAML sign-in's attributes, carried by its session's ID tokens (`firebase.sign_in_attributes`).
+            "ALTER TABLE refresh_tokens ADD COLUMN sign_in_attributes TEXT",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -158,6 +158,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var secondFactor: PassedSecondFactor?
     /// Developer claims of a custom-token sign-in (a JSON object string), carried by every ID token of the session.
     public var sessionClaims: String?
+    /// A SAML sign-in's attribute statement (a JSON object string): every ID token of the session carries it as
+    /// `firebase.sign_in_attributes`, as Identity Platform's do.
+    public var signInAttributes: String?
     /// The user's `sessionEpoch` when the session began; a later revocation ends it.
     public var sessionEpoch: Int64
     /// Epoch seconds the token was last used (kept to `TokenService.lastUsedGranularity`).

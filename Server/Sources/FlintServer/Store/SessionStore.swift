@@ -6,12 +6,13 @@ extension SessionStore {
         try await executor.query(
             """
             INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
-                second_factor, second_factor_id, session_claims, session_epoch, last_used_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                second_factor, second_factor_id, session_claims, sign_in_attributes, session_epoch, last_used_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
             .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
-            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), .int(record.sessionEpoch),
+            SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), SQLValue(record.signInAttributes),
+            .int(record.sessionEpoch),
             .int(record.lastUsedAt))
     }
 
@@ -22,7 +23,7 @@ extension SessionStore {
             extraColumns: """
                 , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
                 r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
-                r.session_claims AS r_session_claims, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at
+                r.session_claims AS r_session_claims, r.sign_in_attributes AS r_sign_in_attributes, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at
                 """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
             where: "r.token_hash = ?", [.text(hash)], database
@@ -34,6 +35,7 @@ extension SessionStore {
                 PassedSecondFactor(kind: $0, enrollmentID: row.string("r_second_factor_id") ?? "")
             })
         record.sessionClaims = row.string("r_session_claims")
+        record.signInAttributes = row.string("r_sign_in_attributes")
         record.sessionEpoch = row.int("r_session_epoch") ?? 0
         record.lastUsedAt = row.int("r_last_used_at") ?? record.createdAt
         return (record, user)

@@ -92,17 +92,18 @@ public final class TokenService: Sendable {
     }
 
     func startSession(projectID: String, localID: String, signInProvider: String, authTime: Int64? = nil,
-                      secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil) -> SessionStart {
+                      secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil,
+                      signInAttributes: String? = nil) -> SessionStart {
         let now = clock.seconds
         // The user id travels in the token, with Flint's tag on it, so a deleted user's token can be
         // answered USER_NOT_FOUND (which makes SDKs sign out) once its row is gone; the random part is what
         // authenticates a session.
         let refreshToken = signedUserID(localID) + "." + random.token(byteCount: 32)
-        return SessionStart(refreshToken: refreshToken, session: NewSession(
-            tokenHash: Self.hash(refreshToken),
-            record: RefreshTokenRecord(
-                projectID: projectID, localID: localID, signInProvider: signInProvider, authTime: authTime ?? now,
-                createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims)))
+        var record = RefreshTokenRecord(
+            projectID: projectID, localID: localID, signInProvider: signInProvider, authTime: authTime ?? now,
+            createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims)
+        record.signInAttributes = signInAttributes
+        return SessionStart(refreshToken: refreshToken, session: NewSession(tokenHash: Self.hash(refreshToken), record: record))
     }
 
     /// The tokens of a session the store has begun: its refresh token and a fresh ID token for `user`, the
@@ -110,10 +111,7 @@ public final class TokenService: Sendable {
     /// made the account.
     func tokens(for user: UserAccount, _ start: SessionStart, newAccount: Bool) async throws -> IssuedTokens {
         let record = start.session.record
-        let idToken = try await mintIDToken(
-            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
-            sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: user.sessionEpoch,
-            now: clock.seconds)
+        let idToken = try await mintIDToken(for: user, session: record, sessionEpoch: user.sessionEpoch, now: clock.seconds)
         usage.sessionStarted(projectID: user.projectID, provider: record.signInProvider, newAccount: newAccount)
         return IssuedTokens(idToken: idToken, refreshToken: start.refreshToken)
     }
@@ -149,9 +147,7 @@ public final class TokenService: Sendable {
         if now - record.lastUsedAt >= Self.lastUsedGranularity {
             try await sessions.touchRefreshToken(hash: tokenHash, at: now)
         }
-        let idToken = try await mintIDToken(
-            for: user, signInProvider: record.signInProvider, secondFactor: record.secondFactor,
-            sessionClaims: record.sessionClaims, authTime: record.authTime, sessionEpoch: record.sessionEpoch, now: now)
+        let idToken = try await mintIDToken(for: user, session: record, sessionEpoch: record.sessionEpoch, now: now)
         let nowMilliseconds = clock.milliseconds
         if nowMilliseconds - (user.lastRefreshAt ?? 0) >= Self.lastRefreshGranularity {
             try await accounts.touchLastRefresh(projectID: user.projectID, localID: user.localID, at: nowMilliseconds)
@@ -249,9 +245,10 @@ public final class TokenService: Sendable {
         return claims
     }
 
-    private func mintIDToken(for user: UserAccount, signInProvider: String, secondFactor: PassedSecondFactor?,
-                             sessionClaims: String? = nil, authTime: Int64, sessionEpoch: Int64, now: Int64) async throws
+    /// An ID token of `session` for `user` as it is now.
+    private func mintIDToken(for user: UserAccount, session: RefreshTokenRecord, sessionEpoch: Int64, now: Int64) async throws
         -> String {
+        let (signInProvider, secondFactor, authTime) = (session.signInProvider, session.secondFactor, session.authTime)
         var identities: [String: [String]] = [:]
         if let email = user.email { identities["email"] = [email] }
         if let phone = user.phoneNumber { identities[ProviderID.phone] = [phone] }
@@ -264,12 +261,15 @@ public final class TokenService: Sendable {
             providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
             firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
                                     signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID,
-                                    tenant: Realm(key: user.projectID).tenantID, sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch))
+                                    tenant: Realm(key: user.projectID).tenantID, sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch,
+                                    signInAttributes: session.signInAttributes.flatMap {
+                                        try? JSONBody.decoder.decode(JSONValue.self, from: Data($0.utf8))
+                                    }))
         var payload = try JSONBody.encoder.encode(claims)
         // Standard claims win over a custom token's developer claims, which win over the user's custom
         // claims (as in Firebase: a later `setCustomUserClaims` does not override the token's own values).
         // Each merge keeps the payload built so far, so the first merged wins.
-        for custom in [sessionClaims, user.customAttributes].compactMap({ $0 }) where !custom.isEmpty {
+        for custom in [session.sessionClaims, user.customAttributes].compactMap({ $0 }) where !custom.isEmpty {
             payload = try Self.merging(customClaims: custom, into: payload)
         }
         return try await keyring.sign(payload: payload)
