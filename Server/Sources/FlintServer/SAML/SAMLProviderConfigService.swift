@@ -1,4 +1,3 @@
-import Crypto
 import FlintWire
 import Foundation
 import SwiftASN1
