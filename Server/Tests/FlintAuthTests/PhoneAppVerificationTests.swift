@@ -460,17 +460,19 @@ import Testing
     func pageErrorsMapToAuthErrors(code: String, expected: AuthErrorCode) async throws {
         let client = FakeHTTPClient { FakeHTTPClient.standard($0, sequence: 1) }
         try await withFakeAuth(client: client) { auth in
-            let handled = Locked<Bool?>(nil)
+            // `canHandle` resumes the verification from inside the page, so its own answer may arrive just after the
+            // verification's error: it comes through a stream, not a variable read at once.
+            let (handled, record) = AsyncStream.makeStream(of: Bool.self)
             let delegate = FakeUIDelegate { url, _ in
                 let eventID = Self.query(of: url)["eventId"] ?? ""
                 let error = #"{"code":"\#(code)","message":"It went wrong: badly"}"#
-                let result = auth.canHandle(captchaCallbackURL(scheme: "app-flint-demo-phone", eventID: eventID, [("firebaseError", error)]))
-                handled.withLock { $0 = result }
+                record.yield(auth.canHandle(captchaCallbackURL(scheme: "app-flint-demo-phone", eventID: eventID, [("firebaseError", error)])))
             }
             let error = await expectAuthError(expected) {
                 try await PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("+15555550100", uiDelegate: delegate)
             }
-            #expect(handled.withLock { $0 } == true)
+            var iterator = handled.makeAsyncIterator()
+            #expect(await iterator.next() == true)
             if expected != .appVerificationUserInteractionFailure {
                 #expect(error?.localizedDescription == "It went wrong: badly")
             }
