@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import NIOCore
 
 /// The redirect flow through the hosted handler page (`/__/auth/handler`), as Firebase's SDKs open it: the page sends
 /// the browser to the provider and, when the provider sends it back, on to the app.
@@ -122,14 +121,12 @@ struct SignInHandler: Sendable {
     /// app with the link carrying both, for `signInWithIdp`, which checks everything. Here only the sealed session
     /// the `RelayState` carries is opened, to know where the browser goes.
     func samlReturned(_ request: Request) async throws -> Response {
-        let body: ByteBuffer
+        let form: [String: String]
         do {
-            body = try await request.body.collect(upTo: SAMLSignIn.maximumEncodedLength + 4096)
+            form = try await FormBody.fields(of: request, upTo: SAMLSignIn.maximumEncodedLength + 4096)
         } catch {
             return Self.refuse("The SAML response is too large.")
         }
-        var form: [String: String] = [:]
-        for (name, value) in FormURLEncoding.decode(String(buffer: body)) where form[name] == nil { form[name] = value }
         guard let samlResponse = form["SAMLResponse"], !samlResponse.isEmpty else {
             return Self.refuse("The IdP sent no SAMLResponse.")
         }

@@ -128,7 +128,7 @@ struct SAMLProviderConfigService: ProviderConfigKind {
     /// (a TBSCertificate, the signature's algorithm and the signature), as Identity Platform takes it; whether its key
     /// verifies a response is the response's check.
     static func isCertificate(_ text: String) -> Bool {
-        guard let der = derBytes(text) else { return false }
+        guard let der = PEM.certificateDER(text) else { return false }
         if (try? Certificate(derEncoded: der)) != nil { return true }
         guard let node = try? DER.parse(der), node.identifier == .sequence, case .constructed(let parts) = node.content else {
             return false
@@ -140,15 +140,9 @@ struct SAMLProviderConfigService: ProviderConfigKind {
         return Array(tbs).count >= 6
     }
 
-    /// The DER of a certificate as Firebase carries them, read as the response's check reads it
-    /// (`SAMLResponseReader`): PEM (`-----BEGIN CERTIFICATE-----`), or base64 DER with any whitespace.
-    static func derBytes(_ text: String) -> [UInt8]? {
-        PEM.der(text, label: "CERTIFICATE") ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters).map(Array.init)
-    }
-
     /// When the certificate (Flint's own SP certificate, base64 DER) expires, RFC 3339.
     private static func expiry(of certificate: String) -> String? {
-        derBytes(certificate).flatMap { try? Certificate(derEncoded: $0) }?.notValidAfter.formatted(.iso8601)
+        PEM.certificateDER(certificate).flatMap { try? Certificate(derEncoded: $0) }?.notValidAfter.formatted(.iso8601)
     }
 
     // MARK: The SP key

@@ -77,6 +77,10 @@ struct SAMLSignIn: Sendable {
         guard let relayState, let opened = sessions.open(relayState) else {
             throw FlintError(.invalidIDPResponse, "The SAML response does not belong to a sign-in that started here.")
         }
+        return try live(opened)
+    }
+
+    private func live(_ opened: SingleUseTokens<Session>.Opened) throws -> SingleUseTokens<Session>.Opened {
         guard sessions.isLive(opened) else { throw FlintError(.invalidIDPResponse, "The sign-in session has expired.") }
         return opened
     }
@@ -86,8 +90,8 @@ struct SAMLSignIn: Sendable {
     func finish(fields: [String: String], sessionID: String?, caller: Caller) async throws -> ProviderIdentity {
         let session: SingleUseTokens<Session>.Opened?
         let providerID: String
-        if let relayState = fields["RelayState"], !relayState.isEmpty, sessions.open(relayState) != nil {
-            let opened = try open(relayState: relayState)
+        if let relayState = fields["RelayState"], let sealed = sessions.open(relayState) {
+            let opened = try live(sealed)
             guard opened.payload.projectID == caller.projectID else {
                 throw FlintError(.invalidIDPResponse, "The SAML response belongs to another project or tenant.")
             }

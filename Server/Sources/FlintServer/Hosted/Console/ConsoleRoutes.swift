@@ -240,15 +240,7 @@ struct ConsoleRoutes: Sendable {
 
     /// Form fields of a POST (URL-encoded, at most 64 KiB).
     private static func form(of request: Request) async throws -> Form {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: 1 << 16)
-        } catch {
-            throw FlintError(sentence: "Request payload too large.", status: .contentTooLarge, reason: "badRequest")
-        }
-        var fields: Form = [:]
-        for (name, value) in FormURLEncoding.decode(String(buffer: body)) where fields[name] == nil { fields[name] = value }
-        return fields
+        try await FormBody.fields(of: request, upTo: 1 << 16)
     }
 
     /// False when the browser says the request comes from another site: `Sec-Fetch-Site` other than

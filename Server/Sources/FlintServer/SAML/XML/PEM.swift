@@ -11,4 +11,10 @@ enum PEM {
         else { return nil }
         return Array(der)
     }
+
+    /// The DER of a certificate as Firebase's SAML configs carry one: PEM (`-----BEGIN CERTIFICATE-----`), or base64
+    /// DER with any whitespace. The admin API's checks and the response reader both read certificates this way.
+    static func certificateDER(_ text: String) -> [UInt8]? {
+        der(text, label: "CERTIFICATE") ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters).map(Array.init)
+    }
 }

@@ -142,8 +142,7 @@ enum SAMLResponseReader {
 
     /// A configured certificate as DER (PEM, or base64 DER with any whitespace), checked by loading it as xmlsec will.
     private static func certificateDER(_ text: String, position: Int) throws(SAMLError) -> [UInt8] {
-        guard let der = PEM.der(text, label: "CERTIFICATE") ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters)
-            .map(Array.init), let key = der.withUnsafeBufferPointer({
+        guard let der = PEM.certificateDER(text), let key = der.withUnsafeBufferPointer({
                 xmlSecOpenSSLAppKeyLoadMemory($0.baseAddress, XMLSecSize($0.count), xmlSecKeyDataFormatCertDer, nil, nil, nil)
             })
         else { throw .certificateUnusable("certificate \(position) is not a base64 DER or PEM certificate xmlsec can use") }
