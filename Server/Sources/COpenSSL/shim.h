@@ -1,3 +1,6 @@
-// The system's OpenSSL 3 libcrypto (Debian: libssl-dev), for RS256 signing only: see RS256Signer.swift.
+// The system's OpenSSL 3 libcrypto (Debian: libssl-dev): RS256 signatures and their verification (Tokens/RS256.swift)
+// and the random generator (Support/RandomSource.swift).
 #include <openssl/evp.h>
 #include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/x509.h>

@@ -40,7 +40,8 @@ public struct AccountService: Sendable {
         }
 
         let settings = caller.project.settings.signIn
-        try await admitSignUp(caller)
+        // The client's hourly budget of new accounts, shared by every node, is spent in the account's own transaction.
+        let signUpSpend = caller.clientLimitKey.flatMap { budgets.transactionalSpend(.signUpsPerClient, in: caller.projectID, for: $0) }
         var user = UserAccount(projectID: caller.projectID, localID: random.localID(), createdAt: clock.milliseconds)
         let provider: String
         if request.email == nil, request.password == nil {
@@ -50,24 +51,20 @@ public struct AccountService: Sendable {
         } else {
             guard settings.emailPasswordEnabled else { throw FlintError(.operationNotAllowed) }
             user.email = try Validation.email(request.email)
+            // A spent budget refuses before the password is hashed, not after.
+            try await signUpSpend?.check()
             user.password = try await passwords.newPassword(request.password, by: caller)
             user.displayName = request.displayName
             provider = ProviderID.password
         }
         user.mfaFactors = try secondFactors(request.mfaInfo ?? [], from: .signUp)
         // The account as the sign-up left it (a blocking function may have changed it).
-        let outcome = try await pipeline.signIn(creating: user, .init(provider: provider))
+        let outcome = try await pipeline.signIn(creating: user, .init(provider: provider), spending: signUpSpend)
         let (created, issued) = (outcome.user, try outcome.tokens())
         return SignInResponse(
             kind: "identitytoolkit#SignupNewUserResponse", localId: created.localID, email: created.email ?? "",
             displayName: created.displayName, idToken: issued.idToken, refreshToken: issued.refreshToken,
             expiresIn: issued.expiresIn)
-    }
-
-    /// Counts a client's new account against its hourly budget, shared by every node.
-    private func admitSignUp(_ caller: Caller) async throws {
-        guard let client = caller.clientLimitKey else { return }
-        try await budgets.spend(.signUpsPerClient, in: caller.projectID, for: client)
     }
 
     /// Admin `createUser`: any profile fields, no tokens.

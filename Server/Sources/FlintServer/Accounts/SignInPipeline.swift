@@ -149,20 +149,23 @@ struct SignInPipeline: Sendable {
     /// account and its session in one transaction. The project's functions see it first: `beforeCreate` on the
     /// account to be; then, as in Firebase, the account is created before `beforeSignIn` decides on the sign-in, so
     /// an account that function refuses (or either disables) exists, without a session.
-    func signIn(creating user: UserAccount, _ attempt: Attempt) async throws -> Outcome {
+    /// `spending`, when given, is spent in the account's own transaction: no account without its count.
+    func signIn(creating user: UserAccount, _ attempt: Attempt, spending spend: TransactionalSpend? = nil) async throws -> Outcome {
         var user = user
         let functions = Self.functions(try await projects.project(user.projectID)?.settings, attempt)
         if let functions, functions.asks(.beforeCreate) {
             user = try await ask(.beforeCreate, about: user, attempt, functions).change.applied(to: user)
         }
         if user.disabled || functions?.asks(.beforeSignIn) == true {
-            try await create(user)
+            try await create(user, spending: spend)
             if user.disabled { throw FlintError(.userDisabled) }
             return try await signIn(user.localID, projectID: user.projectID, attempt, newAccount: true)
         }
         if attempt.recordsLogin { (user.lastLoginAt, user.lastRefreshAt) = (user.createdAt, user.createdAt) }
         let start = session(projectID: user.projectID, localID: user.localID, attempt)
-        try await Self.mappingDuplicates { try await accounts.createUser(user, session: start.session) }
+        try await Self.mappingDuplicates {
+            try await accounts.createUser(user, session: start.session, alsoRunning: spend?.spending)
+        }
         return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: true))
     }
 
@@ -198,9 +201,11 @@ struct SignInPipeline: Sendable {
         }
     }
 
-    /// Inserts a new account.
-    func create(_ user: UserAccount) async throws {
-        try await Self.mappingDuplicates { try await accounts.createUser(user) }
+    /// Inserts a new account (spending `spend` in its transaction).
+    func create(_ user: UserAccount, spending spend: TransactionalSpend? = nil) async throws {
+        try await Self.mappingDuplicates {
+            try await accounts.createUser(user, alsoRunning: spend?.spending)
+        }
     }
 
     /// Replaces an account wholesale (an import with `allowOverwrite`).

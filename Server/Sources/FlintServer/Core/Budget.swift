@@ -59,6 +59,16 @@ struct BudgetLedger: Sendable {
         if let spent { throw spent.refusal }
     }
 
+    /// One spend of `budget` to be made inside the transaction of the work it guards, instead of in a transaction of
+    /// its own before it: nil when the mode does not keep the budget or it has no limit.
+    func transactionalSpend(_ budget: Budget, in realm: String, for subject: String? = nil) -> TransactionalSpend? {
+        guard budget.enforced(configuration.policy) else { return nil }
+        Self.checkDeclared(budget)
+        guard let limit = limit(of: budget) else { return nil }
+        return TransactionalSpend(
+            budget: budget, bucket: key(budget, realm, subject), windowStart: windowStart(of: budget), limit: limit, counters: counters)
+    }
+
     /// Gives `subject` its budget back (the right password, the right TOTP code).
     func refund(_ budget: Budget, in realm: String, for subject: String? = nil) async throws {
         guard budget.enforced(configuration.policy) else { return }
@@ -90,5 +100,33 @@ struct BudgetLedger: Sendable {
     private static func checkDeclared(_ budget: Budget) {
         assert(declaredByRoute.map { $0.contains(budget.name) } ?? true,
                "budget \(budget.name) is spent by a route that does not declare it")
+    }
+}
+
+/// A budget spent in the same transaction as the write it guards (a new account): one commit instead of two, on the
+/// busiest write path. A refused request's count rolls back with its work, so it does not count; the budget stays
+/// spent all the same, since the counts that spent it committed.
+struct TransactionalSpend: Sendable {
+    let budget: Budget
+    let bucket: String
+    let windowStart: Int64
+    let limit: Int64
+    let counters: CounterStore
+
+    /// Refuses at once, counting nothing, when the budget is already spent: for work too costly to do first and
+    /// refuse after (hashing a new password).
+    func check() async throws {
+        if try await counters.counter(bucket, windowStart: windowStart) >= limit { throw budget.refusal }
+    }
+
+    /// Counts one in `transaction`, and once the budget is spent throws its refusal (which rolls the transaction back).
+    func spend(in transaction: any SQLExecutor) async throws {
+        let count = try await CounterStore.incrementCounter(bucket, windowStart: windowStart, in: transaction)
+        if count > limit { throw budget.refusal }
+    }
+
+    /// `spend(in:)`, for a store method that runs it in its transaction.
+    var spending: @Sendable (any SQLExecutor) async throws -> Void {
+        { transaction in try await spend(in: transaction) }
     }
 }

@@ -37,8 +37,15 @@ enum JSONBody {
         }
     }
 
+    /// The answer with `value`'s JSON. Values that write themselves (the hot answers: see `JSONWriter`) do, with
+    /// the encoder's bytes; the check is dynamic since generic endpoints know their result only as `Encodable`.
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        response(data: try encoder.encode(value), status: status)
+        if let writable = value as? any JSONWritable {
+            return Response(
+                status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: try writable.jsonBytes())))
+        }
+        return response(data: try encoder.encode(value), status: status)
     }
 
     static func response(data: Data, status: HTTPResponse.Status = .ok) -> Response {

@@ -7,12 +7,15 @@ extension AccountStore {
         last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch, passkeys
         """
 
-    /// Inserts a new user and its identities, and the session it signs in with if any, in one transaction.
-    public func createUser(_ user: UserAccount, session: NewSession? = nil) async throws {
+    /// Inserts a new user and its identities, and the session it signs in with if any, in one transaction; `extra`
+    /// runs last in it (a budget's count, which holds its counter's row lock for the shortest time there).
+    public func createUser(_ user: UserAccount, session: NewSession? = nil,
+                           alsoRunning extra: (@Sendable (any SQLExecutor) async throws -> Void)? = nil) async throws {
         try await mapUniqueViolations {
             try await database.transaction { tx in
                 try await Self.insert(user, tx)
                 if let session { try await SessionStore.insert(session, tx) }
+                try await extra?(tx)
             }
         }
     }

@@ -4,7 +4,12 @@ extension CounterStore {
     /// A counter left from an earlier window starts again at one.
     @discardableResult
     public func incrementCounter(_ bucket: String, windowStart: Int64) async throws -> Int64 {
-        let rows = try await database.query(
+        try await Self.incrementCounter(bucket, windowStart: windowStart, in: database)
+    }
+
+    /// `incrementCounter` inside a transaction (or on any executor): the count commits or rolls back with the rest.
+    public static func incrementCounter(_ bucket: String, windowStart: Int64, in executor: any SQLExecutor) async throws -> Int64 {
+        let rows = try await executor.query(
             """
             INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
             ON CONFLICT (bucket) DO UPDATE SET

@@ -18,6 +18,8 @@ public final class SigningKeyring: Sendable {
         let kid: String
         /// The fastest signer for the private key (`RS256Signers.fastest`).
         let signer: any RS256Signer
+        /// The fastest verifier for the public key (`RS256Signers.fastestVerifier`).
+        let verifier: any RS256Verifier
         let publicKey: _RSA.Signing.PublicKey
         let certificatePEM: String
         /// base64url of this key's JWS header, computed once.
@@ -121,7 +123,8 @@ public final class SigningKeyring: Sendable {
             let privateKey = try _RSA.Signing.PrivateKey(derRepresentation: der)
             let header = try JSONEncoder().encode(CompactJWT.Header(alg: "RS256", kid: record.kid, typ: "JWT"))
             keys[record.kid] = Key(
-                kid: record.kid, signer: try RS256Signers.fastest(for: privateKey), publicKey: privateKey.publicKey,
+                kid: record.kid, signer: try RS256Signers.fastest(for: privateKey),
+                verifier: try RS256Signers.fastestVerifier(for: privateKey.publicKey), publicKey: privateKey.publicKey,
                 certificatePEM: record.certificatePEM, encodedHeader: Base64URL.encode(header))
         }
         let newest = records.last?.kid
@@ -157,9 +160,7 @@ public final class SigningKeyring: Sendable {
     /// token that is malformed, uses another algorithm (`none`, HS256, …) or fails the signature.
     public func verify(_ token: String) async -> Verified? {
         guard let jwt = CompactJWT(token), let key = await key(for: jwt) else { return nil }
-        let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
-        guard key.publicKey.isValidSignature(signature, for: Data(jwt.signingInput.utf8), padding: .insecurePKCS1v1_5)
-        else { return nil }
+        guard key.verifier.isValidSignature(jwt.signature, for: Data(jwt.signingInput.utf8)) else { return nil }
         return Verified(payload: jwt.payload, kid: key.kid)
     }
 

@@ -265,7 +265,7 @@ public final class TokenService: Sendable {
                                     signInAttributes: session.signInAttributes.flatMap {
                                         try? JSONBody.decoder.decode(JSONValue.self, from: Data($0.utf8))
                                     }))
-        var payload = try JSONBody.encoder.encode(claims)
+        var payload = Data(try claims.jsonBytes())
         // Standard claims win over a custom token's developer claims, which win over the user's custom
         // claims (as in Firebase: a later `setCustomUserClaims` does not override the token's own values).
         // Each merge keeps the payload built so far, so the first merged wins.
