@@ -5,6 +5,8 @@
 # Usage:  Benchmarks/run.sh
 # Environment overrides:
 #   FLINT_BIN=path         use this flint binary instead of building (skips `swift build`)
+#   MODE=production        or `emulator`: `flint serve --emulator`, as a team comparing it with the official
+#                          Auth emulator runs it (no sign-up limit; any API key)
 #   ROUNDS=3               interleaved rounds (ceiling, refresh, lookup, sign-up per round); medians reported
 #   SECONDS_PER_RUN=10     wrk duration of each measured run
 #   CEILING_SECONDS=3      duration of each `flint keys benchmark` run
@@ -37,6 +39,7 @@ KEEP_DIR="${KEEP_DIR:-}"
 QUIET_MAX_WAIT="${QUIET_MAX_WAIT:-10}"
 QUIET_THRESHOLD="${QUIET_THRESHOLD:-0.15}"
 CLEAN_THRESHOLD="${CLEAN_THRESHOLD:-0.15}"
+MODE="${MODE:-production}"
 HOST=127.0.0.1
 
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -49,6 +52,7 @@ done
 (( SECONDS_PER_RUN >= 1 && SECONDS_PER_RUN <= 120 )) || die "SECONDS_PER_RUN must be 1..120"
 (( CEILING_SECONDS >= 1 && CEILING_SECONDS <= 60 )) || die "CEILING_SECONDS must be 1..60"
 (( QUIET_MAX_WAIT <= 120 )) || die "QUIET_MAX_WAIT must be 0..120"
+[[ "$MODE" == production || "$MODE" == emulator ]] || die "MODE must be production or emulator"
 [[ "$QUIET_THRESHOLD" =~ ^[0-9]+(\.[0-9]+)?$ && "$CLEAN_THRESHOLD" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "thresholds must be numbers"
 
 command -v python3 >/dev/null || die "python3 is required"
@@ -109,11 +113,12 @@ proc_kb() { awk -v key="$2:" '$1 == key { print $2 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
 
 # --- 2. start the server (before the first ceiling run, so its start-up is not in any measurement) --
-log "starting flint serve (production, SQLite) on $HOST with a fresh data dir"
+log "starting flint serve ($MODE, SQLite) on $HOST with a fresh data dir"
 # The load comes from one client: lift the per-client sign-up limit (100 an hour by default). Where the build has
 # a management listener it stays on, as in production (metrics are recorded either way; the listener serves them),
 # on a port free a moment ago (its flag's 0 would turn it off), and /metrics is read once after the rounds.
 SERVE_FLAGS=(--host "$HOST" --port 0 --data-dir "$WORK/server-data")
+[[ "$MODE" == emulator ]] && SERVE_FLAGS+=(--emulator)
 MANAGEMENT_PORT=""
 if "$FLINT" serve --help 2>/dev/null | grep -q -- --management-port; then
     MANAGEMENT_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -130,6 +135,8 @@ for _ in $(seq 1 600); do
     fi
     PORT="$(sed -n 's#^Flint is listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*#\1#p' "$WORK/server.log" | head -n1)"
     API_KEY="$(sed -n 's#^ *API key: *\([^ ]*\).*#\1#p' "$WORK/server.log" | head -n1)"
+    # The emulator takes any key, as the official one does.
+    [[ "$MODE" == emulator && -n "$PORT" ]] && API_KEY="${API_KEY:-fake-api-key}"
     [[ -n "$PORT" && -n "$API_KEY" ]] && break
     sleep 0.1
 done

@@ -37,5 +37,8 @@ import Testing
         let record = UserRecord(user, revealPasswordHash: false)
         #expect(record.lastRefreshAt == "2026-11-22T04:00:29.527Z")
         #expect(record.createdAt == "1795320029527" && record.validSince == "1795320029")
+        #expect(UserRecord.iso8601(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(UserRecord.iso8601(milliseconds: 1_000_000_000_005) == "2001-09-09T01:46:40.005Z")
+        #expect(UserRecord.iso8601(milliseconds: 1_704_067_199_090) == "2023-12-31T23:59:59.090Z")
     }
 }

@@ -50,9 +50,21 @@ extension UserRecord {
         var seconds = time_t(milliseconds / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
+        // Written digit by digit: `String(format:)` cost a few percent of every lookup.
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int, width: Int, then separator: String) {
+            let digits = String(value)
+            text += String(repeating: "0", count: max(0, width - digits.count)) + digits + separator
+        }
+        append(Int(parts.tm_year) + 1900, width: 4, then: "-")
+        append(Int(parts.tm_mon) + 1, width: 2, then: "-")
+        append(Int(parts.tm_mday), width: 2, then: "T")
+        append(Int(parts.tm_hour), width: 2, then: ":")
+        append(Int(parts.tm_min), width: 2, then: ":")
+        append(Int(parts.tm_sec), width: 2, then: ".")
+        append(Int(milliseconds % 1000), width: 3, then: "Z")
+        return text
     }
 
     /// The inverse of `iso8601(milliseconds:)`, fractional seconds optional; nil for anything else.

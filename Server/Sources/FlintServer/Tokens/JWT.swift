@@ -22,16 +22,26 @@ public struct CompactJWT: Sendable {
     public static let maximumLength = 16 * 1024
 
     public init?(_ token: String) {
-        guard token.utf8.count <= Self.maximumLength else { return nil }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let payload = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2])
+        guard token.utf8.count <= Self.maximumLength, let parts = Self.segments(of: token),
+              let payload = Base64URL.decode(parts.payload),
+              let signature = Base64URL.decode(parts.signature)
         else { return nil }
-        self.encodedHeader = parts[0]
+        self.encodedHeader = parts.header
         self.payload = payload
         self.signature = signature
-        self.signingInput = token[token.startIndex..<parts[1].endIndex]
+        self.signingInput = token[token.startIndex..<parts.payload.endIndex]
+    }
+
+    /// A compact JWS's three dot-separated segments, found on its UTF-8 bytes (`split` walks Characters, which cost
+    /// several percent of a lookup's CPU on a 1 KB token); nil unless there are exactly three.
+    static func segments(of token: String) -> (header: Substring, payload: Substring, signature: Substring)? {
+        let utf8 = token.utf8
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
+              let secondDot = utf8[utf8.index(after: firstDot)...].firstIndex(of: UInt8(ascii: ".")),
+              !utf8[utf8.index(after: secondDot)...].contains(UInt8(ascii: "."))
+        else { return nil }
+        return (Substring(utf8[..<firstDot]), Substring(utf8[utf8.index(after: firstDot)..<secondDot]),
+                Substring(utf8[utf8.index(after: secondDot)...]))
     }
 
     public func header() -> Header? {

@@ -67,12 +67,20 @@ public final class TokenService: Sendable {
     /// The tenant an ID token claims (`firebase.tenant`), unverified: only for choosing the realm a call acts in,
     /// against which the token is then verified.
     static func unverifiedTenant(of idToken: String) -> String? {
-        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-              case .object(let claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: payload),
-              case .string(let tenant)? = claims["firebase"]?.objectValue?["tenant"], !tenant.isEmpty
+        guard let parts = CompactJWT.segments(of: idToken), let payload = Base64URL.decode(parts.payload),
+              let tenant = (try? JSONBody.decoder.decode(TenantClaim.self, from: payload))?.firebase?.tenant, !tenant.isEmpty
         else { return nil }
         return tenant
+    }
+
+    /// Just `firebase.tenant` of a token's claims: decoding only it, not every claim into a `JSONValue`, was a quarter
+    /// of a lookup's CPU.
+    private struct TenantClaim: Decodable {
+        struct Firebase: Decodable {
+            let tenant: String?
+        }
+
+        let firebase: Firebase?
     }
 
     /// What a sign-in returns: a fresh ID token and a new refresh token.
@@ -294,12 +302,12 @@ public final class TokenService: Sendable {
         secrets.tag(localID, context: Self.refreshTokenTagContext).prefix(16)
     }
 
-    /// The user id of a refresh token Flint made (`<localID>.<tag>.<secret>`), whether or not its session
+    /// The user id of a refresh token Flint made (`<localID>.<tag>.<secret>`: three dot-separated parts, as a JWS
+    /// has), whether or not its session
     /// still exists; nil for anything else.
     private func userID(inRefreshToken token: String) -> String? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let tag = Base64URL.decode(parts[1]) else { return nil }
-        let localID = String(parts[0])
+        guard let parts = CompactJWT.segments(of: token), let tag = Base64URL.decode(parts.payload) else { return nil }
+        let localID = String(parts.header)
         return constantTimeEquals(tag, userIDTag(localID)) ? localID : nil
     }
 
