@@ -16,6 +16,11 @@ public struct Realm: Hashable, Sendable, CustomStringConvertible {
 
     /// The realm a store key names.
     public init(key: String) {
+        // A project's key has no "/" (the common case, on every request): found on UTF-8 bytes, not Characters.
+        guard key.utf8.contains(UInt8(ascii: "/")) else {
+            self.init(projectID: key)
+            return
+        }
         let parts = key.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         if parts.count == 3, parts[1] == Self.tenantsSegment {
             self.init(projectID: String(parts[0]), tenantID: String(parts[2]))
