@@ -52,7 +52,7 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-/// How log lines look: `text` (swift-log's default, for people) or `json` (one object per line, for shippers).
+/// How log lines look: `text` (swift-log's default format, for people) or `json` (one object per line, for shippers).
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
@@ -63,8 +63,7 @@ func makeLogger(defaultLevel: Logger.Level = .info, format: LogFormat = .text,
                 metadataProvider: Logger.MetadataProvider? = nil) -> Logger {
     var logger = switch (format, metadataProvider) {
     case (.json, _): Logger(label: "flint") { JSONLogHandler(label: $0, metadataProvider: metadataProvider) }
-    case (.text, let provider?): Logger(label: "flint", metadataProvider: provider)
-    case (.text, nil): Logger(label: "flint")
+    case (.text, _): Logger(label: "flint") { TextLogHandler(label: $0, metadataProvider: metadataProvider) }
     }
     logger.logLevel = ProcessInfo.processInfo.environment["FLINT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? defaultLevel
     return logger

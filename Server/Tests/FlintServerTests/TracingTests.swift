@@ -143,6 +143,26 @@ import W3CTraceContext
         #expect(objects.map { $0["trace_id"] } == [Self.traceID, nil])
     }
 
+    /// Text lines: the logger's metadata (set before the line, formatted only when written), sorted, then the trace id.
+    @Test func textLinesCarryMetadataAndTheTraceID() async throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        var logger = Logger(label: "flint") {
+            TextLogHandler(label: $0, metadataProvider: FlintTracer.logMetadataProvider,
+                           write: { line in lines.withLockedValue { $0.append(line) } })
+        }
+        logger[metadataKey: "hb.request.id"] = "r1"
+        logger[metadataKey: "b"] = "2"
+        let tracer = FlintTracer()
+        var parent = ServiceContext.topLevel
+        tracer.extract(["traceparent": Self.sampled], into: &parent, using: DictionaryExtractor())
+        let span = tracer.startSpan("request", context: parent, ofKind: .server)
+        ServiceContext.withValue(span.context) { logger.info("inside", metadata: ["a": "1"]) }
+        logger.debug("below the level")
+        let written = lines.withLockedValue { $0 }
+        #expect(written.count == 1)
+        #expect(written.first?.hasSuffix(" info flint : a=1 b=2 hb.request.id=r1 trace_id=\(Self.traceID) [FlintServerTests] inside") == true)
+    }
+
     /// `/metrics` of the server's management listener.
     private static func metrics(of server: TestServer) async throws -> String {
         let port = try #require(server.server.managementPort)
