@@ -11,25 +11,27 @@ extension AccountService {
 
     /// Imports users as given (ids, profile, timestamps, claims, linked providers, phone second factors, passkeys,
     /// password hashes with the request's algorithm, or raw passwords to hash). Each user fails or succeeds
-    /// on its own; failures come back by index, in Firebase's sentences.
+    /// on its own; failures come back by index, in Firebase's sentences. The accepted entries are written together
+    /// (`AccountStore.importUsers`), as if one after the other: with `allowOverwrite` an entry replaces the account of
+    /// its local id, else that id is one more value another account may hold.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> BatchCreateResponse {
         guard caller.isAdmin else { throw FlintError.adminRequired }
         guard (request.users ?? []).count <= Self.maximumBatch else {
             throw FlintError(.invalidArgument, "At most \(Self.maximumBatch) users can be imported at once.")
         }
         var failures: [BatchCreateResponse.Failure] = []
+        var accepted: [(index: Int, user: UserAccount)] = []
         for (index, imported) in try await importedUsers(request, caller: caller).enumerated() {
-            do {
-                let user = try imported.get()
-                if request.allowOverwrite == true, try await accounts.user(projectID: caller.projectID, localID: user.localID) != nil {
-                    try await pipeline.replace(user)
-                } else {
-                    try await pipeline.create(user)
-                }
-            } catch let error as FlintError {
-                failures.append(.init(index: index, message: Self.importMessage(error)))
+            switch imported {
+            case .success(let user): accepted.append((index, user))
+            case .failure(let error): failures.append(.init(index: index, message: Self.importMessage(error)))
             }
         }
+        let conflicts = try await accounts.importUsers(accepted.map(\.user), replacing: request.allowOverwrite == true)
+        for conflict in conflicts {
+            failures.append(.init(index: accepted[conflict.index].index, message: Self.importMessage(FlintError(duplicate: conflict.field))))
+        }
+        failures.sort { $0.index < $1.index }
         return BatchCreateResponse(error: failures.isEmpty ? nil : failures)
     }
 

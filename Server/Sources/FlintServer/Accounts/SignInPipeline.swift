@@ -208,22 +208,24 @@ struct SignInPipeline: Sendable {
         }
     }
 
-    /// Replaces an account wholesale (an import with `allowOverwrite`).
-    func replace(_ user: UserAccount) async throws {
-        try await Self.mappingDuplicates { try await accounts.replaceUser(user) }
-    }
-
     private static func mappingDuplicates<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let StoreError.duplicate(field) {
-            switch field {
-            case .email: throw FlintError(.emailExists)
-            case .phoneNumber: throw FlintError(.phoneNumberExists)
-            case .localID: throw FlintError(.duplicateLocalID)
-            case .federatedIdentity: throw FlintError(.federatedUserIDAlreadyLinked)
-            case .passkeyCredential: throw FlintError(.credentialAlreadyInUse)
-            }
+            throw FlintError(duplicate: field)
+        }
+    }
+}
+
+extension FlintError {
+    /// Firebase's error for a value another account holds already.
+    init(duplicate field: UniqueField) {
+        switch field {
+        case .email: self.init(.emailExists)
+        case .phoneNumber: self.init(.phoneNumberExists)
+        case .localID: self.init(.duplicateLocalID)
+        case .federatedIdentity: self.init(.federatedUserIDAlreadyLinked)
+        case .passkeyCredential: self.init(.credentialAlreadyInUse)
         }
     }
 }

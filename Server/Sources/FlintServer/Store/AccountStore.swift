@@ -1,7 +1,7 @@
 import Foundation
 
 extension AccountStore {
-    private static let userColumns = """
+    static let userColumns = """
         project_id, local_id, email, email_verified, display_name, photo_url, phone_number, password_hash,
         password_salt, password_updated_at, disabled, custom_attributes, valid_since, created_at, last_login_at,
         last_refresh_at, email_link_signin, mfa_factors, password_hash_params, session_epoch, passkeys
@@ -20,14 +20,6 @@ extension AccountStore {
         }
     }
 
-    /// Replaces a user wholesale, as an import with `allowOverwrite` asks: the old row, its identities and
-    /// its sessions go, the new one is inserted, in one transaction.
-    public func replaceUser(_ user: UserAccount) async throws {
-        try await mapUniqueViolations {
-            try await database.transaction { tx in try await Self.replace(user, tx) }
-        }
-    }
-
     /// A user of `replaceUsers` whose email, phone number or provider account another account of its realm holds.
     public struct BatchConflict: Error {
         /// The user's position in the batch.
@@ -35,8 +27,8 @@ extension AccountStore {
         public let field: UniqueField
     }
 
-    /// Replaces or inserts every user, each as `replaceUser` does, in one transaction: all of them or, when one
-    /// collides with another account (`BatchConflict`), none.
+    /// Replaces or inserts every user in one transaction (an existing account of the same local id goes with its
+    /// identities and sessions): all of them or, when one collides with another account (`BatchConflict`), none.
     public func replaceUsers(_ users: [UserAccount]) async throws {
         try await database.transaction { tx in
             for (index, user) in users.enumerated() {
@@ -50,7 +42,7 @@ extension AccountStore {
     }
 
     private static func replace(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query("DELETE FROM users WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
+        try await deleteUsers([user], tx)
         try await insert(user, tx)
     }
 
@@ -69,27 +61,34 @@ extension AccountStore {
     public func modifyUser(projectID: String, localID: String,
                            startingSession session: (@Sendable (UserAccount) -> NewSession?)? = nil,
                            _ decide: @escaping @Sendable (UserAccount) throws -> AccountChange) async throws -> Modification? {
-        // A deadlock between two transactions (PostgreSQL aborts one) is retried a few times.
+        try await retryingConflicts {
+            try await mapUniqueViolations {
+                try await database.transaction { tx in
+                    let modification = try await self.modify(projectID: projectID, localID: localID, decide, tx)
+                    if let modification, var started = session?(modification.after) {
+                        started.record.sessionEpoch = modification.after.sessionEpoch
+                        try await SessionStore.insert(started, tx)
+                    }
+                    return modification
+                }
+            }
+        }
+    }
+
+    static let conflictRetries = 3
+
+    /// Runs `transaction` again, a few times, when the database aborted it to resolve a deadlock with another one
+    /// (PostgreSQL does).
+    func retryingConflicts<T>(_ transaction: () async throws -> T) async throws -> T {
         for attempt in 1...Self.conflictRetries {
             do {
-                return try await mapUniqueViolations {
-                    try await database.transaction { tx in
-                        let modification = try await self.modify(projectID: projectID, localID: localID, decide, tx)
-                        if let modification, var started = session?(modification.after) {
-                            started.record.sessionEpoch = modification.after.sessionEpoch
-                            try await SessionStore.insert(started, tx)
-                        }
-                        return modification
-                    }
-                }
+                return try await transaction()
             } catch SQLError.transactionConflict where attempt < Self.conflictRetries {
                 continue
             }
         }
         throw StoreError.contended
     }
-
-    static let conflictRetries = 3
 
     private func modify(projectID: String, localID: String, _ decide: (UserAccount) throws -> AccountChange,
                         _ tx: any SQLExecutor) async throws -> Modification? {
@@ -146,7 +145,7 @@ extension AccountStore {
         for edit in change.edits {
             switch edit {
             case .link(let identity):
-                try await insert(identity, of: user, tx)
+                try await AccountRows.insert(identity, of: user, tx)
             case .refreshIdentity(let identity):
                 try await tx.query(
                     """
@@ -163,7 +162,7 @@ extension AccountStore {
             case .passkeys(let passkeys):
                 try await tx.query(
                     "DELETE FROM user_passkeys WHERE project_id = ? AND local_id = ?", .text(user.projectID), .text(user.localID))
-                for passkey in passkeys { try await insert(passkey, of: user, tx) }
+                for passkey in passkeys { try await AccountRows.insert(passkey, of: user, tx) }
             default: break
             }
         }
@@ -346,31 +345,11 @@ extension AccountStore {
         .map { "u." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
     private static func insert(_ user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query(
-            "INSERT INTO users (\(userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            binds(user))
-        for identity in user.identities { try await insert(identity, of: user, tx) }
-        for passkey in user.passkeys { try await insert(passkey, of: user, tx) }
+        try await AccountRows(user).insert(tx)
     }
 
-    private static func insert(_ passkey: Passkey, of user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query(
-            "INSERT INTO user_passkeys (project_id, credential_id, local_id) VALUES (?, ?, ?)",
-            .text(user.projectID), .text(passkey.credentialID), .text(user.localID))
-    }
-
-    private static func insert(_ identity: FederatedIdentity, of user: UserAccount, _ tx: any SQLExecutor) async throws {
-        try await tx.query(
-            """
-            INSERT INTO user_identities (project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            .text(user.projectID), .text(identity.providerID), .text(identity.rawID), .text(user.localID),
-            SQLValue(identity.email), SQLValue(identity.displayName), SQLValue(identity.photoURL),
-            SQLValue(identity.screenName))
-    }
-
-    private static func binds(_ user: UserAccount) -> [SQLValue] {
+    /// The values of a `users` row, in the order of `userColumns`.
+    static func binds(_ user: UserAccount) -> [SQLValue] {
         [
             .text(user.projectID), .text(user.localID), SQLValue(user.email), SQLValue(user.emailVerified),
             SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
@@ -418,7 +397,7 @@ extension AccountStore {
     }
 
     /// Translates the databases' unique-constraint errors into the field that collided.
-    private func mapUniqueViolations<T>(_ body: () async throws -> T) async throws -> T {
+    func mapUniqueViolations<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch SQLError.uniqueViolation(let detail) {
