@@ -14,7 +14,8 @@ are imported through `accounts:batchCreate`, 1,000 a call, not one request each.
   refresh  securetoken with one user's refresh token (one RS256 signature each);
   sign-in  signInWithCustomToken for a random imported user each request (a primary-key read, a session written
            and an ID token signed: the password-free sign-in).
-RSS is the server's after each size's runs. Everything stops by itself; wrk runs `--seconds` per scenario.
+CPU µs is the server's user plus system CPU time (/proc/PID/stat) over a run divided by the requests wrk completed
+in it: what one operation costs the server, whatever the machine's load. RSS is the server's after each size's runs. Everything stops by itself; wrk runs `--seconds` per scenario.
 """
 
 import argparse
@@ -85,7 +86,7 @@ def import_users(port, first, last):
 
 
 def wrk(port, path, lua, seconds, connections):
-    """Runs wrk with a Lua script; returns (requests per second, p50 ms, p99 ms, non-200 count)."""
+    """Runs wrk with a Lua script; returns (requests per second, p50 ms, p99 ms, non-200 count, requests)."""
     output = subprocess.run(
         ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", lua, f"http://{HOST}:{port}{path}"],
         capture_output=True, text=True, timeout=seconds + 60).stdout
@@ -99,8 +100,9 @@ def wrk(port, path, lua, seconds, connections):
 
     rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
     bad = re.search(r"FLINT_NON200 (\d+)", output)
+    requests = re.search(r"^\s+(\d+) requests in", output, re.M)
     return (float(rate.group(1)) if rate else 0.0, milliseconds("50"), milliseconds("99"),
-            int(bad.group(1)) if bad else -1)
+            int(bad.group(1)) if bad else -1, int(requests.group(1)) if requests else 0)
 
 
 LUA_COUNT = """
@@ -213,8 +215,10 @@ end
             for name, path, lua in [("lookup", "/v1/accounts:lookup?key=fake", lookup),
                                     ("refresh", "/securetoken.googleapis.com/v1/token?key=fake", refresh),
                                     ("sign-in", "/v1/accounts:signInWithCustomToken?key=fake", sign_in)]:
-                rate, p50, p99, bad = wrk(port, path, lua, arguments.seconds, arguments.connections)
-                row[name] = {"rps": round(rate), "p50": p50, "p99": p99, "non200": bad}
+                cpu_before = cpu_seconds(server.pid)
+                rate, p50, p99, bad, requests = wrk(port, path, lua, arguments.seconds, arguments.connections)
+                cpu_us = (cpu_seconds(server.pid) - cpu_before) / requests * 1e6 if requests else float("nan")
+                row[name] = {"rps": round(rate), "p50": p50, "p99": p99, "cpu_us": round(cpu_us), "non200": bad}
             row["rss_mb"] = round(rss_mb(server.pid), 1)
             rows.append(row)
             loaded = size
@@ -222,12 +226,12 @@ end
     finally:
         stop_servers([server])
     print()
-    print(f"{'users':>10}  {'import/s':>9}  " + "  ".join(f"{s + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7}"
+    print(f"{'users':>10}  {'import/s':>9}  " + "  ".join(f"{s + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7} {'CPU µs':>7}"
                                                         for s in ["lookup", "refresh", "sign-in"]) + f"  {'RSS MB':>7}")
     for row in rows:
         print(f"{row['users']:>10,}  {row['import_per_s'] or 0:>9,}  " + "  ".join(
-            f"{row[s]['rps']:>15,} {row[s]['p50']:>7.2f} {row[s]['p99']:>7.2f}" for s in ["lookup", "refresh", "sign-in"])
-            + f"  {row['rss_mb']:>7.1f}")
+            f"{row[s]['rps']:>15,} {row[s]['p50']:>7.2f} {row[s]['p99']:>7.2f} {row[s]['cpu_us']:>7}"
+            for s in ["lookup", "refresh", "sign-in"]) + f"  {row['rss_mb']:>7.1f}")
     bad = [(row["users"], s) for row in rows for s in ["lookup", "refresh", "sign-in"] if row[s]["non200"] != 0]
     if bad:
         print("answers other than 200 in:", bad)

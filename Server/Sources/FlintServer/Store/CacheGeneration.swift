@@ -1,9 +1,10 @@
 import NIOConcurrencyHelpers
 
 /// The cache generation: a stored number that every write of something nodes cache (project settings, signing
-/// keys) moves in the same transaction. Where the database has no free change token (PostgreSQL), a node reads
-/// the generation instead, once per request, and checks its cached versions only when it moved: one small
-/// query a request instead of one per cache.
+/// keys) moves in the same transaction. On PostgreSQL a node follows it in memory, notified at each commit
+/// (`PostgresGenerationListener`); while it cannot (its listening connection is down), it reads the generation
+/// instead, once per request, and checks its cached versions only when it moved: one small query a request
+/// instead of one per cache.
 ///
 /// Reading it once per request keeps the guarantee the per-cache checks gave: a change committed on any node
 /// before a request starts holds for all of that request.

@@ -40,6 +40,12 @@ struct InstrumentedDatabase: SQLDatabase {
     /// Not measured: no query at all on PostgreSQL, and on SQLite a read of a counter in shared memory.
     func externalChangeToken() async throws -> Int64? { try await base.externalChangeToken() }
 
+    func announceCacheGeneration(_ generation: Int64, in transaction: any SQLExecutor) async throws {
+        try await base.announceCacheGeneration(generation, in: transaction)
+    }
+
+    func cacheGenerationCommitted(_ generation: Int64) async { await base.cacheGenerationCommitted(generation) }
+
     func close() async throws { try await base.close() }
 }
 

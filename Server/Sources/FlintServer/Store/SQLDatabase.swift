@@ -77,10 +77,17 @@ public protocol SQLDatabase: SQLExecutor {
     /// excludes other writers (SQLite's `BEGIN IMMEDIATE`).
     var rowLockClause: String? { get }
     /// A number that moves whenever another process or node may have committed to the database since it
-    /// was last read, and stays put for this process's own commits: callers that cache what they read
-    /// (project settings, signing keys) check it first and query only when it moved. nil where no such
-    /// number is cheap to have (PostgreSQL): callers then check what they cache on every use.
+    /// was last read: callers that cache what they read (project settings, signing keys) check it first and
+    /// query only when it moved. SQLite's stays put for this process's own commits; PostgreSQL's is the cache
+    /// generation (`CacheGeneration`) kept in memory, nil while it cannot be vouched for: callers then read
+    /// the generation from the database.
     func externalChangeToken() async throws -> Int64?
+    /// Runs inside the transaction that moved the cache generation to `generation`, to tell the other nodes at
+    /// its commit (PostgreSQL's NOTIFY); nothing where they notice by themselves (SQLite's change token).
+    func announceCacheGeneration(_ generation: Int64, in transaction: any SQLExecutor) async throws
+    /// Called when that transaction committed: returns once this node's own follower has seen `generation`, or
+    /// after a bounded wait (see `PostgresGenerationListener`); at once on SQLite.
+    func cacheGenerationCommitted(_ generation: Int64) async
     func close() async throws
 }
 

@@ -52,6 +52,11 @@ public final class SQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// Nothing to send: other processes notice the commit through their change token.
+    public func announceCacheGeneration(_ generation: Int64, in transaction: any SQLExecutor) async throws {}
+
+    public func cacheGenerationCommitted(_ generation: Int64) async {}
+
     /// Called with the writer held, after a commit of ours or to look: the watcher's version first, then the
     /// writer's (which another process's commit in between also moves, so none slips through).
     private func noteOwnCommit() throws {

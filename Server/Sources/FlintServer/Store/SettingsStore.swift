@@ -53,14 +53,12 @@ extension SettingsStore {
 
     /// Deletes a tenant's settings and every record stored under its key, in one transaction; false if it did not exist.
     public func deleteRealm(key: String) async throws -> Bool {
-        let rows = try await database.transaction { tx in
+        let rows = try await changingCached { tx in
             try await AccountStore.deleteAccounts(projectID: key, tx)
             for table in ["app_credentials", "usage_daily"] {
                 try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(key)])
             }
-            let rows = try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
-            try await moveCacheGeneration(tx)
-            return rows
+            return try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
         }
         return !rows.isEmpty
     }

@@ -77,7 +77,8 @@ public protocol StoreArea: Sendable {
 
 extension StoreArea {
     /// What a node checks before trusting what it cached: the database's own change token where it has one for
-    /// free (SQLite, see `SQLDatabase.externalChangeToken`), else the cache generation, read once per request.
+    /// free (SQLite's, PostgreSQL's generation in memory: see `SQLDatabase.externalChangeToken`), else the cache
+    /// generation, read once per request.
     public func externalChangeToken() async throws -> Int64? {
         if let token = try await database.externalChangeToken() { return token }
         return try await CacheGeneration.current {
@@ -88,16 +89,24 @@ extension StoreArea {
     /// Runs a write of something nodes cache, moving the cache generation in the same transaction.
     @discardableResult
     func writingCached(_ sql: String, _ binds: SQLValue...) async throws -> [SQLRow] {
-        try await database.transaction { tx in
-            let rows = try await tx.query(sql, binds)
-            try await moveCacheGeneration(tx)
-            return rows
-        }
+        try await changingCached { tx in try await tx.query(sql, binds) }
     }
 
-    /// Tells every node that cached settings or keys may be stale (see `CacheGeneration`).
-    func moveCacheGeneration(_ tx: any SQLExecutor) async throws {
-        try await tx.query("UPDATE cache_generation SET value = value + 1 WHERE id = 1", [])
+    /// Runs `body` in one transaction that also moves the cache generation, telling every node that cached settings
+    /// or keys may be stale (see `CacheGeneration`); returns once this node's own follower of the generation has
+    /// seen the move, or after a bounded wait (`SQLDatabase.cacheGenerationCommitted`).
+    func changingCached<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        let database = database
+        let (result, generation) = try await database.transaction { tx in
+            let result = try await body(tx)
+            let generation = try await tx.query(
+                "UPDATE cache_generation SET value = value + 1 WHERE id = 1 RETURNING value", []
+            ).first?.int("value") ?? 0
+            try await database.announceCacheGeneration(generation, in: tx)
+            return (result, generation)
+        }
+        await database.cacheGenerationCommitted(generation)
+        return result
     }
 }
 
