@@ -67,6 +67,46 @@ import Testing
         }
     }
 
+    /// A full call of Firebase-scrypt users (more than one of the store's transactions) with bad entries among them:
+    /// each is reported by its index in Firebase's words and leaves nothing behind; every other user is imported.
+    @Test(arguments: TestDatabase.allCases)
+    func aFullImportReportsItsBadEntriesAndKeepsTheRest(database: TestDatabase) async throws {
+        try await withServer(database: database) { server, client in
+            let path = "/v1/projects/\(server.projectID)/accounts:batchCreate"
+            let held: JSONValue = ["localId": "held", "email": "held@example.com", "phoneNumber": "+15555550100",
+                                   "providerUserInfo": [["providerId": "google.com", "rawId": "g-held"]]]
+            #expect(try await client.admin(path, ["users": [held]])["error"] == nil)
+            var users: [JSONValue] = (0..<AccountService.maximumBatch).map { index in
+                ["localId": .string("u\(index)"), "email": .string("u\(index)@example.com"),
+                 "passwordHash": Self.base64(Data(repeating: UInt8(index % 256), count: 64)), "salt": Self.base64(Data("salt".utf8))]
+            }
+            let bad: [Int: (JSONValue, String)] = [
+                3: (["localId": "held"], "localId belongs to an existing account - can not overwrite."),
+                260: (["localId": "b1", "email": "held@example.com"], "email exists in other account in database"),
+                520: (["localId": "b2", "email": "b2@example.com", "providerUserInfo": [["providerId": "google.com", "rawId": "g-held"]]],
+                      "raw id exists in other account in database"),
+                521: (["localId": "b3", "phoneNumber": "+15555550100"], "PHONE_NUMBER_EXISTS"),
+                780: (["localId": "b4", "email": "u10@example.com"], "email exists in other account in database"),
+                999: (["localId": "b5", "email": "not an email"], "email is invalid"),
+            ]
+            for (index, entry) in bad { users[index] = entry.0 }
+            let reply = try await client.admin(path, [
+                "hashAlgorithm": "SCRYPT", "signerKey": Self.base64(Data(repeating: UInt8(7), count: 64)), "saltSeparator": "Bw==",
+                "rounds": .number(8), "memoryCost": .number(14), "users": .array(users),
+            ])
+            #expect(reply.status == 200, "\(reply.body)")
+            let errors = reply["error"]?.arrayValue ?? []
+            #expect(errors.map { $0["index"] } == bad.keys.sorted().map { .number(Double($0)) })
+            #expect(errors.map { $0["message"]?.stringValue ?? "" } == bad.keys.sorted().map { bad[$0]!.1 })
+            let count = try await client.admin("/v1/projects/\(server.projectID)/accounts:query", ["returnUserInfo": false])
+            #expect(count["recordsCount"] == .string(String(1 + AccountService.maximumBatch - bad.count)))
+            let badOnes = try await client.admin("/v1/accounts:lookup", ["localId": ["b1", "b2", "b3", "b4", "b5"], "email": ["b2@example.com"]])
+            #expect(badOnes["users"] == nil, "\(badOnes.body)")
+            let last = try await client.admin("/v1/accounts:lookup", ["localId": ["u998"]]).firstUser
+            #expect(last?["passwordHash"] == Self.base64(Data(repeating: UInt8(998 % 256), count: 64)))
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func adminsSetSecondFactorsAndLinkProviderAccounts(database: TestDatabase) async throws {
         try await withServer(database: database) { server, client in

@@ -296,6 +296,31 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("1 rows are not users"), "\(bad.stderr)")
     }
 
+    /// A local import of more users than one call takes, with bad entries in both calls: each is reported by its uid and
+    /// the command fails, and every other user is imported.
+    @Test func localImportReportsBadEntriesAndKeepsTheRest() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        var users: [JSONValue] = (0..<1300).map { ["localId": .string("u\($0)"), "email": .string("u\($0)@example.com")] }
+        let bad: [Int: (JSONValue, String)] = [
+            5: (["localId": "twin", "email": "u0@example.com"], "twin: email exists in other account in database"),
+            1100: (["localId": "u3"], "u3: localId belongs to an existing account - can not overwrite."),
+            1200: (["localId": "odd", "email": "not an email"], "odd: email is invalid"),
+        ]
+        for (index, entry) in bad { users[index] = entry.0 }
+        let file = flint.dataDirectory.appendingPathComponent("users.json")
+        try JSONEncoder().encode(JSONValue.object(["users": .array(users)])).write(to: file)
+        let imported = try await flint.run("users", "import", file.path)
+        #expect(imported.status == 1)
+        for (_, line) in bad.values { #expect(imported.stderr.contains(line), "\(imported.stderr)") }
+        #expect(imported.stderr.contains("3 of 1300 users were not imported."), "\(imported.stderr)")
+        try await Self.withDataDirectory(of: flint) { server, caller in
+            let count = try await server.store.accounts.userCount(projectID: caller.projectID)
+            let last = try await server.store.accounts.user(projectID: caller.projectID, localID: "u1299")
+            #expect(count == 1297 && last != nil)
+        }
+    }
+
     /// With --server the same commands act on a running server through the Admin REST API: in production
     /// with a service-account key file (and not without one), in emulator mode as the owner.
     @Test func commandsActOnARunningServerWithAKeyFile() async throws {

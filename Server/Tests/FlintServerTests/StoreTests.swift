@@ -1,4 +1,4 @@
-import FlintServer
+@testable import FlintServer
 import FlintTestSupport
 import Foundation
 import Logging
@@ -180,6 +180,139 @@ import Testing
             odd.displayName = "O'Brien ☃ \"quoted\" ?"
             try await store.accounts.createUser(odd)
             #expect(try await store.accounts.user(projectID: "p1", localID: "o")?.displayName == odd.displayName)
+        }
+    }
+
+    // MARK: Import
+
+    /// An account with something in every column and table an import writes.
+    private func full(_ index: Int) -> UserAccount {
+        var account = user("full\(index)", email: "full\(index)@example.com", phone: index.isMultiple(of: 2) ? "+1555555\(1000 + index)" : nil)
+        account.displayName = "Full \(index)"
+        account.photoURL = "https://example.com/\(index).png"
+        account.emailVerified = true
+        account.disabled = index == 3
+        account.customAttributes = #"{"level":\#(index)}"#
+        account.passwordHash = "aGFzaA=="
+        account.passwordSalt = "c2FsdA=="
+        account.passwordUpdatedAt = 1_700_000_000_100
+        account.importedPasswordHash = ImportedPasswordHash(
+            algorithm: .firebaseScrypt, sealedKey: "sealed", saltSeparator: "Bw==", rounds: 8, memoryCost: 14, passwordFirst: false)
+        account.lastLoginAt = 1_700_000_000_200
+        account.identities = (0..<index % 3).map {
+            FederatedIdentity(providerID: $0 == 0 ? "google.com" : "apple.com", rawID: "raw-\(index)-\($0)", email: "f\(index)@example.com",
+                              displayName: "F", photoURL: "https://example.com/f.png", screenName: "f\(index)")
+        }
+        account.mfaFactors = [SecondFactor(enrollmentID: "mfa-\(index)", kind: .phone, displayName: "Phone", phoneNumber: "+15555550199",
+                                           enrolledAt: 1_700_000_000_300)]
+        account.passkeys = index.isMultiple(of: 3) ? [Passkey(credentialID: "cred-\(index)", name: "Key", createdAt: 1_700_000_000_400)] : []
+        return account
+    }
+
+    /// Every row of the account tables in project p1, every column.
+    private func accountRows(_ store: Store) async throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        for (table, columns, order) in [
+            ("users", AccountStore.userColumns, "local_id"),
+            ("user_identities", "project_id, provider_id, raw_id, local_id, email, display_name, photo_url, screen_name", "raw_id"),
+            ("user_passkeys", "project_id, credential_id, local_id", "credential_id"),
+            ("refresh_tokens", "token_hash, local_id", "token_hash"),
+        ] {
+            let names = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            rows += try await store.accounts.database.query(
+                "SELECT \(columns) FROM \(table) WHERE project_id = ? ORDER BY \(order)", .text("p1")
+            ).map { row in [.text(table)] + names.map { Self.sortingJSONKeys(row[$0]) } }
+        }
+        return rows
+    }
+
+    /// A JSON column's text with its objects' keys sorted (the encoder's order varies from one encoding to the next).
+    private static func sortingJSONKeys(_ value: SQLValue) -> SQLValue {
+        guard case .text(let text) = value, text.hasPrefix("{") || text.hasPrefix("["),
+              let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+              let sorted = try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)
+        else { return value }
+        return .text(String(decoding: sorted, as: UTF8.self))
+    }
+
+    /// An import, in transactions of three here, writes exactly the rows that creating its users one at a time writes;
+    /// replacing, exactly those of the new accounts: the old ones' identities, passkeys and sessions are gone.
+    @Test(arguments: TestDatabase.allCases)
+    func importWritesWhatCreatingEachUserWrites(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            let users = (0..<8).map(full)
+            #expect(try await store.accounts.importUsers(users, replacing: false, batchSize: 3).isEmpty)
+            let imported = try await accountRows(store)
+            #expect(imported.count > users.count)
+            try await store.accounts.deleteAllAccounts(projectID: "p1")
+            for user in users { try await store.accounts.createUser(user) }
+            #expect(try await accountRows(store) == imported)
+
+            let session = RefreshTokenRecord(projectID: "p1", localID: "full1", signInProvider: "password", authTime: 10, createdAt: 20)
+            try await store.accounts.deleteAllAccounts(projectID: "p1")
+            for user in users {
+                try await store.accounts.createUser(user, session: user.localID == "full1" ? NewSession(tokenHash: "h1", record: session) : nil)
+            }
+            let replacements = (0..<8).map { index in
+                var account = full(index + 10)
+                account.localID = "full\(index)"
+                return account
+            }
+            #expect(try await store.accounts.importUsers(replacements, replacing: true, batchSize: 3).isEmpty)
+            let replaced = try await accountRows(store)
+            #expect(try await store.sessions.refreshSession(hash: "h1") == nil)
+            try await store.accounts.deleteAllAccounts(projectID: "p1")
+            for user in replacements { try await store.accounts.createUser(user) }
+            #expect(try await accountRows(store) == replaced)
+        }
+    }
+
+    /// Each entry that collides with another account, or an earlier entry, is reported by its index and leaves nothing
+    /// behind; the others, in the same transactions, are kept. Replacing, entries take effect in order.
+    @Test(arguments: TestDatabase.allCases)
+    func importReportsEachCollidingEntryAndKeepsTheOthers(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            var held = user("a", email: "a@example.com", phone: "+15555550101")
+            held.identities = [FederatedIdentity(providerID: "apple.com", rawID: "sub-a")]
+            held.passkeys = [Passkey(credentialID: "cred-a", name: "Key", createdAt: 1)]
+            try await store.accounts.createUser(held)
+            func with(_ account: UserAccount, identity: String? = nil, passkey: String? = nil) -> UserAccount {
+                var account = account
+                account.identities = identity.map { [FederatedIdentity(providerID: "apple.com", rawID: $0)] } ?? []
+                account.passkeys = passkey.map { [Passkey(credentialID: $0, name: "Key", createdAt: 1)] } ?? []
+                return account
+            }
+            let entries = [
+                user("b", email: "b@example.com"),
+                user("c", email: "a@example.com"),
+                with(user("d", email: "d@example.com"), identity: "sub-a"),
+                with(user("e", email: "e@example.com"), identity: "sub-e", passkey: "cred-e"),
+                with(user("f", email: "f@example.com"), passkey: "cred-a"),
+                user("a", email: "other-a@example.com"),
+                user("g", phone: "+15555550101"),
+                user("h", email: "b@example.com"),
+                user("i"),
+            ]
+            let conflicts = try await store.accounts.importUsers(entries, replacing: false, batchSize: 3)
+            let expected: [(Int, UniqueField)] = [(1, .email), (2, .federatedIdentity), (4, .passkeyCredential), (5, .localID),
+                                                  (6, .phoneNumber), (7, .email)]
+            #expect(conflicts == expected.map { AccountStore.ImportConflict(index: $0.0, field: $0.1) })
+            let kept = try await store.accounts.users(projectID: "p1", afterLocalID: nil, limit: 100)
+            #expect(kept.map(\.localID) == ["a", "b", "e", "i"])
+            #expect(kept.first == held)
+            #expect(try await store.accounts.user(projectID: "p1", email: "d@example.com") == nil)
+            #expect(try await store.accounts.user(projectID: "p1", email: "f@example.com") == nil)
+            let identities = try await store.accounts.database.query("SELECT raw_id FROM user_identities ORDER BY raw_id")
+            #expect(identities.map { $0.string("raw_id") } == ["sub-a", "sub-e"])
+            let passkeys = try await store.accounts.database.query("SELECT credential_id FROM user_passkeys ORDER BY credential_id")
+            #expect(passkeys.map { $0.string("credential_id") } == ["cred-a", "cred-e"])
+
+            // Replacing: "c" comes before the account holding its address is replaced, so it collides; "b2" after.
+            let replacing = [user("c", email: "b@example.com"), user("b", email: "b-new@example.com"), user("b2", email: "b@example.com")]
+            #expect(try await store.accounts.importUsers(replacing, replacing: true)
+                    == [AccountStore.ImportConflict(index: 0, field: .email)])
+            #expect(try await store.accounts.user(projectID: "p1", email: "b@example.com")?.localID == "b2")
+            #expect(try await store.accounts.user(projectID: "p1", localID: "b")?.email == "b-new@example.com")
         }
     }
 }

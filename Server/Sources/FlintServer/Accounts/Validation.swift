@@ -10,11 +10,20 @@ enum Validation {
         guard let raw else { throw FlintError(missing) }
         guard !raw.isEmpty else { throw FlintError(invalid) }
         let email = raw.lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-              !email.contains(where: { $0.isWhitespace })
-        else { throw FlintError(invalid) }
+        // An ASCII address is checked on its bytes, which are then its Characters (Unicode's whitespace in ASCII is
+        // tab to carriage return, and space): walking Characters was most of the checks of an imported user.
+        let isAddress = email.utf8.allSatisfy { $0 < 0x80 }
+            ? Self.isAddress(email.utf8, at: UInt8(ascii: "@"), isWhitespace: { $0 == 32 || (9...13).contains($0) })
+            : Self.isAddress(email, at: "@", isWhitespace: \.isWhitespace)
+        guard email.utf8.count <= 254, isAddress else { throw FlintError(invalid) }
         return email
+    }
+
+    /// One `at` with something on each side of it, and no whitespace.
+    private static func isAddress<Text: Collection>(_ text: Text, at: Text.Element, isWhitespace: (Text.Element) -> Bool) -> Bool
+        where Text.Element: Equatable {
+        let parts = text.split(separator: at, omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !text.contains(where: isWhitespace)
     }
 
     /// Firebase's password rule: at least 6 characters.

@@ -348,15 +348,16 @@ extension AccountStore {
         try await AccountRows(user).insert(tx)
     }
 
-    /// The values of a `users` row, in the order of `userColumns`.
-    static func binds(_ user: UserAccount) -> [SQLValue] {
+    /// The values of a `users` row, in the order of `userColumns`; `hashParameters` is `json(user.importedPasswordHash)`,
+    /// which the users of an import share (see `AccountRows.rows`).
+    static func binds(_ user: UserAccount, hashParameters: String?) -> [SQLValue] {
         [
             .text(user.projectID), .text(user.localID), SQLValue(user.email), SQLValue(user.emailVerified),
             SQLValue(user.displayName), SQLValue(user.photoURL), SQLValue(user.phoneNumber), SQLValue(user.passwordHash),
             SQLValue(user.passwordSalt), SQLValue(user.passwordUpdatedAt), SQLValue(user.disabled),
             SQLValue(user.customAttributes), .int(user.validSince), .int(user.createdAt), SQLValue(user.lastLoginAt),
             SQLValue(user.lastRefreshAt), SQLValue(user.emailLinkSignin), SQLValue(Self.json(user.mfaFactors.isEmpty ? nil : user.mfaFactors)),
-            SQLValue(Self.json(user.importedPasswordHash)), .int(user.sessionEpoch),
+            SQLValue(hashParameters), .int(user.sessionEpoch),
             SQLValue(Self.json(user.passkeys.isEmpty ? nil : user.passkeys)),
         ]
     }
@@ -391,7 +392,7 @@ extension AccountStore {
     }
 
     /// A JSON column's text; NULL for nil.
-    private static func json(_ value: (some Encodable)?) -> String? {
+    static func json(_ value: (some Encodable)?) -> String? {
         guard let value, let data = try? JSONEncoder().encode(value) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
