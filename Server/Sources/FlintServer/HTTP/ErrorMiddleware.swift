@@ -16,6 +16,10 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.warning("\(error.message)", metadata: ["cause": "\(cause)", "path": "\(request.uri.path)"])
             }
             answered = error
+        } catch SQLError.unavailable(let reason) {
+            // The database is down or failing over: a 503, which clients retry.
+            answered = FlintError.unavailable("The database", cause: SQLError.unavailable(reason))
+            context.logger.warning("\(answered.message)", metadata: ["cause": "\(reason)", "path": "\(request.uri.path)"])
         } catch let error as HTTPError where error.status == .notFound {
             answered = FlintError.notFound
         } catch let error as HTTPError {

@@ -61,6 +61,7 @@ public struct FlintError: Error, Sendable, Equatable, CustomStringConvertible {
         case 404: "NOT_FOUND"
         case 429: "RESOURCE_EXHAUSTED"
         case 501: "NOT_IMPLEMENTED"
+        case 503: "UNAVAILABLE"
         default: "INTERNAL"
         }
     }

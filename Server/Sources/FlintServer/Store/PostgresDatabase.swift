@@ -13,8 +13,8 @@ import PostgresNIO
 /// thousand requests a second. With every connection inside the minimum and no keep-alive, no timer is armed.
 /// A connection the server closes is replaced at once; one that dies silently fails the query that finds it.
 public final class PostgresDatabase: SQLDatabase {
-    private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The pool, on the server the URL's `target_session_attrs` picks among its hosts (see `PostgresPrimary`).
+    let primary: PostgresPrimary
     private let logger: Logger
     /// Flint's statements as prepared statements, each parsed once per connection.
     private let statements = PostgresStatements()
@@ -42,28 +42,20 @@ public final class PostgresDatabase: SQLDatabase {
     /// Connects to `url` (`postgres://user:password@host:port/database`, with libpq's TLS parameters: see
     /// `PostgresURL`) and checks the server answers.
     ///
-    /// The first check is one connection of its own, made before the pool's: the pool retries a failing
-    /// connection for a minute and then reports only that it gave up, while this one fails at once with the
-    /// reason (a certificate that does not verify, a server without TLS, a wrong password).
+    /// The first check is one connection of its own to each host until one is the target, made before the pool's:
+    /// the pool retries a failing connection for a minute and then reports only that it gave up, while this one
+    /// fails at once with the reason (a certificate that does not verify, a server without TLS, a wrong password).
     public static func connect(url: String, logger: Logger) async throws -> PostgresDatabase {
         let settings = try PostgresURL(url)
         let tls = try settings.tlsConfiguration()
-        do {
-            let configuration = connectionConfiguration(settings, tls: try tls.map { try NIOSSLContext(configuration: $0) })
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 0, logger: logger
-            ).get()
-            try await connection.close().get()
-        } catch {
-            throw PostgresConnectError(host: settings.host, port: settings.port, sslMode: settings.sslMode, error: error)
-        }
-        let database = PostgresDatabase(settings: settings, tls: tls, logger: logger)
+        let primary = try await PostgresPrimary.connect(settings: settings, tls: tls, logger: logger)
+        let database = PostgresDatabase(settings: settings, tls: tls, primary: primary, logger: logger)
         // The pool's run loop starts in a task; this first query may reach the pool before it does, which
         // postgres-nio reports as a warning although the query then proceeds. Keep that one quiet.
         var quiet = logger
         quiet.logLevel = .error
         do {
-            _ = try await mapErrors { try await collect(database.client.query("SELECT 1", logger: quiet)) }
+            _ = try await mapErrors { try await database.primary.withConnection { try await collect($0.query("SELECT 1", logger: quiet)) } }
         } catch {
             try? await database.close()
             throw error
@@ -71,15 +63,15 @@ public final class PostgresDatabase: SQLDatabase {
         return database
     }
 
-    private init(settings: PostgresURL, tls: TLSConfiguration?, logger: Logger) {
-        let client = PostgresClient(configuration: Self.poolConfiguration(settings, tls: tls), backgroundLogger: logger)
-        self.client = client
+    private init(settings: PostgresURL, tls: TLSConfiguration?, primary: PostgresPrimary, logger: Logger) {
+        self.primary = primary
         self.logger = logger
-        runner = Task { await client.run() }
         listener = PostgresGenerationListener(logger: logger) {
+            // To the server the pool uses, as of each (re)connection.
             try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(),
-                configuration: Self.connectionConfiguration(settings, tls: tls.map { try NIOSSLContext(configuration: $0) }),
+                configuration: Self.connectionConfiguration(
+                    settings.only(primary.endpoint), tls: tls.map { try NIOSSLContext(configuration: $0) }),
                 id: Self.listenerConnectionID, logger: logger
             ).get()
         }
@@ -118,7 +110,7 @@ public final class PostgresDatabase: SQLDatabase {
     @discardableResult
     public func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await Self.mapErrors {
-            try await client.withConnection { connection in
+            try await primary.withConnection { connection in
                 try await statements.run(sql, binds, on: connection, inTransaction: false, logger: logger)
             }
         }
@@ -126,7 +118,7 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await Self.mapErrors {
-            try await client.withConnection { connection in
+            try await primary.withConnection { connection in
                 let executor = ConnectionExecutor(connection: connection, statements: statements, logger: logger)
                 try await executor.query("BEGIN", [])
                 do {
@@ -143,8 +135,7 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func close() async throws {
         await listener.stop()
-        runner.cancel()
-        await runner.value
+        await primary.close()
     }
 
     private struct ConnectionExecutor: SQLExecutor, @unchecked Sendable {
@@ -199,6 +190,7 @@ public final class PostgresDatabase: SQLDatabase {
             case "40P01", "40001": throw SQLError.transactionConflict  // deadlock_detected, serialization_failure
             default: break
             }
+            if PostgresPrimary.isOutage(error) { throw SQLError.unavailable("PostgreSQL: \(explanation(of: error))") }
             throw SQLError.failure("PostgreSQL: \(explanation(of: error))")
         }
     }

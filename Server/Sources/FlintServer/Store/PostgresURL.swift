@@ -13,9 +13,16 @@ import NIOSSL
 ///   certificate checks the chain, like `verify-ca`.
 /// - `sslcert`, `sslkey`: a PEM client certificate and its key, for servers that ask for one (both or neither).
 /// - `hostaddr`: the IP address to connect to; the host name is then only checked against the certificate.
+/// - `target_session_attrs`: with several hosts, which one to use: `any` (the default: the first that answers),
+///   `read-write` (the first that accepts writes: `SHOW transaction_read_only` is off) or `primary` (the first not
+///   in recovery). Flint follows the target when it moves (a failover): see `PostgresPrimary`.
+/// - `host`, `port`: libpq's lists in the query (`?host=h1,h2&port=5432,5433`), instead of the URL's own hosts.
 /// - `pool_size` (Flint's own, not libpq's): how many connections this node keeps open, 1–1000, default 10. See
 ///   `PostgresDatabase` for why the pool is fixed-size; with several nodes, keep their sum below the server's
 ///   `max_connections`.
+///
+/// Several hosts are written as libpq writes them: `postgres://u:p@h1:5432,h2:5433/db?target_session_attrs=read-write`
+/// (a host without a port has 5432), or in the query: the ports then one for all hosts or one per host.
 ///
 /// Host names are checked as swift-nio-ssl checks them: a certificate also passes `verify-full` when one of its IP
 /// entries is the address connected to.
@@ -44,8 +51,32 @@ public struct PostgresURL: Sendable, Equatable {
         }
     }
 
+    /// libpq's `target_session_attrs`: which of several hosts a connection is for.
+    public enum TargetSessionAttributes: String, Sendable, CaseIterable {
+        case any
+        case readWrite = "read-write"
+        case primary
+    }
+
+    /// One server of the URL's list.
+    public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// The first host (the only one, unless the URL lists several).
     public var host: String
     public var port: Int
+    /// Every host, in the URL's order; the first is `host` and `port`.
+    public var hosts: [Endpoint]
+    public var targetSessionAttributes: TargetSessionAttributes
     public var username: String
     public var password: String?
     public var database: String?
@@ -60,17 +91,31 @@ public struct PostgresURL: Sendable, Equatable {
     public static let defaultPoolSize = 10
 
     public init(_ url: String) throws(PostgresURLError) {
-        guard let components = URLComponents(string: url),
+        let (single, listed) = try Self.splitHosts(url)
+        guard let components = URLComponents(string: single),
               components.scheme == "postgres" || components.scheme == "postgresql",
-              let host = components.host, !host.isEmpty,
               let user = components.percentEncodedUser?.removingPercentEncoding
         else { throw .invalidURL }
         var parameters: [String: String] = [:]
         for item in components.queryItems ?? [] { parameters[item.name] = item.value ?? "" }
         let mode = parameters["sslmode"] ?? SSLMode.prefer.rawValue
         guard let sslMode = SSLMode(rawValue: mode) else { throw .unknownSSLMode(mode) }
-        self.host = host
-        self.port = components.port ?? 5432
+        let hosts: [Endpoint]
+        if let names = parameters["host"] {
+            hosts = try Self.endpoints(names: names, ports: parameters["port"])
+        } else if let listed {
+            hosts = listed
+        } else {
+            guard let host = components.host, !host.isEmpty else { throw .invalidURL }
+            hosts = [Endpoint(host: host, port: components.port ?? 5432)]
+        }
+        let target = parameters["target_session_attrs"] ?? TargetSessionAttributes.any.rawValue
+        guard let targetSessionAttributes = TargetSessionAttributes(rawValue: target) else { throw .unknownTargetSessionAttributes(target) }
+        if hosts.count > 1, parameters["hostaddr"] != nil { throw .hostAddressWithSeveralHosts }
+        self.hosts = hosts
+        self.host = hosts[0].host
+        self.port = hosts[0].port
+        self.targetSessionAttributes = targetSessionAttributes
         // Decoded once, from the encoded parts: a password may contain `%` itself.
         self.username = user
         self.password = components.percentEncodedPassword?.removingPercentEncoding
@@ -84,6 +129,55 @@ public struct PostgresURL: Sendable, Equatable {
         let poolSize = parameters["pool_size"].map { Int($0) ?? 0 } ?? Self.defaultPoolSize
         guard (1...1000).contains(poolSize) else { throw .invalidPoolSize(parameters["pool_size"] ?? "") }
         self.poolSize = poolSize
+    }
+
+    /// This URL for one of its hosts: the settings of a connection to it.
+    public func only(_ endpoint: Endpoint) -> PostgresURL {
+        var settings = self
+        settings.host = endpoint.host
+        settings.port = endpoint.port
+        settings.hosts = [endpoint]
+        return settings
+    }
+
+    /// The URL with a list of hosts in its authority (`h1:p1,h2:p2`) replaced by its first, which `URLComponents`
+    /// reads, and the list; the URL as it is, and nil, when it names one host.
+    private static func splitHosts(_ url: String) throws(PostgresURLError) -> (url: String, hosts: [Endpoint]?) {
+        guard let schemeEnd = url.range(of: "://") else { return (url, nil) }
+        let rest = url[schemeEnd.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostsStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let list = authority[hostsStart...]
+        guard list.contains(",") else { return (url, nil) }
+        var hosts: [Endpoint] = []
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+            var name = Substring(item)
+            var port = 5432
+            if let colon = name.lastIndex(of: ":"), !name[colon...].contains("]") {
+                guard let number = Int(name[name.index(after: colon)...]), (1...65535).contains(number) else { throw .invalidURL }
+                port = number
+                name = name[..<colon]
+            }
+            if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }
+            guard let host = String(name).removingPercentEncoding, !host.isEmpty else { throw .invalidURL }
+            hosts.append(Endpoint(host: host, port: port))
+        }
+        return (String(url[..<hostsStart]) + hosts[0].description + url[authorityEnd...], hosts)
+    }
+
+    /// libpq's `host` and `port` lists: one port for every host, or one each (an empty one is 5432).
+    private static func endpoints(names: String, ports: String?) throws(PostgresURLError) -> [Endpoint] {
+        let hosts = names.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let numbers = (ports ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !hosts.contains(where: \.isEmpty), numbers.count == 1 || numbers.count == hosts.count else { throw .invalidURL }
+        var endpoints: [Endpoint] = []
+        for (index, host) in hosts.enumerated() {
+            let text = numbers.count == 1 ? numbers[0] : numbers[index]
+            guard let port = text.isEmpty ? 5432 : Int(text), (1...65535).contains(port) else { throw .invalidURL }
+            endpoints.append(Endpoint(host: host, port: port))
+        }
+        return endpoints
     }
 
     public var tlsPolicy: TLSPolicy? {
@@ -143,6 +237,8 @@ public enum PostgresURLError: Error, Equatable, CustomStringConvertible {
     case clientCertificateWithoutKey
     case unreadableFile(parameter: String, path: String, reason: String)
     case invalidPoolSize(String)
+    case unknownTargetSessionAttributes(String)
+    case hostAddressWithSeveralHosts
 
     public var description: String {
         switch self {
@@ -155,6 +251,11 @@ public enum PostgresURLError: Error, Equatable, CustomStringConvertible {
             "the PostgreSQL URL names sslcert or sslkey without the other"
         case .invalidPoolSize(let value):
             "pool_size \"\(value)\" in the PostgreSQL URL is not a whole number from 1 to 1000"
+        case .unknownTargetSessionAttributes(let value):
+            "unknown target_session_attrs \"\(value)\" in the PostgreSQL URL (expected one of: "
+                + PostgresURL.TargetSessionAttributes.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+        case .hostAddressWithSeveralHosts:
+            "the PostgreSQL URL names hostaddr with several hosts (give each host's address as the host)"
         case .unreadableFile(let parameter, let path, let reason):
             "cannot read \(parameter) \(path) of the PostgreSQL URL: \(reason)"
         }

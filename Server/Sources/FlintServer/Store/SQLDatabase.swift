@@ -47,12 +47,16 @@ public enum SQLError: Error, CustomStringConvertible {
     /// The database gave up on the transaction to resolve a conflict with another one (a deadlock);
     /// running it again is safe.
     case transactionConflict
+    /// The database cannot serve now (its server is down, or a failover is under way: see `PostgresPrimary`);
+    /// the request may succeed later. Answered as a 503.
+    case unavailable(String)
     case failure(String)
 
     public var description: String {
         switch self {
         case .uniqueViolation(let detail): "unique constraint violated: \(detail)"
         case .transactionConflict: "transaction conflict (deadlock or serialization failure)"
+        case .unavailable(let message): message
         case .failure(let message): message
         }
     }
