@@ -209,7 +209,9 @@ def main():
         for thread in threads:
             thread.join(timeout=REQUEST_TIMEOUT + 2)
 
-        new_leader = wait_for(lambda: next((n for n, r in roles().items() if r == "leader"), None), "a new leader", 30)
+        # The dead primary's member key outlives it until its TTL: only another node counts as the new leader.
+        new_leader = wait_for(lambda: next((n for n, r in roles().items() if r == "leader" and n != leader), None),
+                              "a new leader", 30)
         log(f"new primary: {new_leader}; Patroni: {roles()}")
 
         worst = 0.0

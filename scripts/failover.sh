@@ -27,11 +27,14 @@ PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
 WORK="$(mktemp -d /tmp/flint-failover-XXXXXX)"
 if [ "$(id -u)" = 0 ]; then
     chown postgres:postgres "$WORK"
-    as_postgres() { setpriv --reuid postgres --regid postgres --init-groups -- "$@"; }
+    AS_POSTGRES=(setpriv --reuid postgres --regid postgres --init-groups --)
 else
-    as_postgres() { "$@"; }
+    AS_POSTGRES=()
 fi
 chmod 0755 "$WORK"
+# A command, not a shell function: started with `&`, its pid ($!) is then the server's own (setpriv execs it), which
+# the failover must kill; a function would run in a subshell of its own, and killing that leaves the server running.
+as_postgres() { "${AS_POSTGRES[@]}" "$@"; }
 
 PIDS=()
 cleanup() {
@@ -43,13 +46,14 @@ cleanup() {
     done
     for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    [ -n "${KEEP_FAILOVER_DIR:-}" ] || rm -rf "$WORK"
+    # A server killed a moment ago may still be writing its files.
+    [ -n "${KEEP_FAILOVER_DIR:-}" ] || rm -rf "$WORK" 2>/dev/null || { sleep 2; rm -rf "$WORK"; }
 }
 trap cleanup EXIT INT TERM
 
 ETCD_PORT=23790
 as_postgres mkdir -p "$WORK/etcd"
-as_postgres etcd --name failover --data-dir "$WORK/etcd" --log-level error \
+"${AS_POSTGRES[@]}" etcd --name failover --data-dir "$WORK/etcd" --log-level error \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
     --initial-cluster failover=http://127.0.0.1:23800 >"$WORK/etcd.log" 2>&1 &
@@ -97,7 +101,7 @@ postgresql:
   parameters:
     unix_socket_directories: $WORK/node$node
 EOF
-    as_postgres patroni "$WORK/node$node/patroni.yml" >"$WORK/node$node/patroni.log" 2>&1 &
+    "${AS_POSTGRES[@]}" patroni "$WORK/node$node/patroni.yml" >"$WORK/node$node/patroni.log" 2>&1 &
     PIDS+=($!)
     echo "$!" >"$WORK/node$node/patroni.pid"
     [ "$node" = 1 ] && sleep 3   # node 1 bootstraps the cluster; node 2 then copies it

@@ -1,4 +1,5 @@
 @testable import FlintServer
+import FlintTestSupport
 import FlintWire
 import Foundation
 import Testing
@@ -6,26 +7,14 @@ import Testing
 /// The answers that write themselves must give exactly the bytes `JSONBody.encoder` gives for them: same members,
 /// same order, same escapes. Compared on many seeded random values, strings with every kind of character.
 @Suite struct JSONWriterTests {
-    /// SplitMix64: a small seeded generator, so a failure can be reproduced.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let pieces = ["a", "Z", "0", "/", "\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{01}", "\u{1F}",
                          "\u{7F}", "é", "ß", "中", "😀", "\u{2028}", "\u{2029}", "<", ">", "&", "'", " ", "+", "%", "."]
 
-    static func string(_ random: inout Seeded) -> String {
+    static func string(_ random: inout SeededGenerator) -> String {
         (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
     }
 
-    static func maybe<T>(_ random: inout Seeded, _ make: (inout Seeded) -> T) -> T? {
+    static func maybe<T>(_ random: inout SeededGenerator, _ make: (inout SeededGenerator) -> T) -> T? {
         Bool.random(using: &random) ? make(&random) : nil
     }
 
@@ -36,7 +25,7 @@ import Testing
     }
 
     @Test func accountAnswersMatchTheEncoder() throws {
-        var random = Seeded(state: 35)
+        var random = SeededGenerator(state: 35)
         for _ in 0..<300 {
             var user = UserRecord(localId: Self.string(&random))
             user.email = Self.maybe(&random, Self.string)
@@ -85,7 +74,7 @@ import Testing
     }
 
     @Test func tokenAnswersMatchTheEncoder() throws {
-        var random = Seeded(state: 36)
+        var random = SeededGenerator(state: 36)
         for _ in 0..<300 {
             try Self.expectSameBytes(SecureTokenResponse(
                 idToken: Self.string(&random), refreshToken: Self.string(&random), expiresIn: Self.string(&random),

@@ -63,7 +63,7 @@ import Testing
             try #require(vectors.first { $0.name == name })
         }
         let expected = try originals.map { try #require($0.fields?.data) }
-        var random = WebAuthnFuzzTests.Generator(state: 0x5A41_1F11_E700_0001)
+        var random = SeededGenerator(state: 0x5A41_1F11_E700_0001)
         var outcomes: [String: Int] = [:]
         let start = ContinuousClock.now
         for round in 0 ..< 3000 {
@@ -115,7 +115,7 @@ import Testing
 
     /// One to three mutations: bit flips, bytes changed, removed, inserted or copied elsewhere, and XML's own
     /// troublemakers (comments, entities, CDATA, DOCTYPEs, duplicated tags) put anywhere.
-    static func mutate(_ input: [UInt8], _ random: inout WebAuthnFuzzTests.Generator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
         let tokens = ["<!---->", "&amp;", "&x;", "<![CDATA[x]]>", "<!DOCTYPE r>", "<", ">", "\"", " ID=\"a\"",
                       "<saml:Assertion>", "</saml:Assertion>", "xmlns:saml=\"urn:x\"", "\u{0}", "é"]
         var bytes = input

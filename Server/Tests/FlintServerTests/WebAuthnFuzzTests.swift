@@ -1,4 +1,5 @@
 @testable import FlintServer
+import FlintTestSupport
 import Foundation
 import Testing
 
@@ -7,20 +8,8 @@ import Testing
 /// crash, and the whole run takes seconds. The types say "or a WebAuthnError" (typed throws); running each input is
 /// what shows the rest. The mutations' seeds are fixed; the vectors' keys and signatures are fresh on each run.
 @Suite struct WebAuthnFuzzTests {
-    /// SplitMix64: small, seeded, good enough to spread mutations.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// One to three mutations of `input`.
-    static func mutate(_ input: [UInt8], _ random: inout Generator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         func randomBytes(_ count: ClosedRange<Int>) -> [UInt8] {
             (0 ..< Int.random(in: count, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
@@ -60,7 +49,7 @@ import Testing
         let registrations = vectors.registrations.filter { $0.expect == "ok" }
         let assertions = vectors.assertions.filter { $0.expect == "ok" }
         let start = ContinuousClock.now
-        var random = Generator(state: 0x5EED_F11E_7000_0001)
+        var random = SeededGenerator(state: 0x5EED_F11E_7000_0001)
         // How often each outcome came: "ok" or an error's case name.
         var outcomes: [String: Int] = [:]
         /// Runs `run`, counts its outcome; whether it was accepted.
@@ -118,7 +107,7 @@ import Testing
 
     /// Random bytes, and random bytes behind a valid CBOR prefix, through the decoder and the COSE key parser.
     @Test func randomBytesNeverCrashTheDecoder() {
-        var random = Generator(state: 0xC0B0_0000_0000_0002)
+        var random = SeededGenerator(state: 0xC0B0_0000_0000_0002)
         let prefixes: [[UInt8]] = [[], [0xA3], [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01], [0x9F], [0x81, 0x81, 0x81]]
         for round in 0 ..< 20_000 {
             let length = Int.random(in: 0 ... 64, using: &random)
