@@ -48,12 +48,19 @@ fuzz() {   # fuzz MODE
         auth="X-Goog-Api-Key: $(sed -n 's/^ *API key: *\([^ ]*\).*/\1/p' "$log")"
     fi
     echo "== schemathesis against $url ($mode mode, seed $seed, $examples examples)"
-    (cd "$dir" && schemathesis run "$url/openapi.json" --header "$auth" --checks "$checks" \
+    # Bounded as a whole too (a quick run takes a minute or two), so a stuck run fails instead of using up CI's time.
+    (cd "$dir" && timeout "${FUZZ_TIMEOUT:-900}" schemathesis run "$url/openapi.json" --header "$auth" --checks "$checks" \
         --max-examples "$examples" --seed "$seed" --workers 2 --generation-database none \
         --max-response-time 10 --request-timeout 30 --suppress-health-check all --warnings off \
         --report junit --report-dir "$dir/report") || status=$?
     if ! curl -sf --max-time 10 "$url/" >/dev/null; then echo "flint stopped answering after the fuzzing" >&2; status=1; fi
     kill -TERM "$pid"
+    # A clean exit takes a moment; one that does not come within 30 s is a finding, and the server is killed.
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "flint did not exit within 30 s of SIGTERM after the fuzzing; its log: $log" >&2
+        kill -KILL "$pid"; status=1
+    fi
     wait "$pid" || { echo "flint did not exit cleanly after the fuzzing (status $?); its log: $log" >&2; status=1; }
     [ "$status" = 0 ] && rm -rf "$dir"
     return "$status"

@@ -45,5 +45,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${FLINT_TEST_WIDTH:-$(( $
 
 # Build everything first, the `flint` executable included: CLITests run the binary.
 swift build --package-path Server --build-tests
-swift test --package-path Server --skip-build "$@"
+# Line-buffered (stdbuf reaches the test process through its environment): when a CI run is cut short, its log
+# then ends at the last line written, not at the last full block.
+stdbuf -oL -eL swift test --package-path Server --skip-build "$@"
 [ $# -gt 0 ] || scripts/fuzz.sh

@@ -229,14 +229,15 @@ import Testing
             #expect(auth.apnsToken == nil)
             auth.setAPNSToken(Data([0x01, 0xAB, 0xFF]), type: .sandbox)
             #expect(auth.apnsToken == Data([0x01, 0xAB, 0xFF]))
-            let handled = Locked<[Bool]>([])
+            // The notification ends the flow, so `verifyPhoneNumber` may return before the observer has its result.
+            let (handled, observed) = AsyncStream.makeStream(of: Bool.self)
             auth.phoneAuth.appCredentials.observeReceipts { receipt in
-                let result = auth.canHandleNotification(["com.google.firebase.auth": ["receipt": receipt, "secret": "secret-of-\(receipt)"]])
-                handled.withLock { $0.append(result) }
+                observed.yield(auth.canHandleNotification(["com.google.firebase.auth": ["receipt": receipt, "secret": "secret-of-\(receipt)"]]))
             }
             let provider = PhoneAuthProvider.provider(auth: auth)
             #expect(try await provider.verifyPhoneNumber("+15555550100", uiDelegate: nil) == "session-2")
-            #expect(handled.withLock { $0 } == [true])
+            var results = handled.makeAsyncIterator()
+            #expect(await results.next() == true)
 
             let verify = try #require(client.requests("accounts:verifyClient").first)
             #expect(verify.string("appToken") == "01ABFF")
@@ -365,8 +366,9 @@ import Testing
         }, client: client) { auth in
             auth.languageCode = "fr"
             auth.setAPNSToken(Data([1]), type: .prod)
-            // (Delegate calls run on the callback queue, outside the test's task: record, then check.)
-            let handled = Locked<[Bool]>([])
+            // (Delegate calls run on the callback queue, outside the test's task, and the last URL ends the flow:
+            // `verifyPhoneNumber` may return before the delegate has its results.)
+            let (handled, finished) = AsyncStream.makeStream(of: [Bool].self)
             let delegate = FakeUIDelegate { url, _ in
                 let eventID = Self.query(of: url)["eventId"] ?? ""
                 // Another event's callback and the wrong scheme are not this flow's.
@@ -376,11 +378,13 @@ import Testing
                     auth.canHandle(captchaCallbackURL(scheme: "app-1-123-ios-abc", eventID: eventID,
                                                       [("recaptchaToken", "captcha+token/=1")])),
                 ]
-                handled.withLock { $0 = results }
+                finished.yield(results)
+                finished.finish()
             }
             let id = try await PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("+15555550100", uiDelegate: delegate)
             #expect(id == "session-2")
-            #expect(handled.withLock { $0 } == [false, false, true])
+            var results = handled.makeAsyncIterator()
+            #expect(await results.next() == [false, false, true])
 
             let page = try #require(delegate.presented.first)
             #expect(page.absoluteString.hasPrefix("http://flint.test/__/auth/handler?"))
@@ -412,7 +416,8 @@ import Testing
         let sequence = Counter()
         let client = FakeHTTPClient { FakeHTTPClient.standard($0, sequence: sequence.next()) }
         try await withFakeAuth(configure: { $0.clientID = "123-abc.apps.googleusercontent.com" }, client: client) { auth in
-            let handled = Locked<[Bool]>([])
+            // The last URL ends the flow, so `verifyPhoneNumber` may return before the delegate has its results.
+            let (handled, finished) = AsyncStream.makeStream(of: [Bool].self)
             let delegate = FakeUIDelegate { url, _ in
                 let eventID = Self.query(of: url)["eventId"] ?? ""
                 let scheme = "com.googleusercontent.apps.123-abc"
@@ -425,10 +430,12 @@ import Testing
                     auth.canHandle(captchaCallbackURL(scheme: "COM.googleusercontent.apps.123-abc", eventID: eventID,
                                                       [("recaptchaToken", "token-2")])),
                 ]
-                handled.withLock { $0 = results }
+                finished.yield(results)
+                finished.finish()
             }
             _ = try await PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("+15555550100", uiDelegate: delegate)
-            #expect(handled.withLock { $0 } == [false, false, false, false, true])
+            var results = handled.makeAsyncIterator()
+            #expect(await results.next() == [false, false, false, false, true])
             #expect(client.requests.map(\.rpc) == ["recaptchaConfig", "accounts:sendVerificationCode"])
             let query = Self.query(of: try #require(delegate.presented.first))
             #expect(query["clientId"] == "123-abc.apps.googleusercontent.com")

@@ -140,7 +140,8 @@ public final class TestServer: Sendable {
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
             emulator: emulator, projectID: projectID, publicURL: publicURL)
         configure(&configuration)
-        let environment = ServerEnvironment(clock: clock, variables: ["FLINT_MASTER_KEY": masterKey], tracer: tracer)
+        let environment = ServerEnvironment(
+            clock: clock, variables: ["FLINT_MASTER_KEY": masterKey], tracer: tracer, rsaKeys: PooledRSAKeys.shared)
         let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: log.logger())
         let apiKey = try await server.defaultAPIKey()
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -14,6 +14,7 @@ public struct ServiceAccounts: Sendable {
     let secrets: SecretBox
     let clock: any FlintClock
     let random: any RandomSource
+    let rsaKeys: any RSAKeySource
     let address: PublicAddress
 
     init(core: ServerCore) {
@@ -21,6 +22,7 @@ public struct ServiceAccounts: Sendable {
         secrets = core.secrets
         clock = core.clock
         random = core.random
+        rsaKeys = core.rsaKeys
         address = core.address
     }
 
@@ -51,7 +53,7 @@ public struct ServiceAccounts: Sendable {
 
     /// Makes a key for `projectID` and returns its key file (the only copy of the private key).
     public func create(projectID: String) async throws -> KeyFile {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let key = try rsaKeys.makeKey()
         let keyID = Hex.encode(random.bytes(20))
         let clientEmail = "flint-admin-\(keyID.prefix(8))@\(projectID).iam.flint"
         try await store.insertServiceAccount(ServiceAccountRecord(

@@ -12,6 +12,8 @@ public struct ServerCore: Sendable {
     public let store: Store
     public let clock: any FlintClock
     public let random: any RandomSource
+    /// New RSA keys: see `RSAKeySource`.
+    let rsaKeys: any RSAKeySource
     /// Seals tokens and secrets at rest with the master key.
     let secrets: SecretBox
     /// The metrics and the tracer that the middleware, the store and the outside-call clients measure with.
@@ -55,8 +57,8 @@ extension ServerCore {
             policy: configuration.policy, defaultAuthorizedDomains: Array(Set(["localhost", publicHost ?? "localhost"])).sorted())
         try await projects.ensureProject(configuration.projectID)
         return ServerCore(
-            configuration: configuration, store: store, clock: environment.clock, random: environment.random, secrets: secrets,
-            telemetry: telemetry, logger: logger, projects: projects,
+            configuration: configuration, store: store, clock: environment.clock, random: environment.random,
+            rsaKeys: environment.rsaKeys, secrets: secrets, telemetry: telemetry, logger: logger, projects: projects,
             budgets: BudgetLedger(counters: store.counters, clock: environment.clock, configuration: configuration),
             address: PublicAddress(configuration: configuration))
     }

@@ -17,11 +17,15 @@ public struct ServerEnvironment: Sendable {
     /// Spans around each request, store call and outside call. The default propagates trace context and
     /// records nothing (`FlintTracer` without an exporter); `flint serve --otlp-endpoint` brings swift-otel's.
     public var tracer: any Tracer
+    /// New RSA keys (signing, service-account and SAML SP keys).
+    public var rsaKeys: any RSAKeySource
 
     public init(clock: any FlintClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
-                variables: [String: String] = ProcessInfo.processInfo.environment, tracer: any Tracer = FlintTracer()) {
+                variables: [String: String] = ProcessInfo.processInfo.environment, tracer: any Tracer = FlintTracer(),
+                rsaKeys: any RSAKeySource = FreshRSAKeys()) {
         self.clock = clock
         self.random = random
+        self.rsaKeys = rsaKeys
         self.variables = variables
         self.tracer = tracer
     }

@@ -19,11 +19,13 @@ struct SAMLProviderConfigService: ProviderConfigKind {
     let projects: ProjectDirectory
     let secrets: SecretBox
     let clock: any FlintClock
+    let rsaKeys: any RSAKeySource
 
     init(core: ServerCore) {
         projects = core.projects
         secrets = core.secrets
         clock = core.clock
+        rsaKeys = core.rsaKeys
     }
 
     static func isOfThisKind(_ id: String) -> Bool { id.hasPrefix(ProviderID.samlPrefix) }
@@ -150,7 +152,7 @@ struct SAMLProviderConfigService: ProviderConfigKind {
     /// A new SP key: RSA 2048, its self-signed certificate (base64 DER; subject and issuer CN the provider's id, which
     /// unlike the SP entity ID never changes) and the key as PKCS#8 PEM, sealed for this provider's slot.
     private func makeSPKey(providerID: String, projectID: String) throws -> (certificate: String, sealedPrivateKey: String) {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let key = try rsaKeys.makeKey()
         let signer = Certificate.PrivateKey(key)
         let name = try DistinguishedName { CommonName(providerID) }
         let now = clock.now()

@@ -44,6 +44,7 @@ public final class SigningKeyring: Sendable {
     private let keys: SigningKeyStore
     private let secrets: SecretBox
     private let clock: any FlintClock
+    private let rsaKeys: any RSAKeySource
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
     /// The store's external-change token when the newest key was last checked.
@@ -53,6 +54,7 @@ public final class SigningKeyring: Sendable {
         keys = core.store.signingKeys
         secrets = core.secrets
         clock = core.clock
+        rsaKeys = core.rsaKeys
         logger = core.logger
     }
 
@@ -65,7 +67,7 @@ public final class SigningKeyring: Sendable {
     /// Adds a new signing key; it signs from now on, and older keys keep verifying.
     @discardableResult
     public func rotate() async throws -> String {
-        let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let privateKey = try rsaKeys.makeKey()
         let kid = Base64URL.encode(Data(SHA256.hash(data: privateKey.publicKey.derRepresentation).prefix(20)))
         let now = clock.now()
         // Strictly after every stored key, so "newest signs" holds even for two rotations in one second.

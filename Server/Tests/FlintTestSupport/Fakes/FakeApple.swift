@@ -30,11 +30,11 @@ final class FakeRSAKeys: Sendable {
 
     init() throws {
         keys = NIOLockedValueBox([try Self.newKey()])
-        foreign = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        foreign = try PooledRSAKeys.shared.makeKey()
     }
 
     private static func newKey() throws -> Key {
-        Key(kid: FakeHTTP.randomHex(bytes: 10), privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        Key(kid: FakeHTTP.randomHex(bytes: 10), privateKey: try PooledRSAKeys.shared.makeKey())
     }
 
     var current: Key { keys.withLockedValue { $0[$0.count - 1] } }
