@@ -12,14 +12,10 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as FlintError {
-            if let cause = error.cause {
-                context.logger.warning("\(error.message)", metadata: ["cause": "\(cause)", "path": "\(request.uri.path)"])
-            }
             answered = error
         } catch SQLError.unavailable(let reason) {
             // The database is down or failing over: a 503, which clients retry.
             answered = FlintError.unavailable("The database", cause: SQLError.unavailable(reason))
-            context.logger.warning("\(answered.message)", metadata: ["cause": "\(reason)", "path": "\(request.uri.path)"])
         } catch let error as HTTPError where error.status == .notFound {
             answered = FlintError.notFound
         } catch let error as HTTPError {
@@ -27,6 +23,9 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             context.logger.error("Request failed: \(String(reflecting: error))", metadata: ["path": "\(request.uri.path)"])
             answered = FlintError.internalError
+        }
+        if let cause = answered.cause {
+            context.logger.warning("\(answered.message)", metadata: ["cause": "\(cause)", "path": "\(request.uri.path)"])
         }
         usage.errorAnswered(code: answered.code, route: context.endpointPath ?? "unmatched", projectID: context.attribution.projectID)
         return try JSONBody.response(answered.envelope, status: answered.status)

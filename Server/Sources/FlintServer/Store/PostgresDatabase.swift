@@ -68,13 +68,20 @@ public final class PostgresDatabase: SQLDatabase {
         self.logger = logger
         listener = PostgresGenerationListener(logger: logger) {
             // To the server the pool uses, as of each (re)connection.
-            try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(),
-                configuration: Self.connectionConfiguration(
-                    settings.only(primary.endpoint), tls: tls.map { try NIOSSLContext(configuration: $0) }),
-                id: Self.listenerConnectionID, logger: logger
-            ).get()
+            try await Self.connection(to: primary.endpoint, settings, tls: tls, id: Self.listenerConnectionID, logger: logger)
         }
+    }
+
+    /// One connection outside the pool, to `endpoint` of `settings`' hosts (the listener's, a probe's), numbered `id`
+    /// in postgres-nio's log lines; `connectTimeout` replaces postgres-nio's default.
+    static func connection(to endpoint: PostgresURL.Endpoint, _ settings: PostgresURL, tls: TLSConfiguration?, id: Int,
+                           connectTimeout: TimeAmount? = nil, logger: Logger) async throws -> PostgresConnection {
+        var configuration = connectionConfiguration(
+            settings.only(endpoint), tls: try tls.map { try NIOSSLContext(configuration: $0) })
+        if let connectTimeout { configuration.options.connectTimeout = connectTimeout }
+        return try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
+        ).get()
     }
 
     /// The listener's connection's number in postgres-nio's log lines (the pool numbers its own from 0).

@@ -322,13 +322,8 @@ final class PostgresPrimary: Sendable {
     /// `default_transaction_read_only`), `primary` whether the server is in recovery; `any` only connects.
     static func probe(_ settings: PostgresURL, tls: TLSConfiguration?, logger: Logger) -> Probe {
         { endpoint in
-            var configuration = PostgresDatabase.connectionConfiguration(
-                settings.only(endpoint), tls: try tls.map { try NIOSSLContext(configuration: $0) })
-            configuration.options.connectTimeout = probeConnectTimeout
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: probeConnectionID,
-                logger: logger
-            ).get()
+            let connection = try await PostgresDatabase.connection(
+                to: endpoint, settings, tls: tls, id: probeConnectionID, connectTimeout: probeConnectTimeout, logger: logger)
             do {
                 let reason = try await reasonNotTarget(settings.targetSessionAttributes, on: connection, logger: logger)
                 try? await connection.close()
