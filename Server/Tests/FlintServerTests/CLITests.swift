@@ -296,28 +296,45 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("1 rows are not users"), "\(bad.stderr)")
     }
 
-    /// A local import of more users than one call takes, with bad entries in both calls: each is reported by its uid and
-    /// the command fails, and every other user is imported.
+    /// A local import of more users than one call takes, with bad entries in both calls: each is reported by its uid (an
+    /// entry that is no user at all by its position) and the command fails, and every other user is imported. The file
+    /// is read a batch at a time: its other members are skipped, and a file cut short is refused before any import.
     @Test func localImportReportsBadEntriesAndKeepsTheRest() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }
-        var users: [JSONValue] = (0..<1300).map { ["localId": .string("u\($0)"), "email": .string("u\($0)@example.com")] }
+        var users: [JSONValue] = (0..<1300).map {
+            // Quotes, brackets and escapes inside strings must not end an entry.
+            ["localId": .string("u\($0)"), "email": .string("u\($0)@example.com"), "displayName": .string("[\"}{\\\n\($0)")]
+        }
         let bad: [Int: (JSONValue, String)] = [
             5: (["localId": "twin", "email": "u0@example.com"], "twin: email exists in other account in database"),
+            600: (["localId": .number(600)], "users[600]: localId is not a string"),
             1100: (["localId": "u3"], "u3: localId belongs to an existing account - can not overwrite."),
             1200: (["localId": "odd", "email": "not an email"], "odd: email is invalid"),
         ]
         for (index, entry) in bad { users[index] = entry.0 }
         let file = flint.dataDirectory.appendingPathComponent("users.json")
-        try JSONEncoder().encode(JSONValue.object(["users": .array(users)])).write(to: file)
+        let text = String(decoding: try JSONEncoder().encode(JSONValue.array(users)), as: UTF8.self)
+        try #"{"meta": {"note": "a ] and a } in a string", "list": [[1], {"users": []}]},"#
+            .appending("\n \"users\" : \(text) , \"after\": [true, null] }\n").write(to: file, atomically: true, encoding: .utf8)
         let imported = try await flint.run("users", "import", file.path)
         #expect(imported.status == 1)
         for (_, line) in bad.values { #expect(imported.stderr.contains(line), "\(imported.stderr)") }
-        #expect(imported.stderr.contains("3 of 1300 users were not imported."), "\(imported.stderr)")
+        #expect(imported.stderr.contains("4 of 1300 users were not imported."), "\(imported.stderr)")
         try await Self.withDataDirectory(of: flint) { server, caller in
             let count = try await server.store.accounts.userCount(projectID: caller.projectID)
             let last = try await server.store.accounts.user(projectID: caller.projectID, localID: "u1299")
-            #expect(count == 1297 && last != nil)
+            #expect(count == 1296 && last?.displayName == "[\"}{\\\n1299")
+        }
+
+        let cut = flint.dataDirectory.appendingPathComponent("cut.json")
+        try String(decoding: try JSONEncoder().encode(JSONValue.object(["users": .array(users.map { _ in ["localId": "late"] })])),
+                   as: UTF8.self).dropLast(2).write(to: cut, atomically: true, encoding: .utf8)
+        let refused = try await flint.run("users", "import", cut.path)
+        #expect(refused.status != 0 && refused.stderr.contains("cut.json is not a user file: expected"), "\(refused.stderr)")
+        try await Self.withDataDirectory(of: flint) { server, caller in
+            let late = try await server.store.accounts.user(projectID: caller.projectID, localID: "late")
+            #expect(late == nil)
         }
     }
 
