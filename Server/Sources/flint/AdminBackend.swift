@@ -42,17 +42,22 @@ extension AdminBackend {
         return user
     }
 
-    /// Up to `limit` users in uid order, read a page at a time; `progress` hears the count after each page.
-    func records(limit: Int = .max, progress: (Int) -> Void = { _ in }) async throws -> [UserRecord] {
+    /// Up to `limit` users in uid order, read a page at a time.
+    func records(limit: Int = .max) async throws -> [UserRecord] {
         var records: [UserRecord] = []
-        var pageToken: String?
-        repeat {
-            let page = try await list(maxResults: min(limit - records.count, AccountService.maximumBatch), pageToken: pageToken)
-            records += page.users ?? []
-            pageToken = page.nextPageToken
-            if pageToken != nil { progress(records.count) }
-        } while pageToken != nil && records.count < limit
+        try await forEachPage(limit: limit) { records += $0 }
         return records
+    }
+
+    /// The users of the project (or tenant) in pages of up to 1,000 as `list` gives them, the first `limit`.
+    func forEachPage(limit: Int = .max, _ body: ([UserRecord]) throws -> Void) async throws {
+        var (pageToken, seen): (String?, Int) = (nil, 0)
+        repeat {
+            let page = try await list(maxResults: min(limit - seen, AccountService.maximumBatch), pageToken: pageToken)
+            try body(page.users ?? [])
+            seen += page.users?.count ?? 0
+            pageToken = page.nextPageToken
+        } while pageToken != nil && seen < limit
     }
 
     /// The fictional numbers of the project, mapped to their codes.

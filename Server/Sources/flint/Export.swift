@@ -19,16 +19,25 @@ extension Users {
         @Option(help: "json or csv (default: the file's extension, else json).") var format: UserFileFormat?
 
         func run() async throws {
-            let (users, hashFlags) = try await options.withBackend { backend in
-                (try await backend.records(progress: { Output.note("Read \($0) users") }), try await backend.passwordHashFlags())
+            // Written a page at a time, so that exporting millions of users takes little memory.
+            var writer = try UserFileWriter(path: file, format: format ?? UserFileFormat(path: file))
+            let (count, hashFlags): (Int, String)
+            do {
+                (count, hashFlags) = try await options.withBackend { backend in
+                    var count = 0
+                    try await backend.forEachPage { page in
+                        try writer.write(page.map(ExportedUser.init))
+                        count += page.count
+                        if page.count == AccountService.maximumBatch { Output.note("Read \(count) users") }
+                    }
+                    return (count, try await backend.passwordHashFlags())
+                }
+                try writer.finish()
+            } catch {
+                writer.discard()
+                throw error
             }
-            let exported = users.map(ExportedUser.init)
-            let data = switch format ?? UserFileFormat(path: file) {
-            case .json: try Output.jsonData(ExportFile(users: exported))
-            case .csv: Data(ExportCSV.encode(exported.map(ExportCSV.row)).utf8)
-            }
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-            Output.note("Exported \(users.count) users to \(file).")
+            Output.note("Exported \(count) users to \(file).")
             Output.note("Password hash parameters (for firebase auth:import):\n  \(hashFlags)")
         }
     }
@@ -42,11 +51,6 @@ enum UserFileFormat: String, ExpressibleByArgument, CaseIterable {
     init(path: String) {
         self = path.lowercased().hasSuffix(".csv") ? .csv : .json
     }
-}
-
-/// The file `firebase auth:export` writes in JSON (and `auth:import` reads).
-struct ExportFile: Codable {
-    var users: [ExportedUser]
 }
 
 /// One user as `firebase auth:export` writes it; absent fields are left out.

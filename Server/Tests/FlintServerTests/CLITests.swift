@@ -382,6 +382,14 @@ import Testing
             #expect(missing.status != 0 && missing.stderr.contains("USER_NOT_FOUND"))
             let ownerless = try await flint.run("users", "list", "--server", server.baseURL.absoluteString)
             #expect(ownerless.status != 0 && ownerless.stderr.contains("invalid authentication credentials"), "\(ownerless.stderr)")
+            // An export is written into a hidden file beside the target, which takes the target's name at the end: a
+            // refused one leaves the last export as it was, and nothing beside it.
+            let lastExport = try Data(contentsOf: file)
+            let refused = try await flint.run("users", "export", file.path, "--server", server.baseURL.absoluteString)
+            let afterRefusal = try Data(contentsOf: file)
+            #expect(refused.status != 0 && afterRefusal == lastExport)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: flint.dataDirectory.path).filter { $0.hasSuffix(".partial") }
+            #expect(leftovers.isEmpty)
             try await server.server.store.serviceAccounts.revokeServiceAccount(keyID: keyFile.private_key_id, at: Int64(Date().timeIntervalSince1970))
             #expect(try await flint.run(arguments: ["users", "list"] + remote).status != 0)
         }
