@@ -26,21 +26,30 @@ struct UserFileWriter {
     /// Appends the users.
     mutating func write(_ users: [ExportedUser]) throws {
         guard !users.isEmpty else { return }
-        var text = ""
-        switch format {
-        case .json:
-            for user in users {
-                if written > 0 || !text.isEmpty { text += ",\n" }
-                // JSON strings hold no raw line breaks, so indenting each line of a user's text is safe.
-                let object = String(decoding: try Output.jsonData(user), as: UTF8.self)
-                text += object.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }
-                    .joined(separator: "\n")
-            }
-        case .csv:
-            text = ExportCSV.encode(users.map(ExportCSV.row))
+        let bytes = switch format {
+        case .json: try Self.members(users, first: written == 0)
+        case .csv: Data(ExportCSV.encode(users.map(ExportCSV.row)).utf8)
         }
-        try handle.write(contentsOf: Data(text.utf8))
+        try handle.write(contentsOf: bytes)
         written += users.count
+    }
+
+    /// The users as the file's array holds them: the page encoded as one pretty-printed array, its brackets dropped
+    /// and its lines indented one level more (JSON strings hold no raw line breaks; blank lines stay blank). A
+    /// comma and line break first, unless they are the array's first.
+    private static func members(_ users: [ExportedUser], first: Bool) throws -> Data {
+        let array = try Output.jsonData(users)
+        // "[\n" … "\n]": the lines between.
+        let inner = array.dropFirst(2).dropLast(2)
+        var bytes: [UInt8] = first ? [] : Array(",\n".utf8)
+        bytes.reserveCapacity(inner.count + inner.count / 8)
+        var lineStart = true
+        for byte in inner {
+            if lineStart && byte != UInt8(ascii: "\n") { bytes += [UInt8(ascii: " "), UInt8(ascii: " ")] }
+            bytes.append(byte)
+            lineStart = byte == UInt8(ascii: "\n")
+        }
+        return Data(bytes)
     }
 
     /// Ends the file and gives it the target's name.
