@@ -24,8 +24,9 @@ extension Users {
         @Option(help: "SCRYPT's rounds, or the iterations of PBKDF2/SHA.") var rounds: Int?
         @Option(name: .customLong("mem-cost"), help: "SCRYPT's memory cost (log2 N).") var memoryCost: Int?
 
-        /// Batches being decoded and written at once: decoding takes about as long as writing, so a few in flight keep
-        /// both cores busy (a local SQLite database still writes one batch at a time).
+        /// Batches being decoded and written at once: one decodes while another is written, and PostgreSQL or a remote
+        /// server writes several at once (a local SQLite database one at a time). Eight were no faster than four
+        /// (BENCHMARKS.md, issue 35's import).
         static let batchesInFlight = 4
 
         func run() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads a user file of `firebase auth:export`'s (JSON or CSV) a batch at a time, so that an import holds a few
-/// batches in memory, not the file and every user in it (a million users' export is about 1.2 GB of JSON).
+/// batches in memory, not the file and every user in it (`flint users export` of a million users: 580 MB of JSON).
 ///
 /// The file is read twice: `count()` checks the whole file's form and counts its users before anything is imported,
 /// then `nextBatch` hands out the users. A batch's entries are decoded by `UserFileBatch.entries()`, away from the
@@ -345,6 +345,8 @@ struct JSONArrayElements {
 }
 
 /// A CSV file's rows, a chunk of rows at a time: each chunk ends at a line break outside quotes, so no row is split.
+/// Quotes are counted wherever they are; a stray quote inside an unquoted field (which Flint's and Firebase's exports
+/// never write) only makes the chunk run on, to the end of the file at worst: more memory, the same rows.
 struct CSVRowChunks {
     private var file: FileChunks
     /// Bytes of `file.bytes` before this were handed out.
