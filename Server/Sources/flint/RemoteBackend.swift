@@ -12,12 +12,32 @@ struct RemoteBackend: AdminBackend {
     let projectID: String
     let tenantID: String?
     let keyFile: ServiceAccounts.KeyFile?
+    private let http: HTTPClient
 
-    init(baseURL: URL, projectID: String, tenantID: String?, keyFile: ServiceAccounts.KeyFile?) {
+    init(baseURL: URL, projectID: String, tenantID: String?, keyFile: ServiceAccounts.KeyFile?, http: HTTPClient) {
         self.baseURL = baseURL
         self.projectID = keyFile?.project_id ?? projectID
         self.tenantID = tenantID
         self.keyFile = keyFile
+        self.http = http
+    }
+
+    /// Runs `body` with an HTTP client for the commands, shut down afterwards. A server that cannot be reached fails
+    /// the command at once: AsyncHTTPClient's shared client would retry a refused connection until the request's
+    /// 60 s deadline.
+    static func withHTTPClient<Value>(_ body: (HTTPClient) async throws -> Value) async throws -> Value {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let value = try await body(client)
+            try await client.shutdown()
+            return value
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 
     /// `/v1/projects/{p}/accounts`, or a tenant's `/v1/projects/{p}/tenants/{t}/accounts`.
@@ -97,7 +117,7 @@ struct RemoteBackend: AdminBackend {
         let status: Int
         let data: Data
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            let response = try await http.execute(request, timeout: .seconds(60))
             status = Int(response.status.code)
             data = Data(buffer: try await response.body.collect(upTo: 64 << 20))
         } catch {

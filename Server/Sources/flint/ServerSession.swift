@@ -69,8 +69,11 @@ struct AdminOptions: ParsableArguments {
                 throw ValidationError("\(path) is not a service-account key file: \(error.localizedDescription)")
             }
         }
-        let backend = RemoteBackend(baseURL: url, projectID: try database.configuration(environment: environment).projectID,
-                                    tenantID: tenantID, keyFile: key)
-        return try await reportingFlintErrors { try await body(backend) }
+        let projectID = try database.configuration(environment: environment).projectID
+        return try await RemoteBackend.withHTTPClient { http in
+            try await reportingFlintErrors {
+                try await body(RemoteBackend(baseURL: url, projectID: projectID, tenantID: tenantID, keyFile: key, http: http))
+            }
+        }
     }
 }

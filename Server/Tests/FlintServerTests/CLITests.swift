@@ -218,6 +218,15 @@ import Testing
         }
     }
 
+    /// `--server` where nothing listens fails at once with the address (the client does not retry a refused connection
+    /// until its 60 s deadline, which the run's own 60 s limit would report as a hang).
+    @Test func anUnreachableServerFailsAtOnce() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        let listed = try await flint.run("users", "list", "--server", "http://127.0.0.1:1")
+        #expect(listed.status != 0 && listed.stderr.contains("Cannot reach http://127.0.0.1:1"), "\(listed.stderr)")
+    }
+
     /// Applies an admin `accounts:update` of `uid` to the CLI's data dir.
     private static func update(_ uid: String, in cli: FlintCLI, _ change: (inout UpdateAccountRequest) -> Void) async throws {
         var request = UpdateAccountRequest(returnSecureToken: false)
