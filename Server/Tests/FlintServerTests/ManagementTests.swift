@@ -104,6 +104,23 @@ import Testing
         return .null
     }
 
+    /// A check's answer within its time, however the operation behaves: its value, its error, or nil for one that
+    /// heeds no cancellation and never ends (what a PostgreSQL query caught in a restart did to `/readyz`).
+    @Test func answersComeWithinTheirTimeEvenFromAHungOperation() async throws {
+        #expect(try await answer(within: .seconds(60), { 42 })?.get() == 42)
+        let failed = await answer(within: .seconds(60)) { () async throws -> Int in throw SQLError.failure("down") }
+        guard case .failure(SQLError.failure("down"))? = failed else { Issue.record("\(String(describing: failed))"); return }
+        let stuck = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(nil)
+        let hung = await answer(within: .milliseconds(50)) {
+            await withCheckedContinuation { continuation in stuck.withLockedValue { $0 = continuation } }
+            return 1
+        }
+        #expect(hung == nil)
+        // Let the abandoned operation end, once it has started waiting.
+        while stuck.withLockedValue({ $0 }) == nil { await Task.yield() }
+        stuck.withLockedValue { $0?.resume() }
+    }
+
     @Test func requestIDsAreKeptOrMade() async throws {
         try await withServer { _, client in
             let kept = try await client.send("POST", "/v1/accounts:signUp", body: Data("{}".utf8), headers: ["X-Request-Id": "trace-42"])

@@ -59,12 +59,13 @@ struct Readiness: Sendable {
     /// Empty when ready; otherwise one sentence per problem.
     func problems() async -> [String] {
         var problems: [String] = []
-        do {
-            let version = try await withDeadline(storeTimeout) { try await store.appliedSchemaVersion() }
+        // Not `withDeadline`: a store query that hangs must not keep the answer (see `answer(within:)`).
+        switch await answer(within: storeTimeout, { [store] in try await store.appliedSchemaVersion() }) {
+        case .success(let version)?:
             if version < Migrations.latestVersion {
                 problems.append("the store's schema is at version \(version), this server needs \(Migrations.latestVersion)")
             }
-        } catch {
+        case .failure?, nil:
             problems.append("the store does not answer")
         }
         if keyring.keyIDs.isEmpty { problems.append("no signing key is loaded") }
