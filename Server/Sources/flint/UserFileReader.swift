@@ -234,19 +234,8 @@ struct JSONArrayElements {
     private mutating func findArray() throws {
         guard try nonSpace() == UInt8(ascii: "{") else { throw malformed("a JSON object") }
         var first = true
-        while true {
-            var byte = try nonSpace()
-            if byte == UInt8(ascii: "}") { throw UserFileError("\(path): has no \"\(keyName)\" array.") }
-            if !first {
-                guard byte == UInt8(ascii: ",") else { throw malformed("a comma or } between members") }
-                byte = try nonSpace()
-            }
+        while let name = try nextMemberName(first: first) {
             first = false
-            guard byte == UInt8(ascii: "\"") else { throw malformed("a member's name") }
-            let nameStart = position
-            try skipString()
-            let name = Array(file.bytes[nameStart..<position - 1])
-            guard try nonSpace() == UInt8(ascii: ":") else { throw malformed("a colon after a member's name") }
             let value = try nonSpace()
             if name == key {
                 guard value == UInt8(ascii: "[") else { throw UserFileError("\(path): \"\(keyName)\" is not an array.") }
@@ -254,21 +243,34 @@ struct JSONArrayElements {
             }
             try skipValue(startingWith: value)
         }
+        throw UserFileError("\(path): has no \"\(keyName)\" array.")
     }
 
     /// After the array: the object's other members, its `}`, then nothing but white space.
     private mutating func finishObject() throws {
-        while true {
-            let byte = try nonSpace()
-            if byte == UInt8(ascii: "}") { break }
-            guard byte == UInt8(ascii: ","), try nonSpace() == UInt8(ascii: "\"") else { throw malformed("a comma or } between members") }
-            try skipString()
-            guard try nonSpace() == UInt8(ascii: ":") else { throw malformed("a colon after a member's name") }
+        while try nextMemberName(first: false) != nil {
             try skipValue(startingWith: try nonSpace())
         }
         while let byte = try nextByte() {
             guard Self.isSpace(byte) else { throw malformed("the end of the file after the object") }
         }
+    }
+
+    /// Reads up to the next member's value inside an object: the comma before it (unless it is the `first`), its
+    /// name and the colon; returns the name, or nil at the object's `}`.
+    private mutating func nextMemberName(first: Bool) throws -> [UInt8]? {
+        var byte = try nonSpace()
+        if byte == UInt8(ascii: "}") { return nil }
+        if !first {
+            guard byte == UInt8(ascii: ",") else { throw malformed("a comma or } between members") }
+            byte = try nonSpace()
+        }
+        guard byte == UInt8(ascii: "\"") else { throw malformed("a member's name") }
+        let nameStart = position
+        try skipString()
+        let name = Array(file.bytes[nameStart..<position - 1])
+        guard try nonSpace() == UInt8(ascii: ":") else { throw malformed("a colon after a member's name") }
+        return name
     }
 
     /// Skips a value whose first byte was just read: a string, an object or array with all it holds, or a scalar
