@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The client: FlintAuth (FirebaseAuth's API shape) and the wire types it shares with the server. No package
-// dependencies and Firebase's own platform floors, so an app adds FlintAuth without pinning anything else.
-// The server, the `flint` command and their tests are the package in `Server/`.
+// The client: FlintAuth (FirebaseAuth's API shape) and the wire types it shares with the server; and FlintAdmin, the
+// Admin SDK for server-side Swift. No package dependencies and Firebase's own platform floors, so an app adds
+// FlintAuth (or a server FlintAdmin) without pinning anything else. The server, the `flint` command and their tests
+// are the package in `Server/`.
 let package = Package(
     name: "Flint",
     // iOS 15 and macOS 11 are FirebaseAuth's floors (Mac Catalyst comes with iOS). tvOS and watchOS are left out:
@@ -12,12 +13,22 @@ let package = Package(
     products: [
         .library(name: "FlintAuth", targets: ["FlintAuth"]),
         .library(name: "FlintWire", targets: ["FlintWire"]),
+        .library(name: "FlintAdmin", targets: ["FlintAdmin"]),
     ],
     targets: [
         // Wire types shared by server and SDK. Imports nothing of ours.
         .target(name: "FlintWire"),
         // The client SDK: Foundation only (plus Security, UIKit or AppKit, and SafariServices where they exist).
-        .target(name: "FlintAuth", dependencies: ["FlintWire"]),
+        .target(name: "FlintAuth", dependencies: ["FlintWire", "FlintHTTP"]),
+        // Foundation's URLSession behind a protocol, shared by FlintAuth and FlintAdmin.
+        .target(name: "FlintHTTP"),
+        // The system OpenSSL 3 libcrypto (Debian: libssl-dev), FlintAdmin's RS256 on Linux. It is built only for
+        // FlintAdmin, so an app with FlintAuth alone never looks for it; Apple platforms use Security instead.
+        .systemLibrary(name: "CFlintAdminCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // The Admin SDK: tokens, users, tenants and configs over the Admin REST API, for Firebase, Flint or an emulator.
+        .target(name: "FlintAdmin", dependencies: [
+            "FlintWire", "FlintHTTP", .target(name: "CFlintAdminCrypto", condition: .when(platforms: [.linux])),
+        ]),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
         // FirebaseAuth's documentation snippets with `import FlintAuth`: they must compile in Swift 6 mode.
         .testTarget(name: "FlintAuthCompatibilityTests", dependencies: ["FlintAuth"]),

@@ -136,6 +136,14 @@ let package = Package(
                 .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ]
         ),
+        // FlintAdmin's tests: against live servers in both modes, forged tokens and a fake of Google's endpoints.
+        .testTarget(
+            name: "FlintAdminTests",
+            dependencies: [
+                .product(name: "FlintAdmin", package: "Flint"), .product(name: "FlintWire", package: "Flint"),
+                "FlintServer", "FlintTestSupport",
+            ]
+        ),
         // FlintAuth's tests: against a fake backend, and against a live in-process server. They live here, with the
         // server, so that the client package at the root keeps no dependencies.
         .testTarget(

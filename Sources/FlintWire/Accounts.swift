@@ -89,6 +89,11 @@ public struct LookupRequest: Codable, Sendable {
     public struct FederatedUserID: Codable, Sendable {
         public var providerId: String
         public var rawId: String
+
+        public init(providerId: String, rawId: String) {
+            self.providerId = providerId
+            self.rawId = rawId
+        }
     }
 
     public init(idToken: String? = nil, localId: [String]? = nil, email: [String]? = nil, phoneNumber: [String]? = nil) {

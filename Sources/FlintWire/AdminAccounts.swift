@@ -113,6 +113,11 @@ public struct CreateSessionCookieRequest: Codable, Sendable {
     public var idToken: String?
     public var validDuration: LenientString?
     public var tenantId: String?
+
+    public init(idToken: String? = nil, validDuration: LenientString? = nil) {
+        self.idToken = idToken
+        self.validDuration = validDuration
+    }
 }
 
 public struct CreateSessionCookieResponse: Codable, Sendable {

@@ -1,5 +1,6 @@
 @testable import FlintAuth
 import FlintServer
+import FlintWire
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import FlintServer
 import FlintTestSupport
+import FlintWire
 import Foundation
 import Testing
 import _CryptoExtras

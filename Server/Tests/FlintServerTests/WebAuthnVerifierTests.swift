@@ -1,5 +1,6 @@
 @testable import FlintServer
 import FlintTestSupport
+import FlintWire
 import Foundation
 import Testing
 

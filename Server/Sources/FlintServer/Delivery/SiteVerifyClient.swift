@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 
 /// Checks captcha tokens with a siteverify endpoint (reCAPTCHA `https://www.google.com/recaptcha/api/siteverify`,

@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 
 /// The `twilio` SMS provider: Twilio's Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`,

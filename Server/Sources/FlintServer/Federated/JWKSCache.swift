@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Crypto
+import FlintWire
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 import Hummingbird
 import NIOCore

@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Crypto
+import FlintWire
 import Foundation
 #if canImport(Glibc)
 import Glibc

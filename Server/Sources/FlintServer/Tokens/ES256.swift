@@ -1,4 +1,5 @@
 import Crypto
+import FlintWire
 import Foundation
 
 /// ES256 JWTs that Flint signs for outside services with a P-256 key: APNs provider tokens and Apple's

@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 
 /// A compact JWS split into its parts. Parsing checks only the shape; signatures are checked by whoever

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FlintServer
 import FlintTestSupport
+import FlintWire
 import Foundation
 import NIOCore
 import NIOHTTP1

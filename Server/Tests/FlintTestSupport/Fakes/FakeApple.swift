@@ -1,3 +1,4 @@
+import FlintWire
 import _CryptoExtras
 import Crypto
 import FlintServer

@@ -1,5 +1,6 @@
 import Crypto
 import FlintServer
+import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Crypto
+import FlintWire
 import Foundation
 
 /// Apple's Sign in with Apple REST API, for token revocation: a client secret (an ES256 JWT signed with

@@ -1,4 +1,5 @@
 import Crypto
+import FlintWire
 import Foundation
 
 /// What the relying party expects of one ceremony.

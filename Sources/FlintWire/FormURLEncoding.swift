@@ -1,6 +1,6 @@
 import Foundation
 
-/// Percent-encoding of form bodies (Twilio, siteverify, Apple) and of query strings (emailed links),
+/// Percent-encoding of form bodies (Twilio, siteverify, Apple, OAuth grants) and of query strings (emailed links),
 /// and decoding of the forms clients send (`securetoken` bodies, `signInWithIdp` `postBody`).
 public enum FormURLEncoding {
     /// The characters left as they are (RFC 3986 unreserved); every other byte of the UTF-8 text is

@@ -1,0 +1,154 @@
+import FlintHTTP
+import FlintWire
+import Foundation
+
+/// The Admin SDK's auth client: verifies ID tokens and session cookies, mints custom tokens, and manages users,
+/// for one project (or one tenant of it, see `tenant(_:)`). The same calls work against Firebase, a Flint server and
+/// an emulator; `AdminEndpoints` says which.
+///
+/// ```swift
+/// let auth = try AdminAuth(serviceAccount: ServiceAccount(contentsOf: keyFile), endpoints: .flint(serverURL))
+/// let token = try await auth.verifyIDToken(idToken, checkRevoked: true)
+/// ```
+public final class AdminAuth: Sendable {
+    public let projectID: String
+    /// The tenant this client acts in; nil for the project's own users.
+    public let tenantID: String?
+    public let endpoints: AdminEndpoints
+    let credential: AdminCredential
+    let connection: AdminConnection
+    private let idTokens: PublicKeySet
+    private let sessionCookies: PublicKeySet
+    private let clockSkew: Int64
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - projectID: the project; a service account's own by default.
+    ///   - clockSkew: seconds a token's times may be off by (0 to 60), for clocks that disagree.
+    ///   - transport: how requests are sent; URLSession by default.
+    ///   - now: the clock tokens are checked against.
+    public init(projectID: String? = nil, credential: AdminCredential, endpoints: AdminEndpoints,
+                clockSkew: Int = 0, transport: any HTTPTransport = URLSessionTransport.shared,
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        let accountProject: String? = if case .serviceAccount(let account) = credential { account.projectID } else { nil }
+        guard let projectID = projectID ?? accountProject, !projectID.isEmpty else {
+            throw AdminError(.invalidArgument, "a project ID is needed: pass one, or a service account")
+        }
+        guard (0...60).contains(clockSkew) else { throw AdminError(.invalidArgument, "clockSkew must be 0 to 60 seconds") }
+        self.projectID = projectID
+        self.endpoints = endpoints
+        self.credential = credential
+        self.clockSkew = Int64(clockSkew)
+        self.now = now
+        tenantID = nil
+        connection = AdminConnection(api: endpoints.api, transport: transport,
+                                     accessTokens: AccessTokens(credential: credential, transport: transport, now: now))
+        idTokens = PublicKeySet(source: endpoints.idTokenKeys, transport: transport, now: now)
+        sessionCookies = endpoints.sessionCookieKeys == endpoints.idTokenKeys
+            ? idTokens : PublicKeySet(source: endpoints.sessionCookieKeys, transport: transport, now: now)
+    }
+
+    /// A service account's project on `endpoints`; or, when `FIREBASE_AUTH_EMULATOR_HOST` is set, on that emulator
+    /// with `Bearer owner`, as every Admin SDK does.
+    public convenience init(serviceAccount: ServiceAccount, endpoints: AdminEndpoints = .firebase,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if let emulator = AdminEndpoints.emulatorFromEnvironment(environment) {
+            try self.init(projectID: serviceAccount.projectID, credential: .emulatorOwner, endpoints: emulator)
+        } else {
+            try self.init(credential: .serviceAccount(serviceAccount), endpoints: endpoints)
+        }
+    }
+
+    private init(tenant tenantID: String, of parent: AdminAuth) {
+        projectID = parent.projectID
+        self.tenantID = tenantID
+        endpoints = parent.endpoints
+        credential = parent.credential
+        connection = parent.connection
+        idTokens = parent.idTokens
+        sessionCookies = parent.sessionCookies
+        clockSkew = parent.clockSkew
+        now = parent.now
+    }
+
+    /// The same client acting in a tenant (Identity Platform's multi-tenancy): its users, its tokens only.
+    public func tenant(_ tenantID: String) -> AdminAuth { AdminAuth(tenant: tenantID, of: self) }
+
+    /// `/v1/projects/{p}` or `/v1/projects/{p}/tenants/{t}`.
+    var resource: String {
+        let project = "/v1/projects/" + FormURLEncoding.escape(projectID)
+        return tenantID.map { project + "/tenants/" + FormURLEncoding.escape($0) } ?? project
+    }
+
+    // MARK: Tokens
+
+    /// Checks an ID token a client SDK got, and returns its claims. With `checkRevoked`, the user is also looked up:
+    /// a disabled user's token is `userDisabled`, and one issued before the user's tokens were revoked is
+    /// `idTokenRevoked`.
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws -> DecodedIDToken {
+        try await verify(idToken, as: .idToken, keys: idTokens, issuerPrefix: endpoints.idTokenIssuerPrefix,
+                         checkRevoked: checkRevoked)
+    }
+
+    /// Checks a session cookie made by `createSessionCookie`, as `verifyIDToken` checks ID tokens.
+    public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false) async throws -> DecodedIDToken {
+        try await verify(sessionCookie, as: .sessionCookie, keys: sessionCookies,
+                         issuerPrefix: endpoints.sessionCookieIssuerPrefix, checkRevoked: checkRevoked)
+    }
+
+    private func verify(_ token: String, as kind: TokenVerifier.Kind, keys: PublicKeySet, issuerPrefix: String,
+                        checkRevoked: Bool) async throws -> DecodedIDToken {
+        let verifier = TokenVerifier(kind: kind, projectID: projectID, issuer: issuerPrefix + projectID, tenantID: tenantID,
+                                     keys: keys, isEmulator: endpoints.isEmulator, clockSkew: clockSkew, now: now)
+        let decoded = try await verifier.verify(token)
+        guard checkRevoked else { return decoded }
+        // The token's own tenant, for a project-level client verifying a tenant user's token.
+        let owner = decoded.tenantID.map { tenantID == $0 ? self : tenant($0) } ?? self
+        let user = try await owner.user(uid: decoded.uid)
+        if user.disabled { throw AdminError(.userDisabled, "the user \(decoded.uid) is disabled") }
+        if let validAfter = user.tokensValidAfterTime, decoded.issuedAt < validAfter {
+            throw AdminError(kind.revoked, "the \(kind.name) was revoked: the user's tokens were revoked after it was issued")
+        }
+        return decoded
+    }
+
+    /// The audience of custom tokens: the Identity Toolkit's `signInWithCustomToken`.
+    static let customTokenAudience = TokenVerifier.customTokenAudience
+
+    /// A custom token for `uid`, good for an hour, which a client SDK exchanges for a session
+    /// (`signIn(withCustomToken:)`); `claims` are carried by the session's ID tokens. Signed with the service account's
+    /// key; unsigned (`alg: none`) against an emulator, as the Admin SDKs make them there.
+    public func createCustomToken(uid: String, claims: [String: JSONValue]? = nil) throws -> String {
+        guard !uid.isEmpty, uid.count <= 128 else { throw AdminError(.invalidUID, "a uid is 1 to 128 characters") }
+        if let claims { _ = try CustomClaims.encode(claims) }
+        let signer: ServiceAccount?
+        switch credential {
+        case .serviceAccount(let account): signer = account
+        case .emulatorOwner where endpoints.isEmulator: signer = nil
+        case .emulatorOwner:
+            throw AdminError(.invalidCredential, "custom tokens are signed with a service account's key; this client has none")
+        }
+        let issuedAt = Int64(now().timeIntervalSince1970)
+        let email = signer?.clientEmail ?? "firebase-auth-emulator@example.com"
+        var payload: [String: JSONValue] = [
+            "iss": .string(email), "sub": .string(email), "aud": .string(Self.customTokenAudience),
+            "iat": .number(Double(issuedAt)), "exp": .number(Double(issuedAt + 3600)), "uid": .string(uid),
+        ]
+        if let claims, !claims.isEmpty { payload["claims"] = .object(claims) }
+        if let tenantID { payload["tenant_id"] = .string(tenantID) }
+        return try JWT.encode(payload, kid: signer?.privateKeyID, signingWith: signer?.privateKey)
+    }
+
+    /// The shortest and longest session cookie lifetimes Firebase allows.
+    public static let sessionCookieLifetimes: ClosedRange<TimeInterval> = 300...(14 * 24 * 3600)
+
+    /// A session cookie for the user of a fresh ID token, good for `expiresIn` seconds (5 minutes to 14 days).
+    public func createSessionCookie(idToken: String, expiresIn: TimeInterval) async throws -> String {
+        guard Self.sessionCookieLifetimes.contains(expiresIn) else {
+            throw AdminError(.invalidSessionCookieDuration, "a session cookie lasts 5 minutes to 14 days")
+        }
+        let request = CreateSessionCookieRequest(idToken: idToken, validDuration: LenientString(String(Int(expiresIn))))
+        return try await connection.call("POST", resource + ":createSessionCookie", body: request,
+                                         as: CreateSessionCookieResponse.self).sessionCookie
+    }
+}

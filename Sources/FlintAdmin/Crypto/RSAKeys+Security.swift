@@ -1,0 +1,58 @@
+#if canImport(Security)
+import Foundation
+import Security
+
+/// An RSA key held by Security (`SecKey`), which is thread-safe.
+final class PlatformRSAKey: @unchecked Sendable {
+    // @unchecked: a SecKey is immutable and may be used from any thread.
+    private let key: SecKey
+
+    /// The public key of a DER X.509 certificate.
+    init(certificateDER der: Data) throws {
+        guard let certificate = SecCertificateCreateWithData(nil, der as CFData),
+              let key = SecCertificateCopyKey(certificate)
+        else { throw RSAKeyError(description: "not an X.509 certificate with a key Security can read") }
+        try Self.checkSize(key)
+        self.key = key
+    }
+
+    /// A PKCS#1 `RSAPublicKey`.
+    convenience init(publicPKCS1 der: Data) throws {
+        try self.init(pkcs1: der, keyClass: kSecAttrKeyClassPublic)
+    }
+
+    /// A PKCS#1 `RSAPrivateKey`.
+    convenience init(privatePKCS1 der: Data) throws {
+        try self.init(pkcs1: der, keyClass: kSecAttrKeyClassPrivate)
+    }
+
+    private init(pkcs1 der: Data, keyClass: CFString) throws {
+        let attributes = [kSecAttrKeyType: kSecAttrKeyTypeRSA, kSecAttrKeyClass: keyClass] as CFDictionary
+        var error: Unmanaged<CFError>?
+        guard let key = SecKeyCreateWithData(der as CFData, attributes, &error) else {
+            throw RSAKeyError(description: "Security cannot read the RSA key: \(String(describing: error?.takeRetainedValue()))")
+        }
+        try Self.checkSize(key)
+        self.key = key
+    }
+
+    private static func checkSize(_ key: SecKey) throws {
+        let attributes = SecKeyCopyAttributes(key) as? [CFString: Any]
+        guard attributes?[kSecAttrKeyType] as? String == kSecAttrKeyTypeRSA as String,
+              SecKeyGetBlockSize(key) * 8 >= minimumRSAKeyBits
+        else { throw RSAKeyError(description: "not an RSA key of at least \(minimumRSAKeyBits) bits") }
+    }
+
+    func isValidSignature(_ signature: Data, for message: Data) -> Bool {
+        SecKeyVerifySignature(key, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, signature as CFData, nil)
+    }
+
+    func signature(for message: Data) throws -> Data {
+        var error: Unmanaged<CFError>?
+        guard let signature = SecKeyCreateSignature(key, .rsaSignatureMessagePKCS1v15SHA256, message as CFData, &error) else {
+            throw RSAKeyError(description: "Security cannot sign: \(String(describing: error?.takeRetainedValue()))")
+        }
+        return signature as Data
+    }
+}
+#endif
