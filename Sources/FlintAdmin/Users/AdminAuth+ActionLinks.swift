@@ -56,7 +56,12 @@ extension AdminAuth {
         request.returnOobLink = true
         let answer = try await connection.call("POST", resource + "/accounts:sendOobCode", body: request,
                                                as: SendOobCodeResponse.self)
-        guard let link = answer.oobLink else { throw AdminError(.internalError, "the server made no link") }
+        guard let link = answer.oobLink else {
+            // The one case a server answers without a link: a reset for an address nobody has, under email
+            // enumeration protection (which answers as if the mail went).
+            if type == .passwordReset { throw AdminError(.emailNotFound, "no user has the address \(email)") }
+            throw AdminError(.internalError, "the server made no link")
+        }
         return link
     }
 }

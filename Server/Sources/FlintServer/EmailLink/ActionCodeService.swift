@@ -89,9 +89,8 @@ public struct ActionCodeService: Sendable {
             try await outbox.refusing(.rateLimit, projectID: caller.projectID) { try await admit(address: recipient, caller: caller) }
         }
         // Unknown addresses: with enumeration protection the request succeeds and nothing is sent (nor a link made).
-        // An admin asking for the link is told, as Firebase tells the Admin SDKs (`auth/email-not-found`).
         if type == .passwordReset, target.user == nil {
-            if settings.improvedEmailPrivacy && !returnLink { return SendOobCodeResponse(email: target.email) }
+            if settings.improvedEmailPrivacy { return SendOobCodeResponse(email: target.email) }
             throw FlintError(.emailNotFound)
         }
 
