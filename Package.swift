@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FlintAuth", targets: ["FlintAuth"]),
         .library(name: "FlintWire", targets: ["FlintWire"]),
         .library(name: "FlintAdmin", targets: ["FlintAdmin"]),
+        .library(name: "FlintAdminCore", targets: ["FlintAdminCore"]),
     ],
     targets: [
         // Wire types shared by server and SDK. Imports nothing of ours.
@@ -23,12 +24,14 @@ let package = Package(
         // Foundation's URLSession behind a protocol, shared by FlintAuth and FlintAdmin.
         .target(name: "FlintHTTP"),
         // The system OpenSSL 3 libcrypto (Debian: libssl-dev), FlintAdmin's RS256 on Linux. It is built only for
-        // FlintAdmin, so an app with FlintAuth alone never looks for it; Apple platforms use Security instead.
+        // FlintAdminCore, so an app with FlintAuth alone never looks for it; Apple platforms use Security instead.
         .systemLibrary(name: "CFlintAdminCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The Admin SDK: tokens, users, tenants and configs over the Admin REST API, for Firebase, Flint or an emulator.
-        .target(name: "FlintAdmin", dependencies: [
-            "FlintWire", "FlintHTTP", .target(name: "CFlintAdminCrypto", condition: .when(platforms: [.linux])),
+        // FlintAdminCore sends its requests through a transport its caller gives; FlintAdmin is it with URLSession's.
+        .target(name: "FlintAdminCore", dependencies: [
+            "FlintWire", .target(name: "CFlintAdminCrypto", condition: .when(platforms: [.linux])),
         ]),
+        .target(name: "FlintAdmin", dependencies: ["FlintAdminCore", "FlintHTTP"]),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
         // FirebaseAuth's documentation snippets with `import FlintAuth`: they must compile in Swift 6 mode.
         .testTarget(name: "FlintAuthCompatibilityTests", dependencies: ["FlintAuth"]),

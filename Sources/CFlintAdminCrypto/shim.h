@@ -1,6 +1,6 @@
-// The system's OpenSSL 3 libcrypto (Debian: libssl-dev), for FlintAdmin on Linux: RS256 signatures and their
-// verification, keys from PEM, X.509 certificates and JWKs (FlintAdmin/Crypto/RSAKeys+OpenSSL.swift). On Apple
-// platforms FlintAdmin uses Security instead, and this module is not built.
+// The system's OpenSSL 3 libcrypto (Debian: libssl-dev), for FlintAdminCore on Linux: RS256 signatures and their
+// verification, keys from PEM, X.509 certificates and JWKs (FlintAdminCore/Crypto/RSAKeys+OpenSSL.swift). On Apple
+// platforms FlintAdminCore uses Security instead, and this module is not built.
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>

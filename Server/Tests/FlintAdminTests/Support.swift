@@ -1,4 +1,4 @@
-@testable import FlintAdmin
+import FlintAdmin
 import FlintTestSupport
 import Foundation
 import Testing

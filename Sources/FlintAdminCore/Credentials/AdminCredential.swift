@@ -1,9 +1,5 @@
-import FlintHTTP
 import FlintWire
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What authorizes admin calls.
 public enum AdminCredential: Sendable {
@@ -18,7 +14,7 @@ public enum AdminCredential: Sendable {
 /// that find no fresh token share one grant.
 actor AccessTokens {
     private let credential: AdminCredential
-    private let transport: any HTTPTransport
+    private let transport: any AdminTransport
     private let now: @Sendable () -> Date
     private var current: (token: String, refreshAt: Date)?
     private var pending: Task<(String, Date), any Error>?
@@ -31,7 +27,7 @@ actor AccessTokens {
     /// A token is replaced this long before it expires, so none expires on its way to the server.
     static let refreshMargin: TimeInterval = 300
 
-    init(credential: AdminCredential, transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+    init(credential: AdminCredential, transport: any AdminTransport, now: @escaping @Sendable () -> Date) {
         self.credential = credential
         self.transport = transport
         self.now = now
@@ -49,7 +45,7 @@ actor AccessTokens {
     }
 
     /// The JWT-bearer grant: a one-hour assertion the account signs, audience the token endpoint.
-    private static func grant(_ account: ServiceAccount, transport: any HTTPTransport,
+    private static func grant(_ account: ServiceAccount, transport: any AdminTransport,
                               now: @Sendable () -> Date) async throws -> (String, Date) {
         let issuedAt = Int64(now().timeIntervalSince1970)
         let assertion = try JWT.encode([
@@ -57,24 +53,24 @@ actor AccessTokens {
             "aud": .string(account.tokenURI.absoluteString), "scope": .string(scopes.joined(separator: " ")),
             "iat": .number(Double(issuedAt)), "exp": .number(Double(issuedAt + 3600)),
         ], kid: account.privateKeyID, signingWith: account.privateKey)
-        var request = URLRequest(url: account.tokenURI)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(FormURLEncoding.encode([
-            ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
-        ]).utf8)
+        let request = AdminHTTPRequest(
+            method: "POST", url: account.tokenURI, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(FormURLEncoding.encode([
+                ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
+            ]).utf8),
+            timeout: AdminConnection.timeout)
         struct Grant: Decodable {
             var access_token: String?
             var expires_in: Double?
             var error: String?
             var error_description: String?
         }
-        let (data, response) = try await AdminConnection.send(request, with: transport)
-        let grant = try? JSONDecoder().decode(Grant.self, from: data)
-        guard response.statusCode == 200, let token = grant?.access_token, let lifetime = grant?.expires_in else {
+        let response = try await AdminConnection.send(request, with: transport)
+        let grant = try? JSONDecoder().decode(Grant.self, from: response.body)
+        guard response.status == 200, let token = grant?.access_token, let lifetime = grant?.expires_in else {
             let reason = [grant?.error, grant?.error_description].compactMap { $0 }.joined(separator: ": ")
             throw AdminError(.invalidCredential, "the token endpoint \(account.tokenURI.absoluteString) refused the "
-                             + "service account's grant (HTTP \(response.statusCode)\(reason.isEmpty ? "" : ", " + reason))")
+                             + "service account's grant (HTTP \(response.status)\(reason.isEmpty ? "" : ", " + reason))")
         }
         return (token, now().addingTimeInterval(lifetime - refreshMargin))
     }

@@ -1,4 +1,3 @@
-import FlintHTTP
 import FlintWire
 import Foundation
 
@@ -25,10 +24,10 @@ public final class AdminAuth: Sendable {
     /// - Parameters:
     ///   - projectID: the project; a service account's own by default.
     ///   - clockSkew: seconds a token's times may be off by (0 to 60), for clocks that disagree.
-    ///   - transport: how requests are sent; URLSession by default.
+    ///   - transport: how requests are sent (`FlintAdmin` gives every initializer URLSession's by default).
     ///   - now: the clock tokens are checked against.
     public init(projectID: String? = nil, credential: AdminCredential, endpoints: AdminEndpoints,
-                clockSkew: Int = 0, transport: any HTTPTransport = URLSessionTransport.shared,
+                clockSkew: Int = 0, transport: any AdminTransport,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         let accountProject: String? = if case .serviceAccount(let account) = credential { account.projectID } else { nil }
         guard let projectID = projectID ?? accountProject, !projectID.isEmpty else {
@@ -51,11 +50,12 @@ public final class AdminAuth: Sendable {
     /// A service account's project on `endpoints`; or, when `FIREBASE_AUTH_EMULATOR_HOST` is set, on that emulator
     /// with `Bearer owner`, as every Admin SDK does.
     public convenience init(serviceAccount: ServiceAccount, endpoints: AdminEndpoints = .firebase,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            transport: any AdminTransport) throws {
         if let emulator = AdminEndpoints.emulatorFromEnvironment(environment) {
-            try self.init(projectID: serviceAccount.projectID, credential: .emulatorOwner, endpoints: emulator)
+            try self.init(projectID: serviceAccount.projectID, credential: .emulatorOwner, endpoints: emulator, transport: transport)
         } else {
-            try self.init(credential: .serviceAccount(serviceAccount), endpoints: endpoints)
+            try self.init(credential: .serviceAccount(serviceAccount), endpoints: endpoints, transport: transport)
         }
     }
 

@@ -1,21 +1,17 @@
-import FlintHTTP
 import FlintWire
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The keys a `KeySource` publishes, fetched when first needed and kept as long as the answer's
 /// `Cache-Control: max-age` says (not at all without one). Concurrent callers that find the keys stale share one fetch.
 actor PublicKeySet {
     private let source: AdminEndpoints.KeySource
-    private let transport: any HTTPTransport
+    private let transport: any AdminTransport
     private let now: @Sendable () -> Date
     private var keys: [String: RSAPublicKey] = [:]
     private var expiresAt = Date.distantPast
     private var pending: Task<([String: RSAPublicKey], Date), any Error>?
 
-    init(source: AdminEndpoints.KeySource, transport: any HTTPTransport, now: @escaping @Sendable () -> Date) {
+    init(source: AdminEndpoints.KeySource, transport: any AdminTransport, now: @escaping @Sendable () -> Date) {
         self.source = source
         self.transport = transport
         self.now = now
@@ -32,23 +28,23 @@ actor PublicKeySet {
         return keys[id]
     }
 
-    private static func fetch(_ source: AdminEndpoints.KeySource, transport: any HTTPTransport,
+    private static func fetch(_ source: AdminEndpoints.KeySource, transport: any AdminTransport,
                               now: @Sendable () -> Date) async throws -> ([String: RSAPublicKey], Date) {
         let url: URL
         switch source {
         case .x509Certificates(let address), .jwks(let address): url = address
         }
-        let data: Data
-        let response: HTTPURLResponse
+        let response: AdminHTTPResponse
         do {
-            (data, response) = try await AdminConnection.send(URLRequest(url: url, timeoutInterval: AdminConnection.timeout),
-                                                              with: transport)
+            response = try await AdminConnection.send(AdminHTTPRequest(method: "GET", url: url, timeout: AdminConnection.timeout),
+                                                      with: transport)
         } catch let error as AdminError {
             throw AdminError(.certificateFetchFailed, error.message)
         }
-        guard response.statusCode == 200 else {
-            throw AdminError(.certificateFetchFailed, "\(url.absoluteString) answered HTTP \(response.statusCode)")
+        guard response.status == 200 else {
+            throw AdminError(.certificateFetchFailed, "\(url.absoluteString) answered HTTP \(response.status)")
         }
+        let data = response.body
         let keys: [String: RSAPublicKey]
         do {
             switch source {
@@ -58,7 +54,7 @@ actor PublicKeySet {
         } catch {
             throw AdminError(.certificateFetchFailed, "\(url.absoluteString) published keys that cannot be read: \(error)")
         }
-        return (keys, now().addingTimeInterval(maxAge(response.value(forHTTPHeaderField: "Cache-Control")) ?? 0))
+        return (keys, now().addingTimeInterval(maxAge(response.headers["cache-control"]) ?? 0))
     }
 
     /// Key id → PEM certificate. A certificate whose key cannot be used (not RSA, under 2048 bits) is passed over: tokens
