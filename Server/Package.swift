@@ -87,6 +87,8 @@ let package = Package(
             dependencies: [
                 "FlintServer",
                 .product(name: "FlintWire", package: "Flint"),
+                // The admin client of --server, with AsyncHTTPClient as its transport.
+                .product(name: "FlintAdminCore", package: "Flint"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The server's HTTP client, for --server (Foundation's URLSession would load libcurl into every flint process).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

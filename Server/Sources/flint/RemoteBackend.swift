@@ -1,25 +1,29 @@
 import AsyncHTTPClient
+import FlintAdminCore
 import FlintServer
 import FlintWire
 import Foundation
 import NIOCore
 
-/// A running Flint server, called through the Admin REST API as the Admin SDKs call it. With a key file
-/// each request carries a JWT the service account signs for itself (so the project is the key's); without
-/// one, `Bearer owner`, which only an emulator-mode server accepts.
+/// A running Flint server, called through FlintAdmin as any Admin SDK calls it. With a key file its calls carry an
+/// access token from the server's `/token` (the JWT-bearer grant); without one, `Bearer owner`, which only an
+/// emulator-mode server accepts. Account calls go as the wire requests the local backend takes, so a command reads the
+/// same either way.
 struct RemoteBackend: AdminBackend {
-    let baseURL: URL
-    let projectID: String
-    let tenantID: String?
-    let keyFile: ServiceAccounts.KeyFile?
-    private let http: HTTPClient
+    let auth: AdminAuth
+    var projectID: String { auth.projectID }
 
-    init(baseURL: URL, projectID: String, tenantID: String?, keyFile: ServiceAccounts.KeyFile?, http: HTTPClient) {
-        self.baseURL = baseURL
-        self.projectID = keyFile?.project_id ?? projectID
-        self.tenantID = tenantID
-        self.keyFile = keyFile
-        self.http = http
+    init(baseURL: URL, projectID: String, tenantID: String?, keyFile: String?, http: HTTPClient) throws {
+        var credential = AdminCredential.emulatorOwner
+        if let keyFile {
+            var account = try ServiceAccount(contentsOf: URL(fileURLWithPath: keyFile))
+            // The server asked for, whatever address it had when it made the key.
+            account.tokenURI = baseURL.appendingPathComponent("token")
+            credential = .serviceAccount(account)
+        }
+        let project = try AdminAuth(projectID: keyFile == nil ? projectID : nil, credential: credential,
+                                    endpoints: .flint(baseURL), transport: AsyncHTTPClientTransport(client: http))
+        auth = tenantID.map(project.tenant) ?? project
     }
 
     /// Runs `body` with an HTTP client for the commands, shut down afterwards. A server that cannot be reached fails
@@ -41,20 +45,20 @@ struct RemoteBackend: AdminBackend {
     }
 
     /// `/v1/projects/{p}/accounts`, or a tenant's `/v1/projects/{p}/tenants/{t}/accounts`.
-    private var accounts: String { "/v1/\(Realm(projectID: projectID, tenantID: tenantID).resourceName)/accounts" }
+    private var accounts: String { "/v1/\(Realm(projectID: projectID, tenantID: auth.tenantID).resourceName)/accounts" }
 
     func createUser(_ request: SignUpRequest) async throws -> String {
         try await call("POST", accounts, body: request, as: SignInResponse.self).localId
     }
 
-    func lookup(_ request: LookupRequest) async throws -> [UserRecord] {
+    func lookup(_ request: LookupRequest) async throws -> [FlintWire.UserRecord] {
         try await call("POST", accounts + ":lookup", body: request, as: LookupResponse.self).users ?? []
     }
 
     func list(maxResults: Int, pageToken: String?) async throws -> BatchGetResponse {
         var query = "?maxResults=\(maxResults)"
         if let pageToken { query += "&nextPageToken=" + FormURLEncoding.escape(pageToken) }
-        return try await call("GET", accounts + ":batchGet" + query, body: nil as String?, as: BatchGetResponse.self)
+        return try await call("GET", accounts + ":batchGet" + query, as: BatchGetResponse.self)
     }
 
     func update(_ request: UpdateAccountRequest) async throws {
@@ -62,7 +66,7 @@ struct RemoteBackend: AdminBackend {
     }
 
     func deleteUser(_ localID: String) async throws {
-        _ = try await call("POST", accounts + ":delete", body: DeleteAccountRequest(localId: localID), as: JSONValue.self)
+        try await remote { try await auth.deleteUser(uid: localID) }
     }
 
     func batchCreate(_ request: BatchCreateRequest) async throws -> BatchCreateResponse {
@@ -70,73 +74,78 @@ struct RemoteBackend: AdminBackend {
     }
 
     func config(of projectID: String) async throws -> ProjectConfig {
-        try await call("GET", "/v2/projects/\(projectID)/config", body: nil as String?, as: ProjectConfig.self)
+        try await remote { try await auth.project(projectID).projectConfig() }
     }
 
     func updateConfig(of projectID: String, _ change: ProjectConfig, updateMask: String?) async throws -> ProjectConfig {
-        let query = updateMask.map { "?updateMask=" + FormURLEncoding.escape($0) } ?? ""
-        return try await call("PATCH", "/v2/projects/\(projectID)/config" + query, body: change, as: ProjectConfig.self)
+        try await remote {
+            try await auth.project(projectID).updateProjectConfig(change, updateMask: updateMask.map(Self.fields))
+        }
     }
 
-    private var tenantsPath: String { "/v2/projects/\(projectID)/tenants" }
-
     func createTenant(_ config: TenantConfig) async throws -> TenantConfig {
-        try await call("POST", tenantsPath, body: config, as: TenantConfig.self)
+        try await remote { try await auth.createTenant(config) }
     }
 
     func tenants() async throws -> [TenantConfig] {
-        var all: [TenantConfig] = []
-        var pageToken: String?
-        repeat {
-            let query = pageToken.map { "?pageToken=" + FormURLEncoding.escape($0) } ?? ""
-            let page = try await call("GET", tenantsPath + query, body: nil as String?, as: ListTenantsResponse.self)
-            all += page.tenants
-            pageToken = page.tenants.isEmpty ? nil : page.nextPageToken
-        } while pageToken != nil
-        return all
+        try await remote {
+            var all: [TenantConfig] = []
+            for try await page in auth.listTenants() { all += page }
+            return all
+        }
     }
 
     func deleteTenant(_ tenantID: String) async throws {
-        _ = try await call("DELETE", "\(tenantsPath)/\(FormURLEncoding.escape(tenantID))", body: nil as String?, as: JSONValue.self)
+        try await remote { try await auth.deleteTenant(id: tenantID) }
     }
 
     func emulatorData() async throws -> EmulatorDataFolder {
-        try await call("GET", "/emulator/v1/projects/\(projectID)/export", body: nil as String?, as: EmulatorDataFolder.self)
+        try await call("GET", "/emulator/v1/projects/\(projectID)/export", as: EmulatorDataFolder.self)
     }
 
-    /// One admin request. A Firebase error envelope becomes a `FlintError` with its message.
-    func call<Body: Encodable, Reply: Decodable>(_ method: String, _ path: String, body: Body?,
-                                                         as reply: Reply.Type) async throws -> Reply {
-        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "Authorization", value: "Bearer \(try credential())")
-        if let body {
-            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
-            request.headers.add(name: "Content-Type", value: "application/json")
-        }
-        let status: Int
-        let data: Data
+    /// The fields of an update mask, `a,b.c` → `["a", "b.c"]`.
+    static func fields(_ updateMask: String) -> [String] {
+        updateMask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// One admin request through FlintAdmin.
+    func call<Reply: Decodable>(_ method: String, _ path: String, body: (any Encodable)? = nil,
+                                as reply: Reply.Type) async throws -> Reply {
+        try await remote { try await auth.call(method, path, body: body, as: reply) }
+    }
+
+    /// Runs a FlintAdmin call; its refusal becomes a `FlintError` with the server's message, as the commands print them.
+    func remote<Value>(_ body: () async throws -> Value) async throws -> Value {
         do {
-            let response = try await http.execute(request, timeout: .seconds(60))
-            status = Int(response.status.code)
-            data = Data(buffer: try await response.body.collect(upTo: 64 << 20))
-        } catch {
-            throw FlintError(sentence: "Cannot reach \(baseURL.absoluteString): \(error)", status: .serviceUnavailable,
-                             reason: "unavailable")
+            return try await body()
+        } catch let error as AdminError {
+            if error.code == .networkError {
+                throw FlintError(sentence: "Cannot reach \(auth.endpoints.api.absoluteString): \(error.message)",
+                                 status: .serviceUnavailable, reason: "unavailable")
+            }
+            let message = error.serverCode.map { $0 == error.message ? $0 : "\($0) : \(error.message)" } ?? error.message
+            throw FlintError(sentence: message, status: .init(code: error.httpStatus ?? 500), reason: "remote")
         }
-        guard (200..<300).contains(status) else {
-            let message = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data))?.error.message
-                ?? "\(method) \(path) answered \(status)"
-            throw FlintError(sentence: message, status: .init(code: status), reason: "remote")
-        }
-        return try JSONDecoder().decode(Reply.self, from: data)
     }
+}
 
-    /// A fresh self-signed JWT for the Identity Toolkit audience (Google's libraries do the same), or
-    /// the emulator's `owner`.
-    private func credential() throws -> String {
-        guard let keyFile else { return "owner" }
-        return try keyFile.signedJWT(audience: "https://identitytoolkit.googleapis.com/",
-                                     now: Int64(Date().timeIntervalSince1970), lifetime: 300)
+/// FlintAdmin's requests over AsyncHTTPClient: the server's own HTTP client, so the `flint` process never loads
+/// Foundation's networking (and libcurl).
+struct AsyncHTTPClientTransport: AdminTransport {
+    let client: HTTPClient
+
+    /// The most of an answer read.
+    static let maximumBody = 64 << 20
+
+    func send(_ request: AdminHTTPRequest) async throws -> AdminHTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .init(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)))
+        let body = try await response.body.collect(upTo: Self.maximumBody)
+        return AdminHTTPResponse(status: Int(response.status.code),
+                                 headers: Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                                 body: Data(buffer: body))
     }
 }

@@ -203,33 +203,25 @@ extension LocalBackend {
 }
 
 extension RemoteBackend {
-    /// `/v2/projects/{p}/inboundSamlConfigs`, or a tenant's.
-    private var samlProvidersPath: String { "/v2/\(Realm(projectID: projectID, tenantID: tenantID).resourceName)/inboundSamlConfigs" }
-
-    private func samlProviderPath(_ providerID: String) -> String {
-        "\(samlProvidersPath)/\(FormURLEncoding.escape(providerID))"
-    }
-
     func samlProviders(pageToken: String?) async throws -> InboundSamlConfigList {
         let query = pageToken.map { "?pageToken=" + FormURLEncoding.escape($0) } ?? ""
-        return try await call("GET", samlProvidersPath + query, body: nil as String?, as: InboundSamlConfigList.self)
+        let path = "/v2/\(Realm(projectID: projectID, tenantID: auth.tenantID).resourceName)/inboundSamlConfigs" + query
+        return try await call("GET", path, as: InboundSamlConfigList.self)
     }
 
     func samlProvider(_ providerID: String) async throws -> InboundSamlConfig {
-        try await call("GET", samlProviderPath(providerID), body: nil as String?, as: InboundSamlConfig.self)
+        try await remote { try await auth.samlProviderConfig(id: providerID) }
     }
 
     func createSAMLProvider(_ providerID: String, _ config: InboundSamlConfig) async throws -> InboundSamlConfig {
-        try await call("POST", samlProvidersPath + "?inboundSamlConfigId=" + FormURLEncoding.escape(providerID), body: config,
-                       as: InboundSamlConfig.self)
+        try await remote { try await auth.createSAMLProviderConfig(id: providerID, config) }
     }
 
     func updateSAMLProvider(_ providerID: String, _ change: InboundSamlConfig, updateMask: String) async throws -> InboundSamlConfig {
-        try await call("PATCH", samlProviderPath(providerID) + "?updateMask=" + FormURLEncoding.escape(updateMask), body: change,
-                       as: InboundSamlConfig.self)
+        try await remote { try await auth.updateSAMLProviderConfig(id: providerID, change, updateMask: Self.fields(updateMask)) }
     }
 
     func deleteSAMLProvider(_ providerID: String) async throws {
-        _ = try await call("DELETE", samlProviderPath(providerID), body: nil as String?, as: JSONValue.self)
+        try await remote { try await auth.deleteSAMLProviderConfig(id: providerID) }
     }
 }

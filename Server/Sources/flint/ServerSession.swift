@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlintAdminCore
 import FlintServer
 import Foundation
 
@@ -62,18 +63,16 @@ struct AdminOptions: ParsableArguments {
         guard let url = URL(string: remote), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--server must be an http(s) URL: \(remote)")
         }
-        let key = try value(keyFile, "FLINT_KEY_FILE").map { path in
-            do {
-                return try JSONDecoder().decode(ServiceAccounts.KeyFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            } catch {
-                throw ValidationError("\(path) is not a service-account key file: \(error.localizedDescription)")
-            }
-        }
+        let key = value(keyFile, "FLINT_KEY_FILE")
         let projectID = try database.configuration(environment: environment).projectID
         return try await RemoteBackend.withHTTPClient { http in
-            try await reportingFlintErrors {
-                try await body(RemoteBackend(baseURL: url, projectID: projectID, tenantID: tenantID, keyFile: key, http: http))
+            let backend: RemoteBackend
+            do {
+                backend = try RemoteBackend(baseURL: url, projectID: projectID, tenantID: tenantID, keyFile: key, http: http)
+            } catch let error as AdminError {
+                throw ValidationError("\(key ?? "the key file") is not a service-account key file: \(error.message)")
             }
+            return try await reportingFlintErrors { try await body(backend) }
         }
     }
 }

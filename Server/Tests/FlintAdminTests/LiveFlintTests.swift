@@ -176,3 +176,60 @@ import Testing
         }
     }
 }
+
+extension LiveFlintTests {
+    /// Tenants with their own users and providers, and the project's config, through FlintAdmin.
+    @Test(arguments: modes)
+    func tenantsProvidersAndTheProjectConfig(mode: String) async throws {
+        try await Self.withEither(mode, .sqlite) { auth, _, client in
+            let created = try await auth.createTenant(Tenant(displayName: "Acme", allowPasswordSignup: true))
+            let id = try #require(created.tenantId)
+            #expect(try await auth.tenant(id: id).displayName == "Acme")
+            let renamed = try await auth.updateTenant(id: id, Tenant(displayName: "Acme Two"))
+            #expect(renamed.displayName == "Acme Two" && renamed.allowPasswordSignup == true)
+            let second = try #require(try await auth.createTenant(Tenant(displayName: "Other", allowPasswordSignup: true)).tenantId)
+            var listed: [String] = []
+            for try await page in auth.listTenants(pageSize: 1) { listed += page.compactMap(\.tenantId) }
+            #expect(Set(listed) == [id, second])
+
+            // A tenant's users, and its tokens: verified by its client and the project's, not by another tenant's.
+            let acme = auth.tenant(id)
+            let user = try await acme.createUser(NewUser(email: "t@example.com", password: "tenant pass"))
+            #expect(user.tenantID == id)
+            await expectAdminError(.userNotFound) { try await auth.user(uid: user.uid) }
+            let reply = try await client.post("/v1/accounts:signInWithPassword", [
+                "email": "t@example.com", "password": "tenant pass", "tenantId": .string(id), "returnSecureToken": true,
+            ])
+            let idToken = try #require(reply.string("idToken"), "\(reply.body)")
+            #expect(try await acme.verifyIDToken(idToken, checkRevoked: true).tenantID == id)
+            #expect(try await auth.verifyIDToken(idToken, checkRevoked: true).uid == user.uid)
+            await expectAdminError(.tenantIDMismatch) { try await auth.tenant(second).verifyIDToken(idToken) }
+
+            // Its OpenID Connect providers.
+            _ = try await acme.createOIDCProviderConfig(id: "oidc.acme", OIDCProviderConfig(
+                clientId: "acme-client", issuer: "https://issuer.acme.example", displayName: "Acme SSO", enabled: true))
+            let changed = try await acme.updateOIDCProviderConfig(id: "oidc.acme", OIDCProviderConfig(displayName: "Acme Login"))
+            #expect(changed.displayName == "Acme Login" && changed.clientId == "acme-client")
+            var providers: [String] = []
+            for try await page in acme.listOIDCProviderConfigs() { providers += page.compactMap(\.name) }
+            #expect(providers.count == 1 && providers[0].hasSuffix("/oauthIdpConfigs/oidc.acme"), "\(providers)")
+            try await acme.deleteOIDCProviderConfig(id: "oidc.acme")
+            await expectAdminError(.configurationNotFound) { try await acme.oidcProviderConfig(id: "oidc.acme") }
+
+            // The project's config: a change of one field leaves the others.
+            let before = try await auth.projectConfig()
+            let after = try await auth.updateProjectConfig(ProjectConfig(emailPrivacyConfig: .init(enableImprovedEmailPrivacy: true)))
+            #expect(after.emailPrivacyConfig?.enableImprovedEmailPrivacy == true && after.signIn == before.signIn)
+            await expectAdminError(.invalidArgument) { try await acme.projectConfig() }
+
+            try await auth.deleteTenant(id: second)
+            var remaining: [String] = []
+            for try await page in auth.listTenants() { remaining += page.compactMap(\.tenantId) }
+            #expect(remaining == [id])
+            // An emulator makes any tenant asked for, as the official one does; production knows it is gone.
+            if mode == "production" {
+                await expectAdminError(.tenantNotFound) { try await auth.tenant(id: second) }
+            }
+        }
+    }
+}

@@ -59,8 +59,8 @@ public final class AdminAuth: Sendable {
         }
     }
 
-    private init(tenant tenantID: String, of parent: AdminAuth) {
-        projectID = parent.projectID
+    private init(projectID: String, tenant tenantID: String?, of parent: AdminAuth) {
+        self.projectID = projectID
         self.tenantID = tenantID
         endpoints = parent.endpoints
         credential = parent.credential
@@ -72,12 +72,24 @@ public final class AdminAuth: Sendable {
     }
 
     /// The same client acting in a tenant (Identity Platform's multi-tenancy): its users, its tokens only.
-    public func tenant(_ tenantID: String) -> AdminAuth { AdminAuth(tenant: tenantID, of: self) }
+    public func tenant(_ tenantID: String) -> AdminAuth { AdminAuth(projectID: projectID, tenant: tenantID, of: self) }
+
+    /// The same credential acting on another project of the same server: any project of an emulator, or another
+    /// project a Flint credential administers.
+    public func project(_ projectID: String) -> AdminAuth { AdminAuth(projectID: projectID, tenant: nil, of: self) }
 
     /// `/v1/projects/{p}` or `/v1/projects/{p}/tenants/{t}`.
     var resource: String {
         let project = "/v1/projects/" + FormURLEncoding.escape(projectID)
         return tenantID.map { project + "/tenants/" + FormURLEncoding.escape($0) } ?? project
+    }
+
+    /// Any Admin REST call, with this client's credential: for the endpoints FlintAdmin has no method for. `path` is
+    /// from the API's root (`/v1/projects/my-project/accounts:query`), `body` is sent as JSON, and a refusal is an
+    /// `AdminError`.
+    public func call<Reply: Decodable>(_ method: String, _ path: String, body: (any Encodable)? = nil,
+                                       as reply: Reply.Type) async throws -> Reply {
+        try await connection.call(method, path, body: body, as: reply)
     }
 
     // MARK: Tokens

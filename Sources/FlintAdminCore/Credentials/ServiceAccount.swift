@@ -6,8 +6,9 @@ public struct ServiceAccount: Sendable {
     public let projectID: String
     public let clientEmail: String
     public let privateKeyID: String
-    /// Where the JWT-bearer grant goes: Google's `https://oauth2.googleapis.com/token`, or a Flint server's `/token`.
-    public let tokenURI: URL
+    /// Where the JWT-bearer grant goes: Google's `https://oauth2.googleapis.com/token`, or a Flint server's `/token`
+    /// (the key file's `token_uri`; set it to reach a server whose address changed since the key was made).
+    public var tokenURI: URL
     let privateKey: RSAPrivateKey
 
     /// Reads a key file's JSON. Throws `invalidCredential` when it is not a service account's or its key is unusable.

@@ -127,46 +127,13 @@ extension AdminAuth {
     }
 
     /// The users in pages of up to `pageSize` (at most 1,000), in uid order, fetched as the sequence is iterated.
-    public func listUsers(pageSize: Int = AdminAuth.maximumBatch) -> UserPages {
-        UserPages(auth: self, pageSize: max(1, min(pageSize, Self.maximumBatch)))
-    }
-
-    /// One page of users after `pageToken` (nil: the first), and the token of the next (nil after the last).
-    func userPage(size: Int, after pageToken: String?) async throws -> (users: [UserRecord], next: String?) {
-        var query = "?maxResults=\(size)"
-        if let pageToken { query += "&nextPageToken=" + FormURLEncoding.escape(pageToken) }
-        let page = try await connection.call("GET", resource + "/accounts:batchGet" + query, as: BatchGetResponse.self)
-        let next = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
-        return ((page.users ?? []).map(UserRecord.init), next)
-    }
-}
-
-/// The pages of `listUsers`: each iteration fetches the next.
-public struct UserPages: AsyncSequence, Sendable {
-    public typealias Element = [UserRecord]
-    let auth: AdminAuth
-    let pageSize: Int
-
-    public func makeAsyncIterator() -> Iterator { Iterator(auth: auth, pageSize: pageSize) }
-
-    public struct Iterator: AsyncIteratorProtocol {
-        let auth: AdminAuth
-        let pageSize: Int
-        private var nextToken: String?
-        private var finished = false
-
-        init(auth: AdminAuth, pageSize: Int) {
-            self.auth = auth
-            self.pageSize = pageSize
-        }
-
-        public mutating func next() async throws -> [UserRecord]? {
-            guard !finished else { return nil }
-            let page = try await auth.userPage(size: pageSize, after: nextToken)
-            nextToken = page.next
-            finished = page.next == nil
-            if page.users.isEmpty && finished { return nil }
-            return page.users
+    public func listUsers(pageSize: Int = AdminAuth.maximumBatch) -> Pages<UserRecord> {
+        let size = max(1, min(pageSize, Self.maximumBatch))
+        return Pages { pageToken in
+            var query = "?maxResults=\(size)"
+            if let pageToken { query += "&nextPageToken=" + FormURLEncoding.escape(pageToken) }
+            let page = try await self.connection.call("GET", self.resource + "/accounts:batchGet" + query, as: BatchGetResponse.self)
+            return ((page.users ?? []).map(UserRecord.init), page.nextPageToken)
         }
     }
 }
