@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     /// Emulator mode: what a request naming another project than `projectID` gets (as `firebase emulators:start`
     /// runs the official emulator, a warning by default). Production serves each project's own credentials only.
     public var singleProjectMode = SingleProjectMode.warning
+    /// How long a graceful shutdown (SIGTERM) waits for open requests before it cancels what is left: a request that
+    /// never ends (a client that stops halfway through its body, a query caught in a database restart) must not keep
+    /// the server up for ever. Longer than any request Flint answers itself.
+    public var shutdownGracePeriod: Duration = .seconds(30)
 
     public init(host: String = "127.0.0.1", port: Int = 9099, dataDirectory: URL = URL(fileURLWithPath: ".flint"),
                 databaseURL: String? = nil, emulator: Bool = false, projectID: String = "demo-flint",

@@ -174,8 +174,10 @@ public final class AuthServer: Sendable {
                 managementBound.yield()
             })
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger))
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+        let group = ServiceGroup(configuration: groupConfiguration)
         runningGroup.withLockedValue { $0 = group }
         try await group.run()
     }
