@@ -3,8 +3,8 @@
 # headers from Debian, the official Python clients from PyPI) when missing; builds and tests the client package
 # at the root, builds an app at FlintAuth's platform floors against it (scripts/check-client-app.sh) and its
 # documentation (scripts/docs.sh); then starts a private PostgreSQL on 127.0.0.1, runs the server package's
-# tests (Server/), stops PostgreSQL again, and fuzzes a live server against its OpenAPI document (scripts/fuzz.sh,
-# bounded: about two minutes).
+# tests (Server/), runs the Hummingbird example on FlintAdmin against a live server (scripts/check-admin-example.sh),
+# and fuzzes a live server against its OpenAPI document (scripts/fuzz.sh, bounded: about two minutes).
 #
 #   scripts/test.sh                    # everything
 #   scripts/test.sh --filter Phone     # only the server package's tests, with swift test's arguments
@@ -48,4 +48,7 @@ swift build --package-path Server --build-tests
 # Line-buffered (stdbuf reaches the test process through its environment): when a CI run is cut short, its log
 # then ends at the last line written, not at the last full block.
 stdbuf -oL -eL swift test --package-path Server --skip-build "$@"
-[ $# -gt 0 ] || scripts/fuzz.sh
+if [ $# -eq 0 ]; then
+    scripts/check-admin-example.sh
+    scripts/fuzz.sh
+fi

@@ -23,6 +23,8 @@ public final class AdminAuth: Sendable {
 
     /// - Parameters:
     ///   - projectID: the project; a service account's own by default.
+    ///   - credential: what authorizes the calls.
+    ///   - endpoints: where the calls go and where the token-signing keys are.
     ///   - clockSkew: seconds a token's times may be off by (0 to 60), for clocks that disagree.
     ///   - transport: how requests are sent (`FlintAdmin` gives every initializer URLSession's by default).
     ///   - now: the clock tokens are checked against.
