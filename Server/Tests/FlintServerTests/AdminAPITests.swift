@@ -6,7 +6,7 @@ import FlintWire
 import Foundation
 import Testing
 
-/// The admin account API on the wire: import with each supported hash algorithm, bulk delete, query,
+/// The admin account API on the wire: import with each hash algorithm the Admin SDKs name, bulk delete, query,
 /// lookup by linked account, session cookies, custom tokens, and who may call them.
 @Suite struct AdminAPITests {
     static func base64(_ data: some DataProtocol) -> JSONValue { .string(Data(data).base64EncodedString()) }
@@ -29,6 +29,13 @@ import Testing
                 ("HMAC_SHA512", ["signerKey": Self.base64(hmacKey)],
                  Data(HMAC<SHA512>.authenticationCode(for: salt + password, using: SymmetricKey(data: hmacKey)))),
                 ("SHA256", ["rounds": .number(2)], sha256Twice),
+                // The older digests, made by Python's hashlib: PBKDF2-HMAC-SHA1 (1000 rounds, 20 bytes), HMAC-SHA1 and
+                // HMAC-MD5 keyed with `hmacKey`, SHA-1 three times over, MD5 once; each over salt then password.
+                ("PBKDF_SHA1", ["rounds": .number(1000)], Data(base64Encoded: "w5HcjuHEplJlG4lBXQzutWJh5CA=")!),
+                ("HMAC_SHA1", ["signerKey": Self.base64(hmacKey)], Data(base64Encoded: "B0hZOjRHaSarBdibKRMvLcMnLiA=")!),
+                ("HMAC_MD5", ["signerKey": Self.base64(hmacKey)], Data(base64Encoded: "mswILJqe+MFgxRz7y1j1qg==")!),
+                ("SHA1", ["rounds": .number(3)], Data(base64Encoded: "OMeNvONJXPg/x/I3QjkiTf/uHK8=")!),
+                ("MD5", ["rounds": .number(1)], Data(base64Encoded: "S+lgvDzRn+KdUNeR55j3tQ==")!),
                 // Made by Python's bcrypt (cost 4); the salt is inside the hash, so the users' salt is ignored.
                 ("BCRYPT", [:], Data("$2b$04$abcdefghijklmnopqrstuuyORs7TtHQx.W274qDwbW3DAAYboqWFa".utf8)),
             ]
@@ -54,7 +61,7 @@ import Testing
             }
             // Unknown algorithms and bad parameters are refused as a whole; bad users one by one.
             let unknown = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", [
-                "hashAlgorithm": "MD5", "users": [["localId": "x", "passwordHash": "AAAA"]],
+                "hashAlgorithm": "ROT13", "users": [["localId": "x", "passwordHash": "AAAA"]],
             ])
             #expect(unknown.errorCode == "INVALID_ARGUMENT")
             let mixed = try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", [

@@ -193,7 +193,7 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
 
     @Test func silentServerTimesOut() async throws {
         // A listening socket nobody accepts from: the connection completes, the greeting never comes.
-        let listener = try SilentListener()
+        let listener = try LoopbackSocket.listening()
         defer { listener.close() }
         var client = try SMTPClient(configuration: .init(host: "127.0.0.1", port: listener.port, security: .none, from: sender))
         client.limits.smtpReplyTimeout = .milliseconds(200)
@@ -394,40 +394,5 @@ private func deliveryError(_ body: () async throws -> Void) async -> DeliveryErr
             Issue.record("an invalid setting was accepted or misnamed")
             return
         }
-    }
-}
-
-/// A TCP socket listening on 127.0.0.1 that never accepts or answers.
-private struct SilentListener {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else { throw DeliveryError.unavailable("cannot listen on 127.0.0.1") }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() {
-        #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
-        #else
-        _ = Darwin.close(descriptor)
-        #endif
     }
 }

@@ -221,10 +221,10 @@ import Testing
     /// Odd `Cache-Control` values from a JWKS host are read as absent, never trapped on.
     @Test func oddCacheControlValues() {
         for value in ["=", "max-age=", "max-age", "=,=", " , ", "max-age=-5", "max-age=99999999999999999999"] {
-            #expect(JWKSCache.maxAge(value) == nil, "\(value)")
+            #expect(CacheControl.maxAge(value) == nil, "\(value)")
         }
-        #expect(JWKSCache.maxAge("public, max-age=\"600\"") == 600)
-        #expect(JWKSCache.maxAge("no-store") == 0)
+        #expect(CacheControl.maxAge("public, max-age=\"600\"") == 600)
+        #expect(CacheControl.maxAge("no-store") == 0)
     }
 
     /// A stranger's guesses lock the stranger out, not the owner signing in from elsewhere.

@@ -7,77 +7,96 @@ public typealias OIDCProviderConfig = OAuthIdpConfig
 public typealias SAMLProviderConfig = InboundSamlConfig
 
 extension AdminAuth {
-    /// The provider configs of the project, or of this client's tenant: `oauthIdpConfigs` or `inboundSamlConfigs`.
-    private func providersPath(_ collection: String) -> String {
-        "/v2" + resource.dropFirst("/v1".count) + "/" + collection
-    }
+    static let oidcProviders = ProviderConfigs<OIDCProviderConfig>(collection: "oauthIdpConfigs", idParameter: "oauthIdpConfigId")
+    static let samlProviders = ProviderConfigs<SAMLProviderConfig>(collection: "inboundSamlConfigs",
+                                                                   idParameter: "inboundSamlConfigId")
 
     // MARK: OpenID Connect
 
     public func oidcProviderConfig(id: String) async throws -> OIDCProviderConfig {
-        try await connection.call("GET", providersPath("oauthIdpConfigs") + "/" + FormURLEncoding.escape(id),
-                                  as: OIDCProviderConfig.self)
+        try await Self.oidcProviders.get(id, on: self)
     }
 
     /// A new provider `id` (`oidc.` and a name).
     public func createOIDCProviderConfig(id: String, _ config: OIDCProviderConfig) async throws -> OIDCProviderConfig {
-        try await connection.call("POST", providersPath("oauthIdpConfigs") + "?oauthIdpConfigId=" + FormURLEncoding.escape(id),
-                                  body: config, as: OIDCProviderConfig.self)
+        try await Self.oidcProviders.create(id, config, on: self)
     }
 
     public func updateOIDCProviderConfig(id: String, _ change: OIDCProviderConfig,
                                          updateMask: [String]? = nil) async throws -> OIDCProviderConfig {
-        try await connection.call("PATCH", providersPath("oauthIdpConfigs") + "/" + FormURLEncoding.escape(id)
-            + Self.query(updateMask: updateMask ?? change.setFields), body: change, as: OIDCProviderConfig.self)
+        try await Self.oidcProviders.update(id, change, updateMask: updateMask, on: self)
     }
 
     public func deleteOIDCProviderConfig(id: String) async throws {
-        _ = try await connection.call("DELETE", providersPath("oauthIdpConfigs") + "/" + FormURLEncoding.escape(id),
-                                      as: JSONValue.self)
+        try await Self.oidcProviders.delete(id, on: self)
     }
 
     public func listOIDCProviderConfigs(pageSize: Int = 100) -> Pages<OIDCProviderConfig> {
-        Pages { pageToken in
-            let page = try await self.connection.call("GET", self.providersPath("oauthIdpConfigs") + Self.pageQuery(pageSize, pageToken),
-                                                      as: OAuthIdpConfigList.self)
-            return (page.oauthIdpConfigs, page.nextPageToken)
-        }
+        Self.oidcProviders.list(pageSize: pageSize, on: self, as: OAuthIdpConfigList.self) { ($0.oauthIdpConfigs, $0.nextPageToken) }
     }
 
     // MARK: SAML
 
     public func samlProviderConfig(id: String) async throws -> SAMLProviderConfig {
-        try await connection.call("GET", providersPath("inboundSamlConfigs") + "/" + FormURLEncoding.escape(id),
-                                  as: SAMLProviderConfig.self)
+        try await Self.samlProviders.get(id, on: self)
     }
 
     /// A new provider `id` (`saml.` and a name).
     public func createSAMLProviderConfig(id: String, _ config: SAMLProviderConfig) async throws -> SAMLProviderConfig {
-        try await connection.call("POST", providersPath("inboundSamlConfigs") + "?inboundSamlConfigId=" + FormURLEncoding.escape(id),
-                                  body: config, as: SAMLProviderConfig.self)
+        try await Self.samlProviders.create(id, config, on: self)
     }
 
     public func updateSAMLProviderConfig(id: String, _ change: SAMLProviderConfig,
                                          updateMask: [String]? = nil) async throws -> SAMLProviderConfig {
-        try await connection.call("PATCH", providersPath("inboundSamlConfigs") + "/" + FormURLEncoding.escape(id)
-            + Self.query(updateMask: updateMask ?? change.setFields), body: change, as: SAMLProviderConfig.self)
+        try await Self.samlProviders.update(id, change, updateMask: updateMask, on: self)
     }
 
     public func deleteSAMLProviderConfig(id: String) async throws {
-        _ = try await connection.call("DELETE", providersPath("inboundSamlConfigs") + "/" + FormURLEncoding.escape(id),
-                                      as: JSONValue.self)
+        try await Self.samlProviders.delete(id, on: self)
     }
 
     public func listSAMLProviderConfigs(pageSize: Int = 100) -> Pages<SAMLProviderConfig> {
-        Pages { pageToken in
-            let page = try await self.connection.call("GET", self.providersPath("inboundSamlConfigs") + Self.pageQuery(pageSize, pageToken),
-                                                      as: InboundSamlConfigList.self)
-            return (page.inboundSamlConfigs, page.nextPageToken)
-        }
+        Self.samlProviders.list(pageSize: pageSize, on: self, as: InboundSamlConfigList.self) { ($0.inboundSamlConfigs, $0.nextPageToken) }
+    }
+}
+
+/// One collection of provider configs of the v2 API (`oauthIdpConfigs`, `inboundSamlConfigs`) of the project or of
+/// the client's tenant, and its five calls; the public methods above name the collection and the types.
+struct ProviderConfigs<Config: Codable & Sendable>: Sendable {
+    /// The collection's path segment, and the query parameter that names a new config.
+    let collection: String
+    let idParameter: String
+
+    /// `/v2/projects/{p}[/tenants/{t}]/{collection}`.
+    private func path(on auth: AdminAuth) -> String { "/v2" + auth.resource.dropFirst("/v1".count) + "/" + collection }
+
+    private func path(_ id: String, on auth: AdminAuth) -> String { path(on: auth) + "/" + FormURLEncoding.escape(id) }
+
+    func get(_ id: String, on auth: AdminAuth) async throws -> Config {
+        try await auth.connection.call("GET", path(id, on: auth), as: Config.self)
     }
 
-    /// `?pageSize=n[&pageToken=t]`, at most 100 a page as the v2 API takes them.
-    private static func pageQuery(_ pageSize: Int, _ pageToken: String?) -> String {
-        "?pageSize=\(max(1, min(pageSize, 100)))" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
+    func create(_ id: String, _ config: Config, on auth: AdminAuth) async throws -> Config {
+        try await auth.connection.call("POST", path(on: auth) + "?\(idParameter)=" + FormURLEncoding.escape(id), body: config,
+                                       as: Config.self)
+    }
+
+    func update(_ id: String, _ change: Config, updateMask: [String]?, on auth: AdminAuth) async throws -> Config {
+        try await auth.connection.call("PATCH", path(id, on: auth) + AdminAuth.query(updateMask: updateMask ?? change.setFields),
+                                       body: change, as: Config.self)
+    }
+
+    func delete(_ id: String, on auth: AdminAuth) async throws {
+        _ = try await auth.connection.call("DELETE", path(id, on: auth), as: JSONValue.self)
+    }
+
+    /// Pages of at most 100, as the v2 API gives them; `page` takes a list answer apart.
+    func list<List: Decodable & Sendable>(pageSize: Int, on auth: AdminAuth, as list: List.Type,
+                               page: @escaping @Sendable (List) -> ([Config], String?)) -> Pages<Config> {
+        let size = max(1, min(pageSize, 100))
+        return Pages { pageToken in
+            let query = "?pageSize=\(size)" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
+            return page(try await auth.connection.call("GET", path(on: auth) + query, as: List.self))
+        }
     }
 }

@@ -2,7 +2,7 @@ import FlintWire
 import Foundation
 
 /// The keys a `KeySource` publishes, fetched when first needed and kept as long as the answer's
-/// `Cache-Control: max-age` says (not at all without one). Concurrent callers that find the keys stale share one fetch.
+/// `Cache-Control: max-age` says (not at all without one, or with `no-store`). Concurrent callers that find the keys stale share one fetch.
 actor PublicKeySet {
     private let source: AdminEndpoints.KeySource
     private let transport: any AdminTransport
@@ -54,7 +54,7 @@ actor PublicKeySet {
         } catch {
             throw AdminError(.certificateFetchFailed, "\(url.absoluteString) published keys that cannot be read: \(error)")
         }
-        return (keys, now().addingTimeInterval(maxAge(response.headers["cache-control"]) ?? 0))
+        return (keys, now().addingTimeInterval(CacheControl.maxAge(response.headers["cache-control"]) ?? 0))
     }
 
     /// Key id → PEM certificate. A certificate whose key cannot be used (not RSA, under 2048 bits) is passed over: tokens
@@ -87,16 +87,5 @@ actor PublicKeySet {
             keys[kid] = try? RSAPublicKey(modulus: n, exponent: e)
         }
         return keys
-    }
-
-    /// Seconds of `max-age` in a Cache-Control header.
-    static func maxAge(_ header: String?) -> TimeInterval? {
-        for directive in (header ?? "").split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = TimeInterval(parts[1]), seconds >= 0 {
-                return seconds
-            }
-        }
-        return nil
     }
 }

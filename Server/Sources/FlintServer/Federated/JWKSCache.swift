@@ -141,26 +141,8 @@ public final class JWKSCache: Sendable {
         }
         guard answer.isSuccess else { throw FetchError(detail: "\(url): HTTP \(answer.status)") }
         guard let keys = Self.parse(answer.body) else { throw FetchError(detail: "\(url): not a JWKS document") }
-        let maxAge = Self.maxAge(answer.headers.first(name: "cache-control")).map { min($0, maximumMaxAge) } ?? defaultMaxAge
+        let maxAge = CacheControl.maxAge(answer.headers.first(name: "cache-control")).map { min($0, maximumMaxAge) } ?? defaultMaxAge
         return (keys, maxAge)
-    }
-
-    /// The `max-age` of a Cache-Control value in seconds; 0 for `no-store` / `no-cache`; nil when absent.
-    static func maxAge(_ cacheControl: String?) -> TimeInterval? {
-        guard let cacheControl else { return nil }
-        for directive in cacheControl.lowercased().split(separator: ",") {
-            // `split` drops empty pieces: a directive of just `=` has none.
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            switch parts.first ?? "" {
-            case "no-store", "no-cache": return 0
-            case "max-age" where parts.count == 2:
-                if let seconds = UInt32(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))) {
-                    return TimeInterval(seconds)
-                }
-            default: continue
-            }
-        }
-        return nil
     }
 
     private struct Document: Decodable {

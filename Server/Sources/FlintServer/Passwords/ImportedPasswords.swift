@@ -14,10 +14,16 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
         case firebaseScrypt = "SCRYPT"
         case standardScrypt = "STANDARD_SCRYPT"
         case pbkdf2SHA256 = "PBKDF2_SHA256"
+        /// PBKDF2 with HMAC-SHA1 (Firebase's name drops the 2).
+        case pbkdfSHA1 = "PBKDF_SHA1"
         case hmacSHA256 = "HMAC_SHA256"
         case hmacSHA512 = "HMAC_SHA512"
+        case hmacSHA1 = "HMAC_SHA1"
+        case hmacMD5 = "HMAC_MD5"
         case sha256 = "SHA256"
         case sha512 = "SHA512"
+        case sha1 = "SHA1"
+        case md5 = "MD5"
         /// The hash is the whole modular-crypt string (`$2b$10$…`, also `$2a$`/`$2y$`) as bytes; it carries its
         /// own salt and cost.
         case bcrypt = "BCRYPT"
@@ -72,11 +78,11 @@ struct ImportedPasswords: Sendable {
                   let r = request.blockSize, (1...32).contains(r), let p = request.parallelization, (1...16).contains(p),
                   let length = request.dkLen, (16...128).contains(length)
             else { throw FlintError(.invalidArgument, "STANDARD_SCRYPT needs cpuMemCost (a power of 2), blockSize, parallelization, dkLen") }
-        case .hmacSHA256, .hmacSHA512:
+        case .hmacSHA256, .hmacSHA512, .hmacSHA1, .hmacMD5:
             guard key?.isEmpty == false else { throw FlintError(.invalidArgument, "\(name) needs signerKey (the HMAC key)") }
         case .bcrypt, .emulatorFake:
             break
-        case .pbkdf2SHA256, .sha256, .sha512:
+        case .pbkdf2SHA256, .pbkdfSHA1, .sha256, .sha512, .sha1, .md5:
             guard let rounds = request.rounds, (0...Self.maximumRounds).contains(rounds) else {
                 throw FlintError(.invalidArgument, "\(name) needs rounds (0-\(Self.maximumRounds))")
             }
@@ -116,13 +122,17 @@ struct ImportedPasswords: Sendable {
         }
         let saltBytes = salt.flatMap(Self.bytes) ?? Data()
         let key = try parameters.sealedKey.map { try openKey($0, projectID: projectID) }
+        // PBKDF2 derives as many bytes as the source system kept (16 to 64).
+        let isPBKDF2 = parameters.algorithm == .pbkdf2SHA256 || parameters.algorithm == .pbkdfSHA1
+        guard !isPBKDF2 || (16...64).contains(expected.count) else { return false }
         let actual = try await threadPool.runIfActive {
-            try Self.hash(Data(password.utf8), salt: saltBytes, key: key, parameters: parameters)
+            try Self.hash(Data(password.utf8), salt: saltBytes, key: key, parameters: parameters, length: expected.count)
         }
         return constantTimeEquals(actual, expected)
     }
 
-    private static func hash(_ password: Data, salt: Data, key: Data?, parameters: ImportedPasswordHash) throws -> Data {
+    /// The hash of `password` as `parameters` say, `length` bytes where the algorithm lets the length be chosen (PBKDF2).
+    private static func hash(_ password: Data, salt: Data, key: Data?, parameters: ImportedPasswordHash, length: Int) throws -> Data {
         let salted = parameters.passwordFirst ? password + salt : salt + password
         switch parameters.algorithm {
         case .firebaseScrypt:
@@ -137,18 +147,27 @@ struct ImportedPasswords: Sendable {
                 from: password, salt: salt, outputByteCount: parameters.dkLen ?? 64, rounds: parameters.cpuMemCost ?? 16384,
                 blockSize: parameters.blockSize ?? 8, parallelism: parameters.parallelization ?? 1)
             return derived.withUnsafeBytes { Data($0) }
-        case .pbkdf2SHA256:
+        case .pbkdf2SHA256, .pbkdfSHA1:
             let derived = try KDF.Insecure.PBKDF2.deriveKey(
-                from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: max(parameters.rounds ?? 1, 1))
+                from: password, salt: salt, using: parameters.algorithm == .pbkdfSHA1 ? .insecureSHA1 : .sha256,
+                outputByteCount: length, unsafeUncheckedRounds: max(parameters.rounds ?? 1, 1))
             return derived.withUnsafeBytes { Data($0) }
         case .hmacSHA256:
             return Data(HMAC<SHA256>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
         case .hmacSHA512:
             return Data(HMAC<SHA512>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
+        case .hmacSHA1:
+            return Data(HMAC<Insecure.SHA1>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
+        case .hmacMD5:
+            return Data(HMAC<Insecure.MD5>.authenticationCode(for: salted, using: SymmetricKey(data: key ?? Data())))
         case .sha256:
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA256.hash(data: $0)) }
         case .sha512:
             return iterate(salted, rounds: parameters.rounds ?? 1) { Data(SHA512.hash(data: $0)) }
+        case .sha1:
+            return iterate(salted, rounds: parameters.rounds ?? 1) { Data(Insecure.SHA1.hash(data: $0)) }
+        case .md5:
+            return iterate(salted, rounds: parameters.rounds ?? 1) { Data(Insecure.MD5.hash(data: $0)) }
         case .bcrypt, .emulatorFake:
             // Checked by `bcryptMatches` (the hash carries its own salt and cost) or compared as text in
             // `verify`; never derived here.
