@@ -143,7 +143,7 @@ let package = Package(
             name: "FlintAdminTests",
             dependencies: [
                 .product(name: "FlintAdmin", package: "Flint"), .product(name: "FlintWire", package: "Flint"),
-                "FlintServer", "FlintTestSupport",
+                .product(name: "FlintAuth", package: "Flint"), "FlintServer", "FlintTestSupport",
             ]
         ),
         // FlintAuth's tests: against a fake backend, and against a live in-process server. They live here, with the

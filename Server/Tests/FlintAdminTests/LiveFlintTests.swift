@@ -204,6 +204,13 @@ extension LiveFlintTests {
             #expect(try await acme.verifyIDToken(idToken, checkRevoked: true).tenantID == id)
             #expect(try await auth.verifyIDToken(idToken, checkRevoked: true).uid == user.uid)
             await expectAdminError(.tenantIDMismatch) { try await auth.tenant(second).verifyIDToken(idToken) }
+            // A tenant's custom token signs its user in to that tenant.
+            let custom = try acme.createCustomToken(uid: "acme-custom")
+            let exchanged = try await client.post("/v1/accounts:signInWithCustomToken", [
+                "token": .string(custom), "tenantId": .string(id), "returnSecureToken": true,
+            ])
+            let customIDToken = try #require(exchanged.string("idToken"), "\(exchanged.body)")
+            #expect(try await acme.verifyIDToken(customIDToken, checkRevoked: true).uid == "acme-custom")
 
             // Its OpenID Connect providers.
             _ = try await acme.createOIDCProviderConfig(id: "oidc.acme", OIDCProviderConfig(

@@ -12,7 +12,7 @@ final class PlatformRSAKey: @unchecked Sendable {
         guard let certificate = SecCertificateCreateWithData(nil, der as CFData),
               let key = SecCertificateCopyKey(certificate)
         else { throw RSAKeyError(description: "not an X.509 certificate with a key Security can read") }
-        try Self.checkSize(key)
+        try Self.checkUsable(key)
         self.key = key
     }
 
@@ -32,15 +32,18 @@ final class PlatformRSAKey: @unchecked Sendable {
         guard let key = SecKeyCreateWithData(der as CFData, attributes, &error) else {
             throw RSAKeyError(description: "Security cannot read the RSA key: \(String(describing: error?.takeRetainedValue()))")
         }
-        try Self.checkSize(key)
+        try Self.checkUsable(key)
         self.key = key
     }
 
-    private static func checkSize(_ key: SecKey) throws {
-        let attributes = SecKeyCopyAttributes(key) as? [CFString: Any]
-        guard attributes?[kSecAttrKeyType] as? String == kSecAttrKeyTypeRSA as String,
-              SecKeyGetBlockSize(key) * 8 >= minimumRSAKeyBits
-        else { throw RSAKeyError(description: "not an RSA key of at least \(minimumRSAKeyBits) bits") }
+    /// An RSA key (one Security can use for RS256) of at least `minimumRSAKeyBits`. Asked of the key's algorithms,
+    /// not its attributes: macOS reports `kSecAttrKeyType` as a number where iOS gives a string.
+    private static func checkUsable(_ key: SecKey) throws {
+        let usable = SecKeyIsAlgorithmSupported(key, .verify, .rsaSignatureMessagePKCS1v15SHA256)
+            || SecKeyIsAlgorithmSupported(key, .sign, .rsaSignatureMessagePKCS1v15SHA256)
+        guard usable, SecKeyGetBlockSize(key) * 8 >= minimumRSAKeyBits else {
+            throw RSAKeyError(description: "not an RSA key of at least \(minimumRSAKeyBits) bits")
+        }
     }
 
     func isValidSignature(_ signature: Data, for message: Data) -> Bool {
