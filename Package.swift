@@ -33,6 +33,8 @@ let package = Package(
         ]),
         .target(name: "FlintAdmin", dependencies: ["FlintAdminCore", "FlintHTTP"]),
         .testTarget(name: "FlintWireTests", dependencies: ["FlintWire"]),
+        // FlintAdmin's tests that need no server; those against live servers are in `Server/`.
+        .testTarget(name: "FlintAdminUnitTests", dependencies: ["FlintAdminCore", "FlintWire"]),
         // FirebaseAuth's documentation snippets with `import FlintAuth`: they must compile in Swift 6 mode.
         .testTarget(name: "FlintAuthCompatibilityTests", dependencies: ["FlintAuth"]),
         // FlintAuth's tests that need no server and none of the server package's helpers.
