@@ -45,7 +45,7 @@ struct RemoteBackend: AdminBackend {
     }
 
     /// `/v1/projects/{p}/accounts`, or a tenant's `/v1/projects/{p}/tenants/{t}/accounts`.
-    private var accounts: String { "/v1/\(Realm(projectID: projectID, tenantID: auth.tenantID).resourceName)/accounts" }
+    private var accounts: String { "/v1/\(auth.resourceName)/accounts" }
 
     func createUser(_ request: SignUpRequest) async throws -> String {
         try await call("POST", accounts, body: request, as: SignInResponse.self).localId

@@ -205,7 +205,7 @@ extension LocalBackend {
 extension RemoteBackend {
     func samlProviders(pageToken: String?) async throws -> InboundSamlConfigList {
         let query = pageToken.map { "?pageToken=" + FormURLEncoding.escape($0) } ?? ""
-        let path = "/v2/\(Realm(projectID: projectID, tenantID: auth.tenantID).resourceName)/inboundSamlConfigs" + query
+        let path = "/v2/\(auth.resourceName)/inboundSamlConfigs" + query
         return try await call("GET", path, as: InboundSamlConfigList.self)
     }
 

@@ -80,11 +80,15 @@ public final class AdminAuth: Sendable {
     /// project a Flint credential administers.
     public func project(_ projectID: String) -> AdminAuth { AdminAuth(projectID: projectID, tenant: nil, of: self) }
 
-    /// `/v1/projects/{p}` or `/v1/projects/{p}/tenants/{t}`.
-    var resource: String {
-        let project = "/v1/projects/" + FormURLEncoding.escape(projectID)
+    /// The client's project or tenant as the Admin API names it, `projects/{p}` or `projects/{p}/tenants/{t}`: the
+    /// paths of `call` are built on it (`/v1/` + it + `/accounts:query`).
+    public var resourceName: String {
+        let project = "projects/" + FormURLEncoding.escape(projectID)
         return tenantID.map { project + "/tenants/" + FormURLEncoding.escape($0) } ?? project
     }
+
+    /// The v1 path of `resourceName`, under which the account calls lie.
+    var resource: String { "/v1/" + resourceName }
 
     /// Any Admin REST call, with this client's credential: for the endpoints FlintAdmin has no method for. `path` is
     /// from the API's root (`/v1/projects/my-project/accounts:query`), `body` is sent as JSON, and a refusal is an

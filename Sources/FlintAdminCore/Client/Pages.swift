@@ -13,18 +13,18 @@ public struct Pages<Element: Sendable>: AsyncSequence, Sendable {
         let fetch: Fetch
         private var nextToken: String?
         private var finished = false
-        private var isFirst = true
 
         init(fetch: @escaping Fetch) { self.fetch = fetch }
 
         public mutating func next() async throws -> [Element]? {
             guard !finished else { return nil }
+            // Only the first page is asked for without a token.
+            let isFirst = nextToken == nil
             let (page, next) = try await fetch(nextToken)
             nextToken = next.flatMap { $0.isEmpty ? nil : $0 }
             finished = nextToken == nil
             // An empty last page ends the listing; a listing with nothing in it still gives one empty page.
             if page.isEmpty && finished && !isFirst { return nil }
-            isFirst = false
             return page
         }
     }

@@ -68,7 +68,7 @@ struct ProviderConfigs<Config: Codable & Sendable>: Sendable {
     let idParameter: String
 
     /// `/v2/projects/{p}[/tenants/{t}]/{collection}`.
-    private func path(on auth: AdminAuth) -> String { "/v2" + auth.resource.dropFirst("/v1".count) + "/" + collection }
+    private func path(on auth: AdminAuth) -> String { "/v2/" + auth.resourceName + "/" + collection }
 
     private func path(_ id: String, on auth: AdminAuth) -> String { path(on: auth) + "/" + FormURLEncoding.escape(id) }
 
@@ -92,10 +92,9 @@ struct ProviderConfigs<Config: Codable & Sendable>: Sendable {
 
     /// Pages of at most 100, as the v2 API gives them; `page` takes a list answer apart.
     func list<List: Decodable & Sendable>(pageSize: Int, on auth: AdminAuth, as list: List.Type,
-                               page: @escaping @Sendable (List) -> ([Config], String?)) -> Pages<Config> {
-        let size = max(1, min(pageSize, 100))
-        return Pages { pageToken in
-            let query = "?pageSize=\(size)" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
+                                          page: @escaping @Sendable (List) -> ([Config], String?)) -> Pages<Config> {
+        Pages { pageToken in
+            let query = AdminAuth.pageQuery(pageSize: min(pageSize, 100), pageToken: pageToken)
             return page(try await auth.connection.call("GET", path(on: auth) + query, as: List.self))
         }
     }

@@ -34,11 +34,15 @@ extension AdminAuth {
     /// The tenants in pages of up to `pageSize` (at most 1,000).
     public func listTenants(pageSize: Int = AdminAuth.maximumBatch) -> Pages<Tenant> {
         Pages { pageToken in
-            var query = "?pageSize=\(max(1, min(pageSize, Self.maximumBatch)))"
-            if let pageToken { query += "&pageToken=" + FormURLEncoding.escape(pageToken) }
+            let query = Self.pageQuery(pageSize: min(pageSize, Self.maximumBatch), pageToken: pageToken)
             let page = try await self.connection.call("GET", try self.tenantsPath() + query, as: ListTenantsResponse.self)
             return (page.tenants, page.nextPageToken)
         }
+    }
+
+    /// `?pageSize=n[&pageToken=t]`, the v2 API's paging (at least one a page).
+    static func pageQuery(pageSize: Int, pageToken: String?) -> String {
+        "?pageSize=\(max(1, pageSize))" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
     }
 
     /// `?updateMask=a,b` (nothing for no fields).

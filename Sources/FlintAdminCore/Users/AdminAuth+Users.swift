@@ -16,12 +16,23 @@ public struct GetUsersResult: Sendable {
     public let notFound: [UserIdentifier]
 }
 
-/// What `deleteUsers` did: how many were deleted, and why the others were not (by their index in the list).
-public struct DeleteUsersResult: Sendable {
+/// What a batch call (`deleteUsers`, `importUsers`) did: how many of its users it took, and why it did not take the
+/// others (by their index in the list).
+public struct BatchResult: Sendable {
     public let successCount: Int
     public let errors: [(index: Int, message: String)]
     public var failureCount: Int { errors.count }
+
+    /// `count` users sent, these refused.
+    init(count: Int, errors: [(index: Int, message: String)]) {
+        successCount = count - errors.count
+        self.errors = errors
+    }
 }
+
+/// firebase-admin's names for the two batch results.
+public typealias DeleteUsersResult = BatchResult
+public typealias UserImportResult = BatchResult
 
 extension AdminAuth {
     /// The most users one `users(_:)` or `deleteUsers` call takes, and the largest page of `listUsers`.
@@ -91,8 +102,13 @@ extension AdminAuth {
     /// Changes a user and returns it as stored.
     @discardableResult
     public func updateUser(uid: String, _ update: UserUpdate) async throws -> UserRecord {
-        _ = try await connection.call("POST", resource + "/accounts:update", body: try update.wire(uid: uid), as: JSONValue.self)
+        try await send(update.wire(uid: uid))
         return try await user(uid: uid)
+    }
+
+    /// One `accounts:update`, its answer not read back.
+    private func send(_ update: UpdateAccountRequest) async throws {
+        _ = try await connection.call("POST", resource + "/accounts:update", body: update, as: JSONValue.self)
     }
 
     public func deleteUser(uid: String) async throws {
@@ -105,16 +121,15 @@ extension AdminAuth {
         guard uids.count <= Self.maximumBatch else {
             throw AdminError(.invalidArgument, "at most \(Self.maximumBatch) users at once")
         }
-        guard !uids.isEmpty else { return DeleteUsersResult(successCount: 0, errors: []) }
+        guard !uids.isEmpty else { return BatchResult(count: 0, errors: []) }
         let answer = try await connection.call("POST", resource + "/accounts:batchDelete",
                                                body: BatchDeleteRequest(localIds: uids, force: true), as: BatchDeleteResponse.self)
-        let errors = (answer.errors ?? []).map { (index: $0.index, message: $0.message) }
-        return DeleteUsersResult(successCount: uids.count - errors.count, errors: errors)
+        return BatchResult(count: uids.count, errors: (answer.errors ?? []).map { (index: $0.index, message: $0.message) })
     }
 
     /// Replaces the user's custom claims (nil removes them); their next ID token carries them.
     public func setCustomUserClaims(uid: String, _ claims: [String: JSONValue]?) async throws {
-        try await updateUser(uid: uid, UserUpdate(customClaims: claims.map { .set($0) } ?? .remove))
+        try await send(UserUpdate(customClaims: claims.map { .set($0) } ?? .remove).wire(uid: uid))
     }
 
     /// Revokes every session of the user: refresh tokens stop working, and `checkRevoked` refuses the ID tokens and
@@ -123,7 +138,7 @@ extension AdminAuth {
         var request = UpdateAccountRequest(returnSecureToken: nil)
         request.localId = uid
         request.validSince = LenientString(String(Int64(now().timeIntervalSince1970)))
-        _ = try await connection.call("POST", resource + "/accounts:update", body: request, as: JSONValue.self)
+        try await send(request)
     }
 
     /// The users in pages of up to `pageSize` (at most 1,000), in uid order, fetched as the sequence is iterated.

@@ -126,13 +126,6 @@ public enum UserImportHash: Sendable {
     }
 }
 
-/// What `importUsers` did: per-user failures by index; the others were imported.
-public struct UserImportResult: Sendable {
-    public let successCount: Int
-    public let errors: [(index: Int, message: String)]
-    public var failureCount: Int { errors.count }
-}
-
 extension AdminAuth {
     /// Imports up to 1,000 users. Users with a password hash need `hash`, which says how the hashes were made.
     public func importUsers(_ users: [UserImportRecord], hash: UserImportHash? = nil) async throws -> UserImportResult {
@@ -144,7 +137,6 @@ extension AdminAuth {
         let request = hash?.request(for: wireUsers) ?? BatchCreateRequest(users: wireUsers)
         let answer = try await connection.call("POST", resource + "/accounts:batchCreate", body: request,
                                                as: BatchCreateResponse.self)
-        let errors = (answer.error ?? []).map { (index: $0.index, message: $0.message) }
-        return UserImportResult(successCount: users.count - errors.count, errors: errors)
+        return BatchResult(count: users.count, errors: (answer.error ?? []).map { (index: $0.index, message: $0.message) })
     }
 }
