@@ -61,8 +61,7 @@ public final class FakeBlockingFunction: FakeService {
         case .refuse(let message):
             return FakeHTTP.json(403, ["error": ["status": "PERMISSION_DENIED", "message": message]])
         case .change(let record):
-            let data = (try? JSONEncoder().encode(JSONValue.object(["userRecord": .object(record)]))) ?? Data()
-            return FakeHTTP.json(200, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return FakeHTTP.json(200, encoding: ["userRecord": .object(record)])
         }
     }
 }

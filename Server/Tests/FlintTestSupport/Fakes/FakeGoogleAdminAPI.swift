@@ -96,9 +96,7 @@ public final class FakeGoogleAdminAPI: Sendable {
             }
             let body = (await FakeHTTP.body(request)).flatMap { try? JSONDecoder().decode(LookupRequest.self, from: $0) }
             let found = state.withLockedValue { state in (body?.localId ?? []).compactMap { state.users[$0] } }
-            let encoded = (try? JSONEncoder().encode(JSONValue.object(
-                ["kind": "identitytoolkit#GetAccountInfoResponse", "users": .array(found)]))) ?? Data()
-            return FakeHTTP.json(200, (try? JSONSerialization.jsonObject(with: encoded) as? [String: Any]) ?? [:])
+            return FakeHTTP.json(200, encoding: ["kind": "identitytoolkit#GetAccountInfoResponse", "users": .array(found)])
         default:
             return FakeHTTP.json(404, ["error": ["code": 404, "message": "NOT_FOUND"]])
         }

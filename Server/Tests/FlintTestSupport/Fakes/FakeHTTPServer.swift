@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -244,13 +245,24 @@ enum FakeHTTP {
         jsonBody(status, object, headers: headers)
     }
 
+    /// A JSON answer of a `JSONValue`, keys sorted.
+    static func json(_ status: Int, encoding value: JSONValue) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return body(status, (try? encoder.encode(value)) ?? Data("{}".utf8), headers: [:])
+    }
+
     /// A JSON array answer.
     static func jsonArray(_ status: Int, _ array: [Any]) -> Response {
         jsonBody(status, array, headers: [:])
     }
 
     private static func jsonBody(_ status: Int, _ value: Any, headers: [String: String]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8)
+        body(status, (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data("{}".utf8), headers: headers)
+    }
+
+    /// An `application/json` answer of `data`.
+    private static func body(_ status: Int, _ data: Data, headers: [String: String]) -> Response {
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }
