@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Every limit is declared once (`Budget.all`), named by the routes it guards, shown in the OpenAPI document, and
-/// listed in the README's abuse table. (Debug builds also stop when a request spends a budget its route does not
+/// listed in the abuse table of `docs/abuse-protection.md`. (Debug builds also stop when a request spends a budget its route does not
 /// name: see `BudgetLedger.checkDeclared`, which every API test exercises.)
 @Suite struct BudgetDeclarationTests {
     @Test func namesAreUnique() {
@@ -22,11 +22,12 @@ import Testing
         }
     }
 
-    @Test func readmeAbuseTableListsExactlyTheDeclaredBudgets() throws {
+    @Test func abuseTableListsExactlyTheDeclaredBudgets() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## Abuse protection").dropFirst().first?
+        let page = try String(contentsOf: root.appendingPathComponent("docs/abuse-protection.md"), encoding: .utf8)
+        // The page's first section, up to its next heading, holds the table.
+        let section = try #require(page.components(separatedBy: "# Abuse protection").dropFirst().first?
             .components(separatedBy: "\n#").first)
         // The table's last column names the budgets of its row.
         let listed = section.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| what") }

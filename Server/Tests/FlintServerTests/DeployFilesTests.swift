@@ -2,7 +2,7 @@ import FlintTestSupport
 import Foundation
 import Testing
 
-/// `deploy/`: the systemd unit and the Containerfile say what the README promises, and systemd accepts the unit.
+/// `deploy/`: the systemd unit and the Containerfile say what `docs/production.md` promises, and systemd accepts the unit.
 @Suite struct DeployFilesTests {
     /// The repository's root (this file is in `Server/Tests/FlintServerTests/`).
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The official emulator's spec cases Flint last failed (issue 32), by spec file: each either passes here as the spec
-/// has it, or checks the deliberate difference the README's table gives a reason for.
+/// has it, or checks the deliberate difference the table in `docs/emulator.md` gives a reason for.
 extension EmulatorSpec {
     @Suite struct LastMile {
         private static let owner = ["Authorization": "Bearer owner"]
