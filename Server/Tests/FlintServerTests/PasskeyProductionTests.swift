@@ -147,6 +147,13 @@ import Testing
                 client, try authenticator.authenticate(requestOptions: try await Self.startSignIn(client))) { response in
                     response["response"]?.set("authenticatorData", .string(Base64URL.encode(Data([1, 2, 3]))))
                 })
+            // Discoverable sign-in: the user handle must be there (WebAuthn §7.2 step 6), not absent, empty or another's.
+            for handle: JSONValue? in [nil, "", .string(Base64URL.encode(Data("someone-else".utf8)))] {
+                Self.expectRefused(try await Self.finishSignIn(
+                    client, try authenticator.authenticate(requestOptions: try await Self.startSignIn(client))) { response in
+                        response["response"]?.set("userHandle", handle)
+                    })
+            }
             // An enrolment challenge does not finish a sign-in.
             let enrollment = try await client.post("/v2/accounts/passkeyEnrollment:start", ["idToken": .string(idToken)])
             Self.expectRefused(try await Self.finishSignIn(client, try authenticator.authenticate(requestOptions: [
@@ -216,8 +223,8 @@ import Testing
 }
 
 private extension JSONValue {
-    /// Sets a member of an object (other values are left alone).
-    mutating func set(_ key: String, _ value: JSONValue) {
+    /// Sets a member of an object, or removes it when `value` is nil (other values are left alone).
+    mutating func set(_ key: String, _ value: JSONValue?) {
         guard case .object(var members) = self else { return }
         members[key] = value
         self = .object(members)

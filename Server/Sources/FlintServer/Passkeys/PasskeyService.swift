@@ -159,9 +159,13 @@ public struct PasskeyService: Sendable {
         guard let user = try await accounts.user(projectID: caller.projectID, passkeyCredentialID: credentialID) else {
             throw FlintError(.passkeyCredentialNotFound)
         }
-        // The user handle, where the authenticator gives one, is the uid the credential was made for.
-        if let handle = answer?.userHandle, handle != Array(user.localID.utf8) {
-            throw Self.refused("The user handle is not the credential's account.")
+        // Sign-in asks with no allowCredentials (discoverable credentials), so WebAuthn (Level 2, §7.2 step 6) requires
+        // the user handle, and it must be the uid the credential was made for. The emulator keeps its own rule.
+        if let answer {
+            guard let handle = answer.userHandle else { throw Self.refused("The assertion has no user handle.") }
+            guard handle == Array(user.localID.utf8) else {
+                throw Self.refused("The user handle is not the credential's account.")
+            }
         }
         // Checked again, and the counter moved on, on the account as stored now: of two sign-ins racing with one
         // assertion (or a cloned key), only the first finds the counter where it left it.
