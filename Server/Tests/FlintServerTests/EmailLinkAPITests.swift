@@ -67,7 +67,8 @@ import Testing
             }
             // The SDKs show the text after the code to apps: Firebase's own explanation.
             #expect(try await client.post("/v1/accounts:sendOobCode", cases[3].0).errorMessage == "INVALID_HOSTING_LINK_DOMAIN : "
-                + "The provided Hosting link domain is not configured in Firebase Hosting or is not owned by the current project.")
+                + "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project. "
+                + "This cannot be a default hosting domain (web.app or firebaseapp.com).")
 
             _ = try await client.sendSignInLink("ada@example.com")
             let code = try #require(try await client.oobCodes(server).last?["oobCode"]?.stringValue)

@@ -416,7 +416,7 @@ public struct ActionCodeService: Sendable {
         guard let domain = linkDomain?.lowercased(), !domain.isEmpty else { return nil }
         guard !domain.contains("/"), Self.isAuthorized(domain, settings: settings) else {
             throw FlintError(.invalidHostingLinkDomain,
-                             "The provided Hosting link domain is not configured in Firebase Hosting or is not owned by the current project.")
+                             "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com).")
         }
         return "https://\(domain)"
     }
