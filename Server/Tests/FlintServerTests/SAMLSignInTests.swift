@@ -228,6 +228,55 @@ import Testing
         }
     }
 
+    /// An assertion ID signs in once per issuer, whatever times the response around it names: re-signed by the IdP
+    /// with later times or with the same ones, unsolicited or answering a new sign-in, or sent twice at once.
+    @Test(arguments: TestDatabase.allCases)
+    func anAssertionIDSignsInOnceWhateverItsTimes(database: TestDatabase) async throws {
+        try await Self.withSAML(database: database, extra: ["idpInitiatedSignIn": true]) { setup in
+            func unsolicited(_ cases: [JSONValue]) async throws -> [String] {
+                let reply = try await Self.python("unsolicited", [
+                    "idp": setup.idp, "entity_id": .string(Self.idpEntity), "now": .number(setup.now),
+                    "acs": .string(setup.callback), "audience": .string(Self.spEntity), "cases": .array(cases),
+                ])
+                return reply["answers"]?.arrayValue?.compactMap { $0["saml_response"]?.stringValue } ?? []
+            }
+            func send(_ response: String) async throws -> TestClient.Reply {
+                try await setup.client.post("/v1/accounts:signInWithIdp", [
+                    "requestUri": .string(setup.callback), "returnSecureToken": true,
+                    "postBody": .string("SAMLResponse=\(response)&providerId=\(Self.provider)"),
+                ])
+            }
+            let responses = try await unsolicited([
+                ["name_id": "lin@acme.test", "assertion_id": "_once-1"],
+                ["name_id": "lin@acme.test", "assertion_id": "_once-1", "not_on_or_after": 301],
+                ["name_id": "lin@acme.test", "assertion_id": "_once-1", "not_on_or_after": 3000, "not_before": -30],
+                ["name_id": "lin@acme.test", "assertion_id": "_once-1"],
+            ])
+            #expect(Set(responses).count == 4, "four different responses")
+            let first = try await send(responses[0])
+            #expect(first.status == 200, "\(first.body)")
+            for again in responses.dropFirst() {
+                #expect(try await send(again).errorCode == "INVALID_IDP_RESPONSE")
+            }
+            // A new sign-in started by the app, answered with the spent ID: refused too.
+            let (authURI, sessionID) = try await setup.start()[0]
+            let answer = try #require(try await setup.answers([
+                ["auth_uri": .string(authURI), "assertion_id": "_once-1", "not_on_or_after": 299],
+            ]).first)
+            #expect(try await setup.finish(answer, sessionID: sessionID).errorCode == "INVALID_IDP_RESPONSE")
+
+            // Two responses carrying one new ID, with other times, at the same instant: one signs in.
+            let racing = try await unsolicited([
+                ["name_id": "lin@acme.test", "assertion_id": "_once-2"],
+                ["name_id": "lin@acme.test", "assertion_id": "_once-2", "not_on_or_after": 302],
+            ])
+            async let one = send(racing[0])
+            async let other = send(racing[1])
+            let statuses = try await [one.status, other.status]
+            #expect(statuses.sorted() == [200, 400], "\(statuses)")
+        }
+    }
+
     /// An assertion encrypted to Flint's SP certificate is decrypted with its key.
     @Test func anEncryptedAssertionIsDecryptedWithTheSPKey() async throws {
         try await Self.withSAML { setup in

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Either way the response must pass `SAMLResponseReader` (the signature of a configured certificate over the very
 /// element read) and then the checks of `check` (status, issuer, destination, recipient, audience, times, the request
-/// it answers); an assertion ID is taken once (replay), counted in the shared store until the assertion expires.
+/// it answers); an assertion ID is taken once per issuer (replay), remembered in the shared store past its expiry.
 struct SAMLSignIn: Sendable {
     struct Session: Codable, Sendable {
         /// The realm's store key.
@@ -129,9 +129,10 @@ struct SAMLSignIn: Sendable {
         if let session, !(try await sessions.redeem(session)) {
             throw FlintError(.invalidIDPResponse, "The sign-in session was used already.")
         }
-        // The replay cache: one use per assertion ID of this provider, remembered until the assertion expires.
-        let marker = "saml-assertion:\(caller.projectID):\(providerID):\(Hex.sha256(response.assertion.id))"
-        guard try await counters.incrementCounter(marker, windowStart: expiry) == 1 else {
+        // The replay cache: one use per assertion ID of its issuer, whatever times a response around it names,
+        // remembered at least until the latest expiry seen for it (`claimOnce` keeps the later one).
+        let marker = "saml-assertion:\(Hex.sha256(response.assertion.issuer)):\(Hex.sha256(response.assertion.id))"
+        guard try await counters.claimOnce(marker, keepUntil: expiry) else {
             throw FlintError(.invalidIDPResponse, "The SAML assertion was used already.")
         }
         return Self.identity(response.assertion, saml: saml, providerID: providerID)

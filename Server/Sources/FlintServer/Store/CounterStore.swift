@@ -21,6 +21,23 @@ extension CounterStore {
         return rows.first?.int("count") ?? 1
     }
 
+    /// Takes the single-use `marker`: true for the first caller only, false for every later one while the marker is
+    /// kept, whatever `keepUntil` each names (one atomic upsert, so two at the same instant get one true). The marker
+    /// is kept at least until the latest `keepUntil` (epoch seconds) any caller named; the janitor sweeps it after that.
+    public func claimOnce(_ marker: String, keepUntil: Int64) async throws -> Bool {
+        let rows = try await database.query(
+            """
+            INSERT INTO rate_limits (bucket, window_start, count) VALUES (?, ?, 1)
+            ON CONFLICT (bucket) DO UPDATE SET
+                count = rate_limits.count + 1,
+                window_start = CASE WHEN excluded.window_start > rate_limits.window_start
+                                    THEN excluded.window_start ELSE rate_limits.window_start END
+            RETURNING count
+            """,
+            .text(marker), .int(keepUntil))
+        return rows.first?.int("count") == 1
+    }
+
     /// The count of `bucket` in the window starting at `windowStart` (0 if none).
     public func counter(_ bucket: String, windowStart: Int64) async throws -> Int64 {
         try await database.query(

@@ -49,8 +49,8 @@ struct SingleUseTokens<Payload: Codable & Sendable>: Sendable {
 
     /// Uses the token up; returns false when it had been used already (here or on another node).
     func redeem(_ opened: Opened) async throws -> Bool {
-        // The marker's window is the expiry, so a sweep of old windows removes it once it is useless.
-        try await counters.incrementCounter(marker(opened), windowStart: opened.expiresAt) == 1
+        // Kept until the expiry, so a sweep of old windows removes it once it is useless.
+        try await counters.claimOnce(marker(opened), keepUntil: opened.expiresAt)
     }
 
     private func marker(_ opened: Opened) -> String { "\(purpose):\(opened.id)" }
