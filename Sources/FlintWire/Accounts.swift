@@ -322,6 +322,9 @@ public struct CreateAuthURIRequest: Codable, Sendable {
     public var tenantId: String?
     /// Echoed back when given.
     public var sessionId: String?
+    /// The app the flow returns to, when `continueUri` is its own scheme: an iOS bundle ID, or an Android app's
+    /// `<base64 SHA-1 of its certificate>:<package name>`.
+    public var appId: String?
 
     public init(identifier: String?, continueUri: String? = "http://localhost") {
         self.identifier = identifier

@@ -124,14 +124,21 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         }
     }
 
-    /// Flint's own extension: the project's apps, for universal links and Android app links.
+    /// Flint's own extension: the project's apps, for universal links and Android app links, and the only apps the
+    /// hosted sign-in and app-verification pages answer through a URL scheme.
     public struct Apps: Codable, Sendable, Equatable {
         public struct IOS: Codable, Sendable, Equatable {
             public var bundleId: String
             public var teamId: String
-            public init(bundleId: String, teamId: String) {
+            /// The app's OAuth client ID (`123-abc.apps.googleusercontent.com`): its reversed form is the app's scheme.
+            public var clientId: String?
+            /// The app's Firebase-style app ID (`1:123:ios:abc`): `app-1-123-ios-abc` is the app's scheme.
+            public var appId: String?
+            public init(bundleId: String, teamId: String, clientId: String? = nil, appId: String? = nil) {
                 self.bundleId = bundleId
                 self.teamId = teamId
+                self.clientId = clientId
+                self.appId = appId
             }
         }
 

@@ -20,6 +20,7 @@ import Testing
             let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)
             options.googleAppID = "1:1234567890:ios:abcdef"
             options.bundleID = "com.example.flint"
+            try await server.registerIOSApp(bundleID: "com.example.flint", appID: "1:1234567890:ios:abcdef")
             FirebaseApp.configure(name: name, options: options)
             var failure: (any Error)?
             do {

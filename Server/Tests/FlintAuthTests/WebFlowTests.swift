@@ -289,6 +289,7 @@ import Testing
             let options = FirebaseOptions(apiKey: server.apiKey, projectID: server.projectID, serverURL: server.baseURL)
             options.bundleID = "com.example.Flint"
             options.googleAppID = "1:1234567890:ios:abcdef"
+            try await server.registerIOSApp(bundleID: "com.example.Flint", appID: "1:1234567890:ios:abcdef")
             FirebaseApp.configure(name: name, options: options)
             let app = try #require(FirebaseApp.app(name: name))
             let auth = Auth(app: app, credentialStore: InMemoryCredentialStore(), httpClient: URLSessionHTTPClient.shared)

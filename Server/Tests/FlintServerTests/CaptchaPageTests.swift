@@ -9,6 +9,9 @@ import Testing
 /// verify call it makes.
 @Suite struct CaptchaPageTests {
     static let clientID = "123-abc.apps.googleusercontent.com"
+    /// The project's iOS app, the only one the page answers (`RegisteredAppsTests` has the others refused).
+    static let app = ProjectSettings.Apps.IOS(bundleID: "com.example.app", teamID: "ABCDE12345", clientID: clientID,
+                                              appID: "1:1234567890:ios:abcdef")
 
     static func handlerPath(apiKey: String, authType: String? = "verifyApp", eventID: String? = "ABCDEFGHIJ",
                             clientID: String? = clientID, appID: String? = nil, hl: String? = nil) -> String {
@@ -48,7 +51,10 @@ import Testing
 
     private func withProductionServer(bits: Int = 4, _ body: (TestServer, TestClient) async throws -> Void) async throws {
         try await withServer(emulator: false) { server, client in
-            try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = bits }
+            try await server.server.projects.updateSettings(server.projectID) {
+                $0.phone.proofOfWorkBits = bits
+                $0.apps.iOS = [Self.app]
+            }
             try await body(server, client)
         }
     }
@@ -156,7 +162,10 @@ import Testing
             Chromium.executable(),
             "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
         try await withServer(emulator: false) { server, _ in
-            try await server.server.projects.updateSettings(server.projectID) { $0.phone.proofOfWorkBits = 8 }
+            try await server.server.projects.updateSettings(server.projectID) {
+                $0.phone.proofOfWorkBits = 8
+                $0.apps.iOS = [CaptchaPageTests.app]
+            }
             let url = server.baseURL.absoluteString + CaptchaPageTests.handlerPath(apiKey: server.apiKey)
             let dom = try await Chromium.dumpDOM(of: url, executable: chromium, timeoutSeconds: 60)
             let callback = try #require(Chromium.href(ofElementWithID: "return", in: dom), "no #return link in:\n\(dom)")

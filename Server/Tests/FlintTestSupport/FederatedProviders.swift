@@ -62,9 +62,20 @@ public struct FederatedProviders: Sendable {
         configuration.identityProviderEndpoints.microsoftLoginURL = microsoft.loginURL
     }
 
-    /// Enables `apple.com` (bundle ID, Services ID, team key), `facebook.com` (app id and secret), `google.com`,
-    /// `github.com` and `microsoft.com` (client ID and secret) on the server's project.
+    /// The test project's iOS app, whose scheme the hosted handler answers through: its OAuth client ID and app ID.
+    public static let appClientID = "123-abc.apps.googleusercontent.com"
+    public static let appID = "1:123:ios:abc"
+
+    /// The iOS app (`bundleID`, `appClientID`, `appID`) registered with the server's project.
+    public static func registerApp(on server: TestServer) async throws {
+        try await server.registerIOSApp(bundleID: bundleID, clientID: appClientID, appID: appID)
+    }
+
+    /// Registers the project's iOS app (`registerApp`), and enables `apple.com` (bundle ID, Services ID, team key),
+    /// `facebook.com` (app id and secret), `google.com`, `github.com` and `microsoft.com` (client ID and secret) on
+    /// the server's project.
     public func register(on server: TestServer) async throws {
+        try await Self.registerApp(on: server)
         _ = try await server.server.configureIdentityProvider(server.projectID, ProviderID.apple, DefaultSupportedIdpConfig(
             enabled: true, clientId: Self.servicesID,
             appleSignInConfig: .init(bundleIds: [Self.bundleID], codeFlowConfig: .init(

@@ -1,4 +1,5 @@
 import FlintServer
+import FlintWire
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -199,4 +200,14 @@ public func withServer(emulator: Bool = true, database: TestDatabase = .sqlite, 
         throw error
     }
     try await server.stop()
+}
+
+extension TestServer {
+    /// Registers an iOS app with the project as an admin would (`apps` of the v2 config): the hosted handler and its
+    /// app-verification page answer only registered apps.
+    public func registerIOSApp(bundleID: String, clientID: String? = nil, appID: String? = nil) async throws {
+        _ = try await server.updateProjectConfig(projectID, ProjectConfig(apps: .init(ios: [
+            .init(bundleId: bundleID, teamId: "ABCDE12345", clientId: clientID, appId: appID),
+        ])), updateMask: "apps")
+    }
 }

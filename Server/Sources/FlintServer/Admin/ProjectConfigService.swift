@@ -262,7 +262,15 @@ struct ProjectConfigService: Sendable {
         for app in config?.ios ?? [] {
             guard !app.bundleId.isEmpty, app.teamId.count == 10, app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
             else { throw FlintError(.invalidArgument, "An iOS app needs a bundle ID and a 10-character team ID.") }
-            apps.iOS.append(.init(bundleID: app.bundleId, teamID: app.teamId))
+            let clientID = app.clientId.flatMap { $0.isEmpty ? nil : $0 }
+            let appID = app.appId.flatMap { $0.isEmpty ? nil : $0 }
+            guard clientID.map({ RegisteredApps.scheme(clientID: $0) != nil }) ?? true else {
+                throw FlintError(.invalidArgument, "An iOS app's clientId must be an OAuth client ID (123-abc.apps.googleusercontent.com).")
+            }
+            guard appID.map({ RegisteredApps.scheme(appID: $0) != nil }) ?? true else {
+                throw FlintError(.invalidArgument, "An iOS app's appId must be a Firebase app ID (1:123:ios:abc).")
+            }
+            apps.iOS.append(.init(bundleID: app.bundleId, teamID: app.teamId, clientID: clientID, appID: appID))
         }
         for app in config?.android ?? [] {
             guard !app.packageName.isEmpty else { throw FlintError(.invalidArgument, "An Android app needs a package name.") }
@@ -316,7 +324,7 @@ struct ProjectConfigService: Sendable {
                 apnsEnabled: settings.phone.apnsEnabled, captcha: settings.phone.captcha.rawValue,
                 proofOfWorkBits: settings.phone.proofOfWorkBits, required: settings.phone.appVerificationRequired),
             apps: .init(
-                ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID) },
+                ios: settings.apps.iOS.map { .init(bundleId: $0.bundleID, teamId: $0.teamID, clientId: $0.clientID, appId: $0.appID) },
                 android: settings.apps.android.map { .init(packageName: $0.packageName, sha256CertFingerprints: $0.sha256CertFingerprints) }),
             notification: .init(sendEmail: .init(
                 resetPasswordTemplate: shownTemplate(settings.emailTemplates[OobRequestType.passwordReset.rawValue]),

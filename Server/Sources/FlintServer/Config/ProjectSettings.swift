@@ -79,14 +79,20 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     }
 
     /// The project's apps, for universal links (`apple-app-site-association`) and Android app links
-    /// (`assetlinks.json`).
+    /// (`assetlinks.json`), and the only apps the hosted pages answer through a URL scheme (`RegisteredApps.swift`).
     public struct Apps: Codable, Sendable, Equatable {
         public struct IOS: Codable, Sendable, Equatable {
             public var bundleID: String
             public var teamID: String
-            public init(bundleID: String, teamID: String) {
+            /// The app's OAuth client ID (`123-abc.apps.googleusercontent.com`), which the iOS SDK names as `clientId`.
+            public var clientID: String?
+            /// The app's Firebase-style app ID (`1:123:ios:abc`), which the iOS SDK names as `appId`.
+            public var appID: String?
+            public init(bundleID: String, teamID: String, clientID: String? = nil, appID: String? = nil) {
                 self.bundleID = bundleID
                 self.teamID = teamID
+                self.clientID = clientID
+                self.appID = appID
             }
         }
 

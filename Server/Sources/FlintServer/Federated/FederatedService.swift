@@ -18,12 +18,14 @@ public struct FederatedService: Sendable {
     let appleID: AppleIDClient
     let pendingCredentials: SingleUseTokens<PendingCredential>
     let pipeline: SignInPipeline
+    let projects: ProjectDirectory
     let clock: any FlintClock
     let random: any RandomSource
     let policy: ModePolicy
 
     init(core: ServerCore, tokens: TokenService, providers: ProviderClients, pipeline: SignInPipeline) {
         accounts = core.store.accounts
+        projects = core.projects
         self.tokens = tokens
         secrets = core.secrets
         apple = providers.apple
@@ -147,10 +149,20 @@ public struct FederatedService: Sendable {
         }
         let providerID = (request.providerId ?? "").lowercased()
         guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw FlintError(.missingContinueURI) }
-        // A web page must be on an authorized domain. An app's own scheme is the provider's to allow: it redirects
-        // only to the URIs registered with it, and PKCE keeps an intercepted code useless.
+        // A web page must be on an authorized domain; an app's own scheme must be one of a registered app of the
+        // project (a tenant's are its project's), as must the app `appId` names: a SAML response would otherwise go
+        // through the handler to any app that claims the scheme (`RegisteredApps`).
         try ActionCodeService.checkContinueURL(continueURI, settings: caller.project.settings,
                                                checksDomain: policy.checksContinueURLDomain, appSchemes: true)
+        let apps = try await projectApps(of: caller)
+        let appID = request.appId.flatMap { $0.isEmpty ? nil : $0 }
+        if let appID, !RegisteredApps.names(appID, in: apps) {
+            throw FlintError(.invalidArgument, "appId does not name an app of this project.")
+        }
+        if let scheme = URLComponents(string: continueURI)?.scheme?.lowercased(), scheme != "http", scheme != "https",
+           !RegisteredApps.ownsScheme(scheme, appID: appID, in: apps) {
+            throw FlintError(.invalidContinueURI, "The continueUri's scheme is not one of a registered app of this project.")
+        }
         let session = request.sessionId.flatMap { $0.isEmpty ? nil : $0 }.map { ($0, Hex.sha256($0)) } ?? codeFlow.newSessionID()
         let authURI = try await startRedirectFlow(
             providerID: providerID, redirectURI: continueURI, sessionHash: session.1,
@@ -160,6 +172,12 @@ public struct FederatedService: Sendable {
         response.authUri = authURI
         response.providerId = providerID
         return response
+    }
+
+    /// The apps registered with the caller's project: a tenant's are its project's.
+    private func projectApps(of caller: Caller) async throws -> ProjectSettings.Apps {
+        guard caller.project.realm.tenantID != nil else { return caller.project.settings.apps }
+        return try await projects.project(caller.project.realm.projectID)?.settings.apps ?? ProjectSettings.Apps()
     }
 
     /// The provider's authorization URL of a new redirect flow, once the provider is configured and enabled.

@@ -2,6 +2,7 @@ import FlintWire
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 
 /// The pages Firebase serves on an app's auth domain, under `/__/auth/`: the one the iOS SDK opens when it cannot
@@ -34,7 +35,7 @@ struct HostedRoutes: Sendable {
         let routes = self
         return [
             Endpoint(method: .get, paths: [Self.handlerPath],
-                     contract: .page(query: ["apiKey", "authType", "eventId", "clientId", "appId", "hl", "ibi", "v", "providerId",
+                     contract: .page(query: ["apiKey", "authType", "eventId", "clientId", "appId", "hl", "ibi", "apn", "v", "providerId",
                                              "sessionId", "redirectUrl", "scopes", "customParameters", "tid", "code", "state",
                                              "error", "error_description"])) { request, _ in
                 if SignInHandler.handles(request.uri.queryParameters) { return try await routes.signIn.page(request) }
@@ -77,7 +78,7 @@ struct HostedRoutes: Sendable {
         do {
             verifyApp = try VerifyAppRequest(
                 apiKey: query.get("apiKey"), authType: query.get("authType"), eventID: query.get("eventId"),
-                clientID: query.get("clientId"), appID: query.get("appId"))
+                app: RegisteredApps.Claim(query))
         } catch {
             return Self.html(CaptchaPage.errorHTML(error.detail, messages: messages), status: .badRequest, scripts: false)
         }
@@ -85,12 +86,18 @@ struct HostedRoutes: Sendable {
             return Self.html(CaptchaPage.errorHTML("The API key is not valid.", messages: messages),
                              status: .badRequest, scripts: false)
         }
+        let callbackScheme: String
+        do {
+            callbackScheme = try RegisteredApps.callbackScheme(for: verifyApp.app, in: project.settings.apps)
+        } catch {
+            return Self.html(CaptchaPage.errorHTML(error.detail, messages: messages), status: .badRequest, scripts: false)
+        }
         let bits = difficultyBits(project)
         let configuration = CaptchaPage.Configuration(
             challenge: try proofOfWork.challenge(projectID: project.id, bits: bits),
             bits: min(max(bits, ProofOfWork.difficultyRange.lowerBound), ProofOfWork.difficultyRange.upperBound),
             verifyURL: Self.verifyPath + "?key=" + FormURLEncoding.escape(verifyApp.apiKey),
-            callback: verifyApp.callbackScheme + "://firebaseauth/link", eventId: verifyApp.eventID,
+            callback: callbackScheme + "://firebaseauth/link", eventId: verifyApp.eventID,
             done: messages.done, failed: messages.failed)
         return Self.html(try CaptchaPage.html(configuration, messages: messages), status: .ok, scripts: true)
     }
@@ -101,32 +108,26 @@ struct HostedRoutes: Sendable {
     }
 }
 
-/// The query of the page the iOS SDK opens for app verification, checked.
-struct VerifyAppRequest: Equatable {
+/// The query of the page the iOS SDK opens for app verification, checked. Which scheme the page answers through is
+/// decided once the project is known: a registered app's (`RegisteredApps`).
+struct VerifyAppRequest {
     var apiKey: String
     var eventID: String
-    /// The scheme the page returns through: the reversed client id, or `app-` and the app id.
-    var callbackScheme: String
+    /// The app the page answers.
+    var app: RegisteredApps.Claim
 
     struct Invalid: Error {
         var detail: String
     }
 
-    init(apiKey: String?, authType: String?, eventID: String?, clientID: String?, appID: String?) throws(Invalid) {
+    init(apiKey: String?, authType: String?, eventID: String?, app: RegisteredApps.Claim) throws(Invalid) {
         guard let apiKey, !apiKey.isEmpty, apiKey.utf8.count <= 256 else { throw Invalid(detail: "apiKey is required.") }
         guard authType == "verifyApp" else { throw Invalid(detail: "authType must be verifyApp.") }
         guard let eventID, Self.isValidEventID(eventID) else { throw Invalid(detail: "eventId is required (letters, digits, - and _).") }
+        guard app.clientID != nil || app.appID != nil else { throw Invalid(detail: "clientId or appId is required.") }
         self.apiKey = apiKey
         self.eventID = eventID
-        if let clientID, !clientID.isEmpty {
-            guard let scheme = Self.callbackScheme(clientID: clientID) else { throw Invalid(detail: "clientId is not valid.") }
-            callbackScheme = scheme
-        } else if let appID, !appID.isEmpty {
-            guard let scheme = Self.callbackScheme(appID: appID) else { throw Invalid(detail: "appId is not valid.") }
-            callbackScheme = scheme
-        } else {
-            throw Invalid(detail: "clientId or appId is required.")
-        }
+        self.app = app
     }
 
     /// 1 to 64 letters, digits, `-` and `_`.
@@ -134,26 +135,12 @@ struct VerifyAppRequest: Equatable {
         (1...64).contains(eventID.utf8.count)
             && eventID.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
+}
 
-    /// `123-abc.apps.googleusercontent.com` → `com.googleusercontent.apps.123-abc`.
-    static func callbackScheme(clientID: String) -> String? {
-        let parts = clientID.split(separator: ".", omittingEmptySubsequences: false)
-        guard !parts.contains(where: \.isEmpty) else { return nil }
-        return validScheme(parts.reversed().joined(separator: "."))
-    }
-
-    /// `1:123:ios:abc` → `app-1-123-ios-abc`.
-    static func callbackScheme(appID: String) -> String? {
-        validScheme("app-" + appID.replacingOccurrences(of: ":", with: "-"))
-    }
-
-    /// A URL scheme (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-` and `.`.
-    private static func validScheme(_ scheme: String) -> String? {
-        guard let first = scheme.unicodeScalars.first, scheme.utf8.count <= 200 else { return nil }
-        let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
-        guard isLetter(first), scheme.unicodeScalars.allSatisfy({
-            isLetter($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "."
-        }) else { return nil }
-        return scheme
+extension RegisteredApps.Claim {
+    /// The app a hosted page's query names (`clientId`, `appId`, `ibi`, `apn`).
+    init(_ query: FlatDictionary<Substring, Substring>) {
+        self.init(clientID: query.get("clientId"), appID: query.get("appId"), bundleID: query.get("ibi"),
+                  androidPackage: query.get("apn"))
     }
 }

@@ -63,11 +63,15 @@ struct SignInHandler: Sendable {
         }
         let destination: AuthorizationCodeFlow.HandlerReturn
         if authType == Self.appAuthType {
-            let scheme = query.get("clientId").flatMap { $0.isEmpty ? nil : VerifyAppRequest.callbackScheme(clientID: $0) }
-                ?? query.get("appId").flatMap { $0.isEmpty ? nil : VerifyAppRequest.callbackScheme(appID: $0) }
-            guard let scheme else { return Self.refuse("A valid clientId or appId is required.") }
-            destination = .init(authType: authType, eventID: eventID, callbackScheme: scheme)
+            // Only the API key's project's own apps (a tenant's are its project's): see `RegisteredApps`.
+            do {
+                let scheme = try RegisteredApps.callbackScheme(for: RegisteredApps.Claim(query), in: project.settings.apps)
+                destination = .init(authType: authType, eventID: eventID, callbackScheme: scheme)
+            } catch {
+                return Self.refuse(error.detail)
+            }
         } else {
+            // A web page: the answer goes to its URL's fragment, on an authorized domain, never to a scheme.
             guard let page = query.get("redirectUrl").flatMap({ ActionRoutes.allowedContinueURL($0, settings: caller.project.settings) }) else {
                 return Self.refuse("redirectUrl must be a page on one of the project's authorized domains.")
             }
