@@ -96,7 +96,7 @@ import Testing
         #expect(jwt.header.alg == "none" && jwt.header.kid == nil && jwt.signature.isEmpty)
         #expect(jwt.claims["uid"] == "u" && jwt.claims["tenant_id"] == "t1" && jwt.claims["claims"] == ["premium": true])
         #expect(jwt.claims["aud"] == .string(AdminAuth.customTokenAudience))
-        #expect { try auth.createCustomToken(uid: "") } throws: { ($0 as? AdminError)?.code == .invalidUID }
+        #expect { try auth.createCustomToken(uid: "") } throws: { ($0 as? AdminError)?.code == .invalidArgument }
     }
 }
 

@@ -135,10 +135,11 @@ public final class AdminAuth: Sendable {
 
     /// A custom token for `uid`, good for an hour, which a client SDK exchanges for a session
     /// (`signIn(withCustomToken:)`); `claims` are carried by the session's ID tokens. Signed with the service account's
-    /// key; unsigned (`alg: none`) against an emulator, as the Admin SDKs make them there.
+    /// key; unsigned (`alg: none`) against an emulator, as the Admin SDKs make them there. A uid that is not 1 to
+    /// 128 characters, or a reserved claim name, is `invalidArgument`, as firebase-admin-node reports them here.
     public func createCustomToken(uid: String, claims: [String: JSONValue]? = nil) throws -> String {
-        guard !uid.isEmpty, uid.count <= 128 else { throw AdminError(.invalidUID, "a uid is 1 to 128 characters") }
-        if let claims { _ = try CustomClaims.encode(claims) }
+        try Check.uid(uid, code: .invalidArgument)
+        if let claims { try CustomClaims.checkNames(claims, code: .invalidArgument) }
         let signer: ServiceAccount?
         switch credential {
         case .serviceAccount(let account): signer = account
@@ -162,6 +163,7 @@ public final class AdminAuth: Sendable {
 
     /// A session cookie for the user of a fresh ID token, good for `expiresIn` seconds (5 minutes to 14 days).
     public func createSessionCookie(idToken: String, expiresIn: TimeInterval) async throws -> String {
+        guard !idToken.isEmpty else { throw AdminError(.invalidIDToken, "a session cookie is made from an ID token") }
         guard Self.sessionCookieLifetimes.contains(expiresIn) else {
             throw AdminError(.invalidSessionCookieDuration, "a session cookie lasts 5 minutes to 14 days")
         }

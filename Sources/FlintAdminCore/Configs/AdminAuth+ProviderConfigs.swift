@@ -7,9 +7,10 @@ public typealias OIDCProviderConfig = OAuthIdpConfig
 public typealias SAMLProviderConfig = InboundSamlConfig
 
 extension AdminAuth {
-    static let oidcProviders = ProviderConfigs<OIDCProviderConfig>(collection: "oauthIdpConfigs", idParameter: "oauthIdpConfigId")
+    static let oidcProviders = ProviderConfigs<OIDCProviderConfig>(collection: "oauthIdpConfigs", idParameter: "oauthIdpConfigId",
+                                                                   idPrefix: "oidc.")
     static let samlProviders = ProviderConfigs<SAMLProviderConfig>(collection: "inboundSamlConfigs",
-                                                                   idParameter: "inboundSamlConfigId")
+                                                                   idParameter: "inboundSamlConfigId", idPrefix: "saml.")
 
     // MARK: OpenID Connect
 
@@ -61,40 +62,49 @@ extension AdminAuth {
 }
 
 /// One collection of provider configs of the v2 API (`oauthIdpConfigs`, `inboundSamlConfigs`) of the project or of
-/// the client's tenant, and its five calls; the public methods above name the collection and the types.
+/// the client's tenant, and its five calls; the public methods above name the collection and the types. An ID
+/// without the collection's prefix is `invalidProviderID` (an empty one `missingProviderID` when creating), and a page
+/// of 1 to 100 configs is all the API gives (`invalidArgument` past that), as firebase-admin checks them.
 struct ProviderConfigs<Config: Codable & Sendable>: Sendable {
     /// The collection's path segment, and the query parameter that names a new config.
     let collection: String
     let idParameter: String
+    /// What every ID of the collection starts with.
+    let idPrefix: String
 
     /// `/v2/projects/{p}[/tenants/{t}]/{collection}`.
     private func path(on auth: AdminAuth) -> String { "/v2/" + auth.resourceName + "/" + collection }
 
-    private func path(_ id: String, on auth: AdminAuth) -> String { path(on: auth) + "/" + FormURLEncoding.escape(id) }
+    private func path(_ id: String, on auth: AdminAuth) throws -> String {
+        try Check.providerConfigID(id, prefix: idPrefix)
+        return path(on: auth) + "/" + FormURLEncoding.escape(id)
+    }
 
     func get(_ id: String, on auth: AdminAuth) async throws -> Config {
-        try await auth.connection.call("GET", path(id, on: auth), as: Config.self)
+        try await auth.connection.call("GET", try path(id, on: auth), as: Config.self)
     }
 
     func create(_ id: String, _ config: Config, on auth: AdminAuth) async throws -> Config {
-        try await auth.connection.call("POST", path(on: auth) + "?\(idParameter)=" + FormURLEncoding.escape(id), body: config,
+        try Check.providerConfigID(id, prefix: idPrefix, emptyIsMissing: true)
+        return try await auth.connection.call("POST", path(on: auth) + "?\(idParameter)=" + FormURLEncoding.escape(id), body: config,
                                        as: Config.self)
     }
 
     func update(_ id: String, _ change: Config, updateMask: [String]?, on auth: AdminAuth) async throws -> Config {
-        try await auth.connection.call("PATCH", path(id, on: auth) + AdminAuth.query(updateMask: updateMask ?? change.setFields),
+        try await auth.connection.call("PATCH", try path(id, on: auth) + AdminAuth.query(updateMask: updateMask ?? change.setFields),
                                        body: change, as: Config.self)
     }
 
     func delete(_ id: String, on auth: AdminAuth) async throws {
-        _ = try await auth.connection.call("DELETE", path(id, on: auth), as: JSONValue.self)
+        _ = try await auth.connection.call("DELETE", try path(id, on: auth), as: JSONValue.self)
     }
 
-    /// Pages of at most 100, as the v2 API gives them; `page` takes a list answer apart.
+    /// Pages of `pageSize` (1 to 100, as the v2 API gives them); `page` takes a list answer apart.
     func list<List: Decodable & Sendable>(pageSize: Int, on auth: AdminAuth, as list: List.Type,
                                           page: @escaping @Sendable (List) -> ([Config], String?)) -> Pages<Config> {
         Pages { pageToken in
-            let query = AdminAuth.pageQuery(pageSize: min(pageSize, 100), pageToken: pageToken)
+            try Check.pageSize(pageSize, atMost: Check.maximumProviderConfigPage)
+            let query = AdminAuth.pageQuery(pageSize: pageSize, pageToken: pageToken)
             return page(try await auth.connection.call("GET", path(on: auth) + query, as: List.self))
         }
     }

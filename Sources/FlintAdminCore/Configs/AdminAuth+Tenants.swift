@@ -13,7 +13,13 @@ extension AdminAuth {
     }
 
     public func tenant(id: String) async throws -> Tenant {
-        try await connection.call("GET", try tenantsPath() + "/" + FormURLEncoding.escape(id), as: Tenant.self)
+        try await connection.call("GET", try tenantPath(id), as: Tenant.self)
+    }
+
+    /// `/v2/projects/{p}/tenants/{id}`, for an ID that is not empty.
+    private func tenantPath(_ id: String) throws -> String {
+        try Check.tenantID(id)
+        return try tenantsPath() + "/" + FormURLEncoding.escape(id)
     }
 
     /// A new tenant; the server picks its id.
@@ -23,26 +29,28 @@ extension AdminAuth {
 
     /// Changes the fields `change` sets (and, with `updateMask`, exactly those it names).
     public func updateTenant(id: String, _ change: Tenant, updateMask: [String]? = nil) async throws -> Tenant {
-        let path = try tenantsPath() + "/" + FormURLEncoding.escape(id) + Self.query(updateMask: updateMask ?? change.setFields)
+        let path = try tenantPath(id) + Self.query(updateMask: updateMask ?? change.setFields)
         return try await connection.call("PATCH", path, body: change, as: Tenant.self)
     }
 
     public func deleteTenant(id: String) async throws {
-        _ = try await connection.call("DELETE", try tenantsPath() + "/" + FormURLEncoding.escape(id), as: JSONValue.self)
+        _ = try await connection.call("DELETE", try tenantPath(id), as: JSONValue.self)
     }
 
-    /// The tenants in pages of up to `pageSize` (at most 1,000).
+    /// The tenants in pages of up to `pageSize` (1 to 1,000; out of range is `invalidArgument`, thrown by the first
+    /// page before anything is sent).
     public func listTenants(pageSize: Int = AdminAuth.maximumBatch) -> Pages<Tenant> {
         Pages { pageToken in
-            let query = Self.pageQuery(pageSize: min(pageSize, Self.maximumBatch), pageToken: pageToken)
+            try Check.pageSize(pageSize, atMost: Self.maximumBatch)
+            let query = Self.pageQuery(pageSize: pageSize, pageToken: pageToken)
             let page = try await self.connection.call("GET", try self.tenantsPath() + query, as: ListTenantsResponse.self)
             return (page.tenants, page.nextPageToken)
         }
     }
 
-    /// `?pageSize=n[&pageToken=t]`, the v2 API's paging (at least one a page).
+    /// `?pageSize=n[&pageToken=t]`, the v2 API's paging.
     static func pageQuery(pageSize: Int, pageToken: String?) -> String {
-        "?pageSize=\(max(1, pageSize))" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
+        "?pageSize=\(pageSize)" + (pageToken.map { "&pageToken=" + FormURLEncoding.escape($0) } ?? "")
     }
 
     /// `?updateMask=a,b` (nothing for no fields).

@@ -2,7 +2,9 @@ import FlintWire
 import Foundation
 
 /// Where an email action link leads after the action, and whether an app opens it (firebase-admin's
-/// `ActionCodeSettings`).
+/// `ActionCodeSettings`). The link calls check them as firebase-admin does: `url` an http or https URL
+/// (`invalidContinueURI`), `linkDomain` not empty (`invalidHostingLinkDomain`), the Android settings with a package
+/// name (`missingAndroidPackageName`), and no empty bundle ID, package name or minimum version (`invalidArgument`).
 public struct ActionCodeSettings: Sendable {
     /// The continue URL; its domain must be authorized.
     public var url: String
@@ -46,6 +48,8 @@ extension AdminAuth {
     }
 
     private func actionLink(_ type: OobRequestType, email: String, settings: ActionCodeSettings?) async throws -> String {
+        try settings?.check()
+        try Check.email(email)
         var request = SendOobCodeRequest(requestType: type, email: email, continueUrl: settings?.url,
                                          canHandleCodeInApp: settings?.handleCodeInApp)
         request.iOSBundleId = settings?.iOSBundleID

@@ -17,16 +17,21 @@ public struct GetUsersResult: Sendable {
 }
 
 /// What a batch call (`deleteUsers`, `importUsers`) did: how many of its users it took, and why it did not take the
-/// others (by their index in the list).
+/// others (by their index in the list, in index order).
 public struct BatchResult: Sendable {
+    /// One user not taken: why, and firebase-admin's code for it. A user FlintAdmin refused before sending has the
+    /// code of the check it failed (`invalidEmail`, …); one the server refused to import is `invalidUserImport`, one it
+    /// did not delete `internalError`, as firebase-admin reports them.
+    public typealias Failure = (index: Int, message: String, code: AdminError.Code)
+
     public let successCount: Int
-    public let errors: [(index: Int, message: String)]
+    public let errors: [Failure]
     public var failureCount: Int { errors.count }
 
-    /// `count` users sent, these refused.
-    init(count: Int, errors: [(index: Int, message: String)]) {
+    /// `count` users given, these not taken.
+    init(count: Int, errors: [Failure]) {
         successCount = count - errors.count
-        self.errors = errors
+        self.errors = errors.sorted { $0.index < $1.index }
     }
 }
 
@@ -35,20 +40,24 @@ public typealias DeleteUsersResult = BatchResult
 public typealias UserImportResult = BatchResult
 
 extension AdminAuth {
-    /// The most users one `users(_:)` or `deleteUsers` call takes, and the largest page of `listUsers`.
+    /// The most users one `deleteUsers` or `importUsers` call takes, and the largest page of `listUsers` and
+    /// `listTenants`. A batch over it is `maximumUserCountExceeded`, a page over it `invalidArgument`.
     public static let maximumBatch = 1000
 
     /// The user with this uid; `userNotFound` when there is none.
     public func user(uid: String) async throws -> UserRecord {
-        try await onlyUser(LookupRequest(localId: [uid]), named: "uid \(uid)")
+        try Check.uid(uid)
+        return try await onlyUser(LookupRequest(localId: [uid]), named: "uid \(uid)")
     }
 
     public func user(email: String) async throws -> UserRecord {
-        try await onlyUser(LookupRequest(email: [email]), named: "email \(email)")
+        try Check.email(email)
+        return try await onlyUser(LookupRequest(email: [email]), named: "email \(email)")
     }
 
     public func user(phoneNumber: String) async throws -> UserRecord {
-        try await onlyUser(LookupRequest(phoneNumber: [phoneNumber]), named: "phone number \(phoneNumber)")
+        try Check.phoneNumber(phoneNumber)
+        return try await onlyUser(LookupRequest(phoneNumber: [phoneNumber]), named: "phone number \(phoneNumber)")
     }
 
     private func onlyUser(_ request: LookupRequest, named identifier: String) async throws -> UserRecord {
@@ -65,15 +74,23 @@ extension AdminAuth {
 
     /// Up to 100 users at once, by any mix of identifiers.
     public func users(_ identifiers: [UserIdentifier]) async throws -> GetUsersResult {
-        guard identifiers.count <= 100 else { throw AdminError(.invalidArgument, "at most 100 identifiers at once") }
+        try Check.batch(identifiers.count, atMost: Check.maximumLookup)
         guard !identifiers.isEmpty else { return GetUsersResult(users: [], notFound: []) }
         var request = LookupRequest()
         for identifier in identifiers {
             switch identifier {
-            case .uid(let uid): request.localId = (request.localId ?? []) + [uid]
-            case .email(let email): request.email = (request.email ?? []) + [email]
-            case .phoneNumber(let number): request.phoneNumber = (request.phoneNumber ?? []) + [number]
+            case .uid(let uid):
+                try Check.uid(uid)
+                request.localId = (request.localId ?? []) + [uid]
+            case .email(let email):
+                try Check.email(email)
+                request.email = (request.email ?? []) + [email]
+            case .phoneNumber(let number):
+                try Check.phoneNumber(number)
+                request.phoneNumber = (request.phoneNumber ?? []) + [number]
             case .provider(let providerID, let providerUID):
+                try Check.providerID(providerID)
+                try Check.providerUID(providerUID)
                 request.federatedUserId = (request.federatedUserId ?? []) + [.init(providerId: providerID, rawId: providerUID)]
             }
         }
@@ -95,7 +112,7 @@ extension AdminAuth {
     /// Creates a user and returns it as stored.
     @discardableResult
     public func createUser(_ user: NewUser) async throws -> UserRecord {
-        let uid = try await connection.call("POST", resource + "/accounts", body: user.wire, as: SignInResponse.self).localId
+        let uid = try await connection.call("POST", resource + "/accounts", body: try user.wire(), as: SignInResponse.self).localId
         return try await self.user(uid: uid)
     }
 
@@ -112,19 +129,19 @@ extension AdminAuth {
     }
 
     public func deleteUser(uid: String) async throws {
+        try Check.uid(uid)
         _ = try await connection.call("POST", resource + "/accounts:delete", body: DeleteAccountRequest(localId: uid),
                                       as: JSONValue.self)
     }
 
     /// Deletes up to 1,000 users, enabled or not.
     public func deleteUsers(uids: [String]) async throws -> DeleteUsersResult {
-        guard uids.count <= Self.maximumBatch else {
-            throw AdminError(.invalidArgument, "at most \(Self.maximumBatch) users at once")
-        }
+        try Check.batch(uids.count, atMost: Self.maximumBatch)
+        for uid in uids { try Check.uid(uid) }
         guard !uids.isEmpty else { return BatchResult(count: 0, errors: []) }
         let answer = try await connection.call("POST", resource + "/accounts:batchDelete",
                                                body: BatchDeleteRequest(localIds: uids, force: true), as: BatchDeleteResponse.self)
-        return BatchResult(count: uids.count, errors: (answer.errors ?? []).map { (index: $0.index, message: $0.message) })
+        return BatchResult(count: uids.count, errors: (answer.errors ?? []).map { (index: $0.index, message: $0.message, code: .internalError) })
     }
 
     /// Replaces the user's custom claims (nil removes them); their next ID token carries them.
@@ -135,17 +152,19 @@ extension AdminAuth {
     /// Revokes every session of the user: refresh tokens stop working, and `checkRevoked` refuses the ID tokens and
     /// session cookies issued before now.
     public func revokeRefreshTokens(uid: String) async throws {
+        try Check.uid(uid)
         var request = UpdateAccountRequest(returnSecureToken: nil)
         request.localId = uid
         request.validSince = LenientString(String(Int64(now().timeIntervalSince1970)))
         try await send(request)
     }
 
-    /// The users in pages of up to `pageSize` (at most 1,000), in uid order, fetched as the sequence is iterated.
+    /// The users in pages of up to `pageSize` (1 to 1,000), in uid order, fetched as the sequence is iterated. A
+    /// `pageSize` out of range is `invalidArgument`, thrown by the first page before anything is sent.
     public func listUsers(pageSize: Int = AdminAuth.maximumBatch) -> Pages<UserRecord> {
-        let size = max(1, min(pageSize, Self.maximumBatch))
-        return Pages { pageToken in
-            var query = "?maxResults=\(size)"
+        Pages { pageToken in
+            try Check.pageSize(pageSize, atMost: Self.maximumBatch)
+            var query = "?maxResults=\(pageSize)"
             if let pageToken { query += "&nextPageToken=" + FormURLEncoding.escape(pageToken) }
             let page = try await self.connection.call("GET", self.resource + "/accounts:batchGet" + query, as: BatchGetResponse.self)
             return ((page.users ?? []).map(UserRecord.init), page.nextPageToken)

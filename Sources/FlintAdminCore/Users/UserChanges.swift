@@ -24,7 +24,10 @@ public struct NewUser: Sendable {
         self.disabled = disabled
     }
 
-    var wire: SignUpRequest {
+    /// The request, once the fields pass firebase-admin's checks.
+    func wire() throws -> SignUpRequest {
+        try Check.profile(uid: uid, email: email, phoneNumber: phoneNumber, password: password, displayName: displayName,
+                          photoURL: photoURL)
         var request = SignUpRequest(email: email, password: password, displayName: displayName, returnSecureToken: nil)
         request.localId = uid
         request.emailVerified = emailVerified
@@ -39,6 +42,11 @@ public struct NewUser: Sendable {
 public enum FieldChange<Value: Sendable>: Sendable {
     case set(Value)
     case remove
+}
+
+extension FieldChange {
+    /// The value the change sets; nil for a removal.
+    var value: Value? { if case .set(let value) = self { value } else { nil } }
 }
 
 /// What `updateUser` changes; nil fields are left as they are.
@@ -70,7 +78,16 @@ public struct UserUpdate: Sendable {
         self.providersToUnlink = providersToUnlink
     }
 
+    /// The request, once the uid and the fields pass firebase-admin's checks.
     func wire(uid: String) throws -> UpdateAccountRequest {
+        try Check.profile(uid: uid, email: email, phoneNumber: phoneNumber?.value, password: password,
+                          displayName: displayName?.value, photoURL: photoURL?.value)
+        guard !providersToUnlink.contains(where: \.isEmpty) else {
+            throw AdminError(.invalidArgument, "the providers to unlink are provider IDs, none empty")
+        }
+        if case .remove = phoneNumber, providersToUnlink.contains("phone") {
+            throw AdminError(.invalidArgument, "the phone provider is unlinked by removing the number, or by naming it, not both")
+        }
         var request = UpdateAccountRequest(email: email, password: password, returnSecureToken: nil)
         request.localId = uid
         request.emailVerified = emailVerified
@@ -108,9 +125,7 @@ enum CustomClaims {
     static let maximumLength = 1000
 
     static func encode(_ claims: [String: JSONValue]) throws -> String {
-        if let reserved = claims.keys.sorted().first(where: IDTokenClaims.reservedNames.contains) {
-            throw AdminError(.forbiddenClaim, "\(reserved) is a reserved claim and cannot be a custom one")
-        }
+        try checkNames(claims)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let text = String(decoding: try encoder.encode(JSONValue.object(claims)), as: UTF8.self)
@@ -118,5 +133,12 @@ enum CustomClaims {
             throw AdminError(.claimsTooLarge, "custom claims may take at most \(maximumLength) characters as JSON")
         }
         return text
+    }
+
+    /// No reserved name (`sub`, `firebase`, …) among `claims`; `code` is what firebase-admin throws for one.
+    static func checkNames(_ claims: [String: JSONValue], code: AdminError.Code = .forbiddenClaim) throws {
+        if let reserved = claims.keys.sorted().first(where: IDTokenClaims.reservedNames.contains) {
+            throw AdminError(code, "\(reserved) is a reserved claim and cannot be a custom one")
+        }
     }
 }

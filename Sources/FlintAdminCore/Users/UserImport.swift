@@ -38,7 +38,13 @@ public struct UserImportRecord: Sendable {
         self.passwordSalt = passwordSalt
     }
 
+    /// The record as the server takes it, once it passes firebase-admin's checks of an imported user.
     func wire() throws -> FlintWire.UserRecord {
+        try Check.profile(uid: uid, email: email, phoneNumber: phoneNumber, password: nil, displayName: displayName,
+                          photoURL: photoURL)
+        if let creationTime { try Check.timestamp(creationTime, code: .invalidCreationTime) }
+        if let lastSignInTime { try Check.timestamp(lastSignInTime, code: .invalidLastSignInTime) }
+        for identity in providerData { try identity.check() }
         var user = FlintWire.UserRecord(localId: uid)
         user.email = email
         user.emailVerified = emailVerified
@@ -70,6 +76,15 @@ public struct ImportedIdentity: Sendable {
         self.email = email
         self.displayName = displayName
         self.photoURL = photoURL
+    }
+
+    /// firebase-admin's checks of an imported identity: a provider, the user's id there, and a well-formed email and
+    /// photo URL if given.
+    func check() throws {
+        try Check.providerID(providerID)
+        guard !uid.isEmpty else { throw AdminError(.invalidUID, "the user's id at \(providerID) is not empty") }
+        if let email { try Check.email(email) }
+        if let photoURL { try Check.photoURL(photoURL) }
     }
 
     var wire: ProviderUserInfo {
@@ -128,15 +143,35 @@ public enum UserImportHash: Sendable {
 
 extension AdminAuth {
     /// Imports up to 1,000 users. Users with a password hash need `hash`, which says how the hashes were made.
+    ///
+    /// As firebase-admin does, a user that fails a check (a malformed email, say) is not sent but reported in the
+    /// result at its index, with the check's code; the others are imported. Too many users, or a `hash` out of range,
+    /// refuse the whole call.
     public func importUsers(_ users: [UserImportRecord], hash: UserImportHash? = nil) async throws -> UserImportResult {
-        guard users.count <= Self.maximumBatch else { throw AdminError(.invalidArgument, "at most \(Self.maximumBatch) users at once") }
+        try Check.batch(users.count, atMost: Self.maximumBatch)
         if hash == nil, users.contains(where: { $0.passwordHash != nil }) {
             throw AdminError(.invalidArgument, "users with password hashes need the hash algorithm they were made with")
         }
-        let wireUsers = try users.map { try $0.wire() }
+        try hash?.check()
+        var refused: [BatchResult.Failure] = []
+        // The users sent, and the index of each in `users`, which the server's answer counts from 0 among them.
+        var sent: [(index: Int, user: FlintWire.UserRecord)] = []
+        for (index, user) in users.enumerated() {
+            do {
+                sent.append((index, try user.wire()))
+            } catch let error as AdminError {
+                refused.append((index: index, message: error.message, code: error.code))
+            }
+        }
+        guard !sent.isEmpty else { return BatchResult(count: users.count, errors: refused) }
+        let wireUsers = sent.map(\.user)
         let request = hash?.request(for: wireUsers) ?? BatchCreateRequest(users: wireUsers)
         let answer = try await connection.call("POST", resource + "/accounts:batchCreate", body: request,
                                                as: BatchCreateResponse.self)
-        return BatchResult(count: users.count, errors: (answer.error ?? []).map { (index: $0.index, message: $0.message) })
+        let failed = (answer.error ?? []).map { failure in
+            (index: sent.indices.contains(failure.index) ? sent[failure.index].index : failure.index,
+             message: failure.message, code: AdminError.Code.invalidUserImport)
+        }
+        return BatchResult(count: users.count, errors: refused + failed)
     }
 }
