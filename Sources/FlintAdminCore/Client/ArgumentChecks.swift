@@ -86,10 +86,11 @@ enum Check {
         }
     }
 
-    /// A time after 1970, as the import API takes them (milliseconds since then).
+    /// A time after 1970, as the import API takes them (whole milliseconds since then). Not described in the
+    /// message: a `Date` of NaN seconds traps when it is.
     static func timestamp(_ date: Date, code: AdminError.Code) throws {
         let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite, seconds > 0 else { throw AdminError(code, "\(date) is not a time after 1970") }
+        guard seconds.isFinite, seconds > 0 else { throw AdminError(code, "a time after 1970 was expected, not \(seconds) s from it") }
     }
 
     /// A provider config's ID: `prefix` (`oidc.`, `saml.`) and a name. An empty ID is missing, as firebase-admin
