@@ -258,6 +258,80 @@ extension AccountStore {
             [.text(projectID), .text(projectID), .int(Int64(limit)), .int(Int64(offset))])
     }
 
+    /// A user's place in the newest-first listing: its creation time, then (for users created in the same millisecond)
+    /// its local id, both descending.
+    public struct ListingKey: Sendable, Hashable {
+        public var createdAt: Int64
+        public var localID: String
+
+        public init(createdAt: Int64, localID: String) {
+            self.createdAt = createdAt
+            self.localID = localID
+        }
+
+        var binds: [SQLValue] { [.int(createdAt), .text(localID)] }
+    }
+
+    /// Which page of the newest-first listing to read.
+    public enum ListingPage: Sendable, Hashable {
+        case newest
+        /// The users just after a key (the next page).
+        case olderThan(ListingKey)
+        /// The users just before a key (the previous page).
+        case newerThan(ListingKey)
+    }
+
+    /// Up to `limit` users of a realm, newest first, as `ListingKey` orders them. A page is one range scan of the index
+    /// `users_created` (project_id, created_at, local_id) from its key, backwards for the next page and forwards for the
+    /// previous one; both databases seek to a row-value bound such as `(created_at, local_id) < (?, ?)`. No OFFSET and no
+    /// count: the millionth user's page costs what the first one does. The page's keys are read first, then its users
+    /// by primary key: asked for in one query, ordered by creation time, both databases may scan `users_created` for
+    /// the order and test every user of the realm against the page (SQLite did, 0.6 s for a million users).
+    public func users(projectID: String, newestFirst page: ListingPage, limit: Int) async throws -> [UserAccount] {
+        let (range, order, binds): (String, String, [SQLValue])
+        switch page {
+        case .newest: (range, order, binds) = ("", "DESC", [])
+        case .olderThan(let key): (range, order, binds) = ("AND (created_at, local_id) < (?, ?)", "DESC", key.binds)
+        case .newerThan(let key): (range, order, binds) = ("AND (created_at, local_id) > (?, ?)", "ASC", key.binds)
+        }
+        let localIDs = try await database.query(
+            "SELECT local_id FROM users WHERE project_id = ? \(range) ORDER BY created_at \(order), local_id \(order) LIMIT ?",
+            [.text(projectID)] + binds + [.int(Int64(limit))]
+        ).compactMap { $0.string("local_id") }
+        guard !localIDs.isEmpty else { return [] }
+        let users = try await fetchUsers(
+            where: "u.project_id = ? AND u.local_id IN (\(localIDs.map { _ in "?" }.joined(separator: ", ")))",
+            [.text(projectID)] + localIDs.map(SQLValue.text))
+        let byLocalID = Dictionary(users.map { ($0.localID, $0) }) { first, _ in first }
+        return (order == "DESC" ? localIDs : localIDs.reversed()).compactMap { byLocalID[$0] }
+    }
+
+    /// Users of a realm whose local id, email or phone number is `text` or starts with it (the email's lowercased, as
+    /// emails are stored), and those with a linked provider account of that email, newest first: at most `limit` prefix
+    /// matches for each of the three columns, so an exact match never crowds out. Each is a lookup or a range scan of its
+    /// column's index (the primary key, `users_email_unique`, `users_phone_unique`, `user_identities_email`). The range
+    /// `[text, text + U+10FFFF)` holds the prefix matches where text is ordered by code point (SQLite, a PostgreSQL
+    /// database made with the C locale); under a language's collation it may hold others, which `substr` keeps out, and
+    /// miss some, but never an exact match, which equality finds in any collation.
+    public func users(projectID: String, matching text: String, limit: Int) async throws -> [UserAccount] {
+        guard !text.isEmpty else { return [] }
+        var matches = ["SELECT local_id FROM user_identities WHERE project_id = ? AND email = ?"]
+        var binds: [SQLValue] = [.text(projectID), .text(projectID), .text(text.lowercased())]
+        for (column, value) in [("local_id", text), ("email", text.lowercased()), ("phone_number", text)] {
+            matches += [
+                "SELECT local_id FROM users WHERE project_id = ? AND \(column) = ?",
+                """
+                SELECT local_id FROM (SELECT local_id FROM users WHERE project_id = ? AND \(column) >= ? AND \(column) < ?
+                    AND substr(\(column), 1, length(?)) = ? ORDER BY \(column) LIMIT ?) AS \(column)_prefixed
+                """,
+            ]
+            binds += [.text(projectID), .text(value),
+                      .text(projectID), .text(value), .text(value + "\u{10FFFF}"), .text(value), .text(value), .int(Int64(limit))]
+        }
+        return try await fetchUsers(where: "u.project_id = ? AND u.local_id IN (\(matches.joined(separator: " UNION ")))", binds)
+            .sorted { ($0.createdAt, $0.localID) > ($1.createdAt, $1.localID) }
+    }
+
     /// Every project's number of accounts (zero for a project without any), in one query.
     public func userCounts() async throws -> [(projectID: String, count: Int64)] {
         try await database.query("""

@@ -240,6 +240,10 @@ enum Migrations {
             // A SAML sign-in's attributes, carried by its session's ID tokens (`firebase.sign_in_attributes`).
             "ALTER TABLE refresh_tokens ADD COLUMN sign_in_attributes TEXT",
         ]),
+        (16, [
+            // The console's users list, newest first, a page at a time from a key (`AccountStore.users(newestFirst:)`).
+            "CREATE INDEX users_created ON users(project_id, created_at, local_id)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

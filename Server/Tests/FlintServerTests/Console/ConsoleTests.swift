@@ -165,9 +165,9 @@ import Testing
             let found = try await console.get("/console/users?q=ADA%40example.com")
             #expect(found.body.contains("data-uid=\"\(uid)\""))
             let missing = try await console.get("/console/users?q=nobody%40example.com")
-            #expect(!missing.body.contains("data-uid=") && missing.text(of: "user-count")?.contains("No user") == true)
+            #expect(!missing.body.contains("data-uid=") && missing.text(of: "list-status")?.hasPrefix("No user") == true)
             let listed = try await console.get("/console/users")
-            #expect(listed.body.contains("data-uid=\"\(uid)\"") && listed.text(of: "user-count") == "1 users")
+            #expect(Self.uids(listed) == [uid])
             let token = try #require(listed.csrfToken)
 
             server.clock.advance(seconds: 2)
@@ -245,10 +245,10 @@ import Testing
         }
     }
 
-    @Test func usersArePagedAndIdentitiesAndFactorsShown() async throws {
+    @Test func aUsersIdentitiesAndFactorsAreShown() async throws {
         try await withConsole(emulator: true) { server, console in
             let client = TestClient(server)
-            let users: [JSONValue] = (0..<30).map { index in
+            let users: [JSONValue] = (7..<9).map { index in
                 ["localId": .string(String(format: "user-%02d", index)), "email": .string("u\(index)@example.com")]
             }
             #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": .array(users)]).status == 200)
@@ -257,15 +257,6 @@ import Testing
                 "linkProviderUserInfo": ["providerId": "apple.com", "rawId": "apple-007", "email": "u7@example.com"],
             ]).status == 200)
             try await console.signIn()
-
-            let first = try await console.get("/console/users")
-            #expect(first.body.components(separatedBy: "data-uid=").count - 1 == 25)
-            #expect(first.text(of: "user-count") == "30 users")
-            let next = try #require(ConsoleClient.Page.capture(#"id="next-page" href="([^"]*)""#, in: first.body))
-            let second = try await console.get(next.replacingOccurrences(of: "&amp;", with: "&"))
-            #expect(second.body.components(separatedBy: "data-uid=").count - 1 == 5)
-            #expect(second.body.contains("data-uid=\"user-29\"") && !second.body.contains("data-uid=\"user-00\""))
-            #expect(!second.body.contains("id=\"next-page\""))
 
             let detail = try await console.get("/console/users/user-07")
             #expect(detail.body.contains("data-provider=\"apple.com\"") && detail.body.contains("apple-007"))

@@ -144,6 +144,16 @@ enum ConsoleHTML {
         milliseconds.map(UserRecord.iso8601(milliseconds:)) ?? ""
     }
 
+    /// A day as Firebase's console lists users' dates, `Nov 24, 2026` (UTC), in a `<time>` whose `datetime` and tooltip
+    /// are the whole time (`2026-11-24T02:38:04.000Z`); an empty string for none.
+    static func day(milliseconds: Int64?) -> String {
+        guard let milliseconds else { return "" }
+        let time = UserRecord.iso8601(milliseconds: milliseconds)
+        let digits = time.split(separator: "T")[0].split(separator: "-").compactMap { Int($0) }
+        let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][digits[1] - 1]
+        return "<time datetime=\"\(time)\" title=\"\(time)\">\(month) \(digits[2]), \(digits[0])</time>"
+    }
+
     static let style = """
         :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328}
         body{margin:0;background:#f6f8fa}
@@ -176,6 +186,8 @@ enum ConsoleHTML {
         #error{background:#ffebe9;border:1px solid #ff8182;padding:.6rem .8rem;border-radius:.4rem}
         .inline{display:flex;gap:.6rem;align-items:flex-end;flex-wrap:wrap}.inline label{margin-top:0}.inline button{margin:0}
         .hint{color:#59636e;font-size:.85rem}
+        tr.disabled td{color:#6e7781}.badge{font-size:.75rem;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#59636e}
+        .pager{display:flex;gap:1.5rem;justify-content:flex-end}
         .login{max-width:26rem;margin:4rem auto;background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1.5rem}
         figure.chart{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem 1.2rem;margin:1rem 0}
         figure.chart figcaption{font-weight:600;margin-bottom:.5rem}figure.chart svg{width:100%;height:auto;display:block}

@@ -21,6 +21,21 @@ struct ConsoleContext: Sendable {
     var projectID: String { project.realm.projectID }
 }
 
+extension UserAccount {
+    /// The user's place in the console's newest-first list.
+    var listingKey: AccountStore.ListingKey { AccountStore.ListingKey(createdAt: createdAt, localID: localID) }
+}
+
+extension AccountStore.ListingKey {
+    /// The key in a page link, `1732415884000.uid` (a uid may hold dots; the time never does).
+    var token: String { "\(createdAt).\(localID)" }
+
+    init?(token: String) {
+        guard let dot = token.firstIndex(of: "."), let createdAt = Int64(token[..<dot]) else { return nil }
+        self.init(createdAt: createdAt, localID: String(token[token.index(after: dot)...]))
+    }
+}
+
 /// The console's pages, one function each, rendering a `ConsoleContext` into HTML.
 extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
@@ -59,52 +74,98 @@ extension ConsoleRoutes {
 
     static let usersPerPage = 25
 
+    /// The users list as Firebase's console shows it: newest first, a page at a time (links to the next and previous
+    /// pages carry the key of the row they continue from, see `AccountStore.users(projectID:newestFirst:limit:)`), or the
+    /// users a search finds by uid, email or phone number. No count of the realm's users: that would read them all.
     private func usersPage(_ context: ConsoleContext) async throws -> String {
         let search = context.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        var users: [UserRecord] = []
-        var next: String?
-        var status = ""
+        let users: [UserAccount]
+        let status: String
+        var pager: [String] = []
         if search.isEmpty {
-            let page = try await accounts.list(maxResults: Self.usersPerPage, pageToken: context.query["page"],
-                                               caller: context.adminCaller)
-            users = page.users ?? []
-            next = page.nextPageToken
-            status = "\(try await store.accounts.userCount(projectID: context.project.id)) users"
+            let page = try await usersListing(realm: context.project.id, query: context.query)
+            users = page.users
+            status = users.isEmpty ? "No users yet." : "Newest first."
+            pager = [("prev-page", "before", "Previous page", page.previous), ("next-page", "after", "Next page", page.next)]
+                .compactMap { id, parameter, title, key in
+                    key.map { "<a id=\"\(id)\" href=\"/console/users?\(parameter)=\(FormURLEncoding.escape($0.token))\">\(title)</a>" }
+                }
         } else {
-            do {
-                users = [try await accounts.record(matching: search, caller: context.adminCaller)]
-            } catch let error as FlintError where error.message.hasPrefix(ServerErrorCode.userNotFound.rawValue) {
-                status = "No user has the uid, email or phone number \(search)."
-            } catch let error as FlintError {
-                status = "\(search) is not a uid, email or phone number (\(error.message))."
-            }
+            users = try await store.accounts.users(projectID: context.project.id, matching: search, limit: Self.usersPerPage)
+            status = users.isEmpty
+                ? "No user's uid, email or phone number is or starts with \(search)."
+                : "\(users.count) users with a uid, email or phone number that is or starts with \(search)"
+                    + (users.count < Self.usersPerPage ? "." : " (at most \(Self.usersPerPage) of each: type more of it to narrow).")
         }
         let rows = users.map { user in
-            (attributes: " data-uid=\"\(HTML.escape(user.localId))\"", cells: [
-                "<a class=\"user-link\" href=\"/console/users/\(FormURLEncoding.escape(user.localId))\">\(HTML.escape(user.localId))</a>",
-                HTML.escape(user.email ?? ""), HTML.escape(user.phoneNumber ?? ""),
-                HTML.escape((user.providerUserInfo ?? []).map(\.providerId).joined(separator: ", ")),
-                user.disabled == true ? "Disabled" : "Enabled", ConsoleHTML.date(milliseconds: user.createdAt.flatMap { Int64($0) }),
+            let identifier = HTML.escape(Self.identifier(of: user))
+            return (attributes: " data-uid=\"\(HTML.escape(user.localID))\"\(user.disabled ? " class=\"disabled\"" : "")", cells: [
+                user.disabled ? identifier + " <span class=\"badge\">disabled</span>" : identifier,
+                HTML.escape(Self.providers(of: user).joined(separator: ", ")),
+                ConsoleHTML.day(milliseconds: user.createdAt), ConsoleHTML.day(milliseconds: user.lastLoginAt),
+                "<a class=\"user-link\" href=\"/console/users/\(FormURLEncoding.escape(user.localID))\">\(HTML.escape(user.localID))</a>",
             ])
         }
-        let more = next.map {
-            "<p><a id=\"next-page\" href=\"/console/users?page=\(FormURLEncoding.escape($0))\">Next page</a></p>"
-        } ?? ""
         return ConsoleHTML.signedIn(page: Page.users.rawValue, title: "Users", context: context, content: """
             <form method="get" action="/console/users" id="user-search" class="inline">
-            <div><label for="q">Find a user</label>
-            <input type="search" id="q" name="q" value="\(HTML.escape(search))" placeholder="uid, email or +phone" size="40"></div>
+            <div><label for="q">Search by email address, phone number or user UID</label>
+            <input type="search" id="q" name="q" value="\(HTML.escape(search))" placeholder="ada@example.com, +16505550100 or a uid" size="40"></div>
             <button type="submit" id="search">Search</button>
             \(search.isEmpty ? "" : "<a href=\"/console/users\">All users</a>")
             </form>
-            <p class="hint" id="user-count">\(HTML.escape(status))</p>
-            \(ConsoleHTML.table(id: "users", header: ["UID", "Email", "Phone", "Providers", "Status", "Created"], rows: rows))
-            \(more)
+            <p class="hint" id="list-status">\(HTML.escape(status))</p>
+            \(ConsoleHTML.table(id: "users", header: ["Identifier", "Providers", "Created", "Signed In", "User UID"], rows: rows))
+            \(pager.isEmpty ? "" : "<p class=\"pager\">\(pager.joined(separator: "\n"))</p>")
             """)
     }
 
+    /// A page of the newest-first list, and the keys its links to the previous and next pages continue from.
+    struct UsersListing {
+        var users: [UserAccount]
+        var previous: AccountStore.ListingKey?
+        var next: AccountStore.ListingKey?
+    }
+
+    /// The page `query` names: the newest users, those after the key `after` (a next page), or those before the key
+    /// `before` (a previous page). A page reads one user more than it shows, to tell whether another page follows; a
+    /// previous page with fewer than a page of users before it is the first page (users went, or came, since).
+    private func usersListing(realm: String, query: [String: String]) async throws -> UsersListing {
+        let limit = Self.usersPerPage
+        if let key = query["before"].flatMap(AccountStore.ListingKey.init(token:)) {
+            let newer = try await store.accounts.users(projectID: realm, newestFirst: .newerThan(key), limit: limit + 1)
+            if newer.count > limit {
+                let users = Array(newer.suffix(limit))
+                return UsersListing(users: users, previous: users.first?.listingKey, next: users.last?.listingKey)
+            }
+            return try await usersListing(realm: realm, query: [:])
+        }
+        let after = query["after"].flatMap(AccountStore.ListingKey.init(token:))
+        let read = try await store.accounts.users(projectID: realm, newestFirst: after.map { .olderThan($0) } ?? .newest,
+                                                  limit: limit + 1)
+        let users = Array(read.prefix(limit))
+        return UsersListing(users: users, previous: after.map { users.first?.listingKey ?? $0 },
+                            next: read.count > limit ? users.last?.listingKey : nil)
+    }
+
+    /// Who a user is in the list: the email, else the phone number, else a linked provider's email; an account with
+    /// no way to sign in again but its session is `(anonymous)`, as in Firebase's console.
+    static func identifier(of user: UserAccount) -> String {
+        user.email ?? user.phoneNumber ?? user.identities.lazy.compactMap(\.email).first
+            ?? (user.isAnonymous ? "(anonymous)" : "–")
+    }
+
+    /// How a user signs in, by provider ID (`password`, `phone`, `google.com`, …, and `passkey`), or `anonymous`.
+    static func providers(of user: UserAccount) -> [String] {
+        guard !user.isAnonymous else { return ["anonymous"] }
+        return user.providerUserInfo.map(\.providerId) + (user.passkeys.isEmpty ? [] : ["passkey"])
+    }
+
     private func userPage(_ context: ConsoleContext, uid: String) async throws -> String {
-        let user = try await accounts.record(matching: uid, caller: context.adminCaller)
+        // By local id only: a uid may look like an email or a phone number.
+        guard let stored = try await store.accounts.user(projectID: context.project.id, localID: uid) else {
+            throw FlintError(.userNotFound)
+        }
+        let user = UserRecord(stored, revealPasswordHash: false)
         let disabled = user.disabled == true
         func field(_ name: String, _ id: String, _ value: String?) -> String {
             "<dt>\(HTML.escape(name))</dt><dd id=\"\(id)\">\(HTML.escape(value ?? ""))</dd>"
@@ -124,10 +185,9 @@ extension ConsoleRoutes {
                 ])
             })
         let path = "/console/users/\(FormURLEncoding.escape(user.localId))"
-        // The stored account: the wire's passkeyInfo has no dates.
-        let stored = try await store.accounts.user(projectID: context.adminCaller.projectID, localID: user.localId)
+        // From the stored account: the wire's passkeyInfo has no dates.
         let passkeys = ConsoleHTML.table(id: "passkeys", header: ["Name", "Created", "Last used", ""], rows:
-            (stored?.passkeys ?? []).map { passkey in
+            stored.passkeys.map { passkey in
                 (attributes: " data-credential=\"\(HTML.escape(passkey.credentialID))\"", cells: [
                     HTML.escape(passkey.name), HTML.escape(ConsoleHTML.date(milliseconds: passkey.createdAt)),
                     HTML.escape(ConsoleHTML.date(milliseconds: passkey.lastUsedAt)),

@@ -88,7 +88,7 @@ struct ConsoleRoutes: Sendable {
             })
         }
         for (path, page) in pages {
-            endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "page"])) { request, context in
+            endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "q", "after", "before"])) { request, context in
                 try await routes.show(page, request: request, userID: context.parameters.get("uid"))
             })
         }
