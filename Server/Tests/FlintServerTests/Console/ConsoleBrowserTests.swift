@@ -7,7 +7,8 @@ import Testing
 /// Debian's headless Chromium uses the console as an operator would (Tests/python/console_browser.py):
 /// signs in with a service-account key file (signed in the browser), finds and disables a user, enables
 /// Facebook, adds test numbers until the eleventh is refused, removes one, reads the dashboard's charts and
-/// signs out. Screenshots of every step are kept in `.build/test-artifacts/console` (or `FLINT_SCREENSHOT_DIR`).
+/// signs out. Screenshots of every step are kept in `.build/test-artifacts/console` (or `FLINT_SCREENSHOT_DIR`); the
+/// users list's (`02-users.png`, over `ConsoleTests.mixedLoad`) is printed.
 @Suite struct ConsoleBrowserTests {
     private static let screenshots = ProcessInfo.processInfo.environment["FLINT_SCREENSHOT_DIR"].map(URL.init(fileURLWithPath:))
         ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -17,6 +18,7 @@ import Testing
         let chromium = try #require(
             Chromium.executable(), "chromium is not installed: scripts/test.sh installs Debian's chromium package")
         try await withServer(emulator: false) { server, client in
+            try await ConsoleTests.mixedLoad(in: server.projectID, server)
             let uid = try #require(try await client.signUp(email: "operator-finds@example.com", password: "secret-pass").string("localId"))
             // Something for the dashboard's errors chart.
             #expect(try await client.post("/v1/accounts:signInWithPassword", [
@@ -65,6 +67,8 @@ import Testing
 
             let shots = (run["screenshots"]?.arrayValue ?? []).compactMap(\.stringValue)
             #expect(shots.count == 10, "\(shots)")
+            let usersShot = try #require(shots.first { $0.hasSuffix("02-users.png") }, "\(shots)")
+            print("The users list in Chromium: \(usersShot)")
             for shot in shots {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: shot))
                 #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) && bytes.count > 5000, "\(shot) is not a screenshot")
