@@ -248,9 +248,10 @@ import Testing
     @Test func aUsersIdentitiesAndFactorsAreShown() async throws {
         try await withConsole(emulator: true) { server, console in
             let client = TestClient(server)
+            // And a uid that looks like an email address: its page is found by uid.
             let users: [JSONValue] = (7..<9).map { index in
                 ["localId": .string(String(format: "user-%02d", index)), "email": .string("u\(index)@example.com")]
-            }
+            } + [["localId": "someone@example.com"]]
             #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:batchCreate", ["users": .array(users)]).status == 200)
             #expect(try await client.admin("/v1/projects/\(server.projectID)/accounts:update", [
                 "localId": "user-07", "mfa": ["enrollments": [["mfaEnrollmentId": "desk", "phoneInfo": "+16505550107", "displayName": "Desk phone"]]],
@@ -258,6 +259,11 @@ import Testing
             ]).status == 200)
             try await console.signIn()
 
+            let odd = try await console.get("/console/users/someone%40example.com")
+            #expect(odd.text(of: "user-uid") == "someone@example.com")
+            #expect(try await console.post("/console/users/someone%40example.com/disable", [("csrf", try #require(odd.csrfToken))])
+                .status == 303)
+            #expect(try await server.server.store.accounts.user(projectID: server.projectID, localID: "someone@example.com")?.disabled == true)
             let detail = try await console.get("/console/users/user-07")
             #expect(detail.body.contains("data-provider=\"apple.com\"") && detail.body.contains("apple-007"))
             #expect(detail.body.contains("Desk phone") && detail.body.contains("+16505550107"))

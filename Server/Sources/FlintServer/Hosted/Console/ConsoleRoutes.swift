@@ -89,7 +89,7 @@ struct ConsoleRoutes: Sendable {
         }
         for (path, page) in pages {
             endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "q", "after", "before"])) { request, context in
-                try await routes.show(page, request: request, userID: context.parameters.get("uid"))
+                try await routes.show(page, request: request, userID: Self.uid(context))
             })
         }
         endpoints += [
@@ -217,7 +217,7 @@ struct ConsoleRoutes: Sendable {
             guard ConsoleSessions.isValid(csrfToken: form["csrf"], for: context.session) else { return Self.forbidden() }
             context.notice = nil
             var parameters = form
-            parameters["uid"] = requestContext.parameters.get("uid")
+            parameters["uid"] = Self.uid(requestContext)
             parameters["operation"] = requestContext.parameters.get("operation")
             do {
                 let outcome = try await perform(parameters, context)
@@ -237,6 +237,12 @@ struct ConsoleRoutes: Sendable {
     }
 
     // MARK: HTTP
+
+    /// The uid of a user's page or action, as its links escape it (`FormURLEncoding.escape`): the router hands the path
+    /// segment over as sent, so a uid holding `@` or `+` would name no user.
+    private static func uid(_ context: FlintRequestContext) -> String? {
+        context.parameters.get("uid").map { $0.removingPercentEncoding ?? $0 }
+    }
 
     /// Form fields of a POST (URL-encoded, at most 64 KiB).
     private static func form(of request: Request) async throws -> Form {
