@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL, Chromium and the SQLite
+# Runs the whole test suite on a fresh machine: installs what the tests need (PostgreSQL, Chromium, Apache and the SQLite
 # headers from Debian, the official Python clients from PyPI) when missing; builds and tests the client package
 # at the root, builds an app at FlintAuth's platform floors against it (scripts/check-client-app.sh) and its
 # documentation (scripts/docs.sh); then starts a private PostgreSQL on 127.0.0.1, runs the server package's
@@ -18,6 +18,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 [ -f /usr/include/xmlsec1/xmlsec/xmldsig.h ] || missing+=(libxmlsec1-dev libxml2-dev pkg-config)   # SAML signatures (xmlsec1)
 [ -x /usr/bin/systemd-analyze ] || missing+=(systemd)   # checks deploy/flint.service
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)   # the captcha page's browser test
+[ -x /usr/sbin/apache2 ] || missing+=(apache2)   # an app's own web server, with its stock limits (SAMLAppServerTests)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then echo "Please install: ${missing[*]} (apt-get)" >&2; exit 1; fi
     apt-get update -qq

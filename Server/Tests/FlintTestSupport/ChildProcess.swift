@@ -84,8 +84,22 @@ public final class ChildProcess: Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // A child starts with no signal blocked and the common ones at their defaults: it inherits the spawning
+        // thread's mask and ignored signals otherwise, and a server in the tests' process blocks SIGTERM (Apache
+        // then never hears `terminate`).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let status = posix_spawnp(&pid, executable, &actions, nil, argv, envp)
+        let status = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
         childEnds.forEach { close($0) }
         guard status == 0 else {
             parentEnds.compactMap { $0 }.forEach { close($0) }

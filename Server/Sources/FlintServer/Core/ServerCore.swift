@@ -38,6 +38,11 @@ public struct ServerCore: Sendable {
         return try await projects.firstAPIKey(projectID: projectID)
     }
 
+    /// Short handles for sealed values kept in the store, for one `purpose` (bound into the seal).
+    func storedHandles(purpose: String) -> StoredHandles {
+        StoredHandles(codes: store.codes, secrets: secrets, clock: clock, random: random, purpose: purpose)
+    }
+
     /// Sealed, expiring, single-use tokens carrying a `Payload`, for one `purpose` (bound into the seal).
     func singleUseTokens<Payload>(purpose: String, lifetimeSeconds: Int64) -> SingleUseTokens<Payload> {
         SingleUseTokens(secrets: secrets, counters: store.counters, clock: clock, random: random, purpose: purpose,

@@ -94,7 +94,7 @@ public struct FederatedService: Sendable {
         if policy.verifiesProviderTokens {
             let fields = try IdpAssertion.fields(requestURI: request.requestUri, postBody: request.postBody)
             // A SAML IdP's response, to a sign-in started here or unsolicited.
-            if fields["SAMLResponse"] != nil {
+            if fields["SAMLResponse"] != nil || fields[SAMLSignIn.responseHandleField] != nil {
                 return (try await saml.finish(fields: fields, sessionID: request.sessionId, caller: caller), ProviderTokens(), nil)
             }
             // The browser's return from the provider in the redirect flow: a code (or an error) for the session.
@@ -190,7 +190,7 @@ public struct FederatedService: Sendable {
             throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")
         }
         if isSAML {
-            return try saml.start(providerID: providerID, redirectURI: redirectURI, sessionHash: sessionHash,
+            return try await saml.start(providerID: providerID, redirectURI: redirectURI, sessionHash: sessionHash,
                                   handlerReturn: handlerReturn, configuration: configuration, projectID: caller.projectID)
         }
         return try await codeFlow.start(

@@ -122,8 +122,8 @@ struct SignInHandler: Sendable {
     // MARK: Back from a SAML IdP
 
     /// `POST /__/auth/handler` with `SAMLResponse` and `RelayState` (the HTTP-POST binding): the browser goes on to the
-    /// app with the link carrying both, for `signInWithIdp`, which checks everything. Here only the sealed session
-    /// the `RelayState` carries is opened, to know where the browser goes.
+    /// app with the link naming both by short handles, for `signInWithIdp`, which checks everything. Here only the
+    /// sealed session the `RelayState` names is opened, to know where the browser goes.
     func samlReturned(_ request: Request) async throws -> Response {
         let form: [String: String]
         do {
@@ -137,14 +137,17 @@ struct SignInHandler: Sendable {
         guard let relayState = form["RelayState"], !relayState.isEmpty else {
             return Self.refuse("An IdP-initiated SAML response goes to the app's own callback URL, not to this page.")
         }
-        let session: SAMLSignIn.Session
+        let opened: SingleUseTokens<SAMLSignIn.Session>.Opened
         do {
-            session = try federated.saml.open(relayState: relayState).payload
+            opened = try await federated.saml.open(relayState: relayState)
         } catch let error as FlintError {
             return Self.refuse(error.message)
         }
+        // The response stays here; the link names it by a short handle (see `SAMLSignIn`).
+        let session = opened.payload
+        let responseHandle = try await federated.saml.keep(samlResponse, for: opened)
         let link = session.redirectURI + (session.redirectURI.contains("?") ? "&" : "?")
-            + FormURLEncoding.encode([("SAMLResponse", samlResponse), ("RelayState", relayState)])
+            + FormURLEncoding.encode([(SAMLSignIn.responseHandleField, responseHandle), ("RelayState", relayState)])
         guard let destination = session.handlerReturn else { return Self.redirect(to: link) }
         return try back(to: destination, with: .success(link))
     }

@@ -6,9 +6,12 @@ import Foundation
 ///
 /// **SP-initiated** (`start`): an `AuthnRequest` whose ID is kept in a sealed session (ten minutes, single use on
 /// every node) together with the provider, the hash of the session ID the client keeps and where the browser goes
-/// next; the sealed session travels as `RelayState`. The IdP posts its `SAMLResponse` and the `RelayState` back to
-/// the provider's callback URI (Flint's `/__/auth/handler`, which hands both on to the app: `relay`), and the app
-/// finishes with `accounts:signInWithIdp` (`requestUri` plus the two fields, and its session ID): `finish`.
+/// next; the sealed session is kept in the store and its handle travels as `RelayState` (SAML's bindings allow 80
+/// bytes). The IdP posts its `SAMLResponse` and the `RelayState` back to the provider's callback URI. Flint's
+/// `/__/auth/handler` keeps the response in the store too (`keep`) and sends the browser on to the app with the two
+/// handles (`SAMLResponseHandle`, `RelayState`): a whole response is 10–15 KB, too long for the request line of the
+/// app's web server, and would land in its access logs. The app finishes with `accounts:signInWithIdp` (`requestUri`
+/// plus those fields, or the response itself when the IdP posted to the app, and its session ID): `finish`.
 ///
 /// **IdP-initiated**: an unsolicited response (no `InResponseTo`, no session) posted to the app's own callback, which
 /// the app sends with `providerId` in `postBody` — taken only where the provider allows it (`allowsIdPInitiated`).
@@ -32,19 +35,28 @@ struct SAMLSignIn: Sendable {
     }
 
     let sessions: SingleUseTokens<Session>
+    /// The sealed sessions, by the handle that travels as `RelayState`.
+    let relayStates: StoredHandles
+    /// Responses the handler passes on to the app, by a handle: single use, for as long as their session lives.
+    let responses: StoredHandles
     let counters: CounterStore
     let secrets: SecretBox
     let clock: any FlintClock
     let random: any RandomSource
 
     init(core: ServerCore) {
-        sessions = core.singleUseTokens(purpose: "saml-sign-in-session", lifetimeSeconds: 600)
+        sessions = core.singleUseTokens(purpose: "saml-sign-in-session", lifetimeSeconds: Self.sessionLifetimeSeconds)
+        relayStates = core.storedHandles(purpose: "saml-relay-state")
+        responses = core.storedHandles(purpose: "saml-response")
         counters = core.store.counters
         secrets = core.secrets
         clock = core.clock
         random = core.random
     }
 
+    static let sessionLifetimeSeconds: Int64 = 600
+    /// The field of the handler's link that names a kept response (`keep`), in place of `SAMLResponse`.
+    static let responseHandleField = "SAMLResponseHandle"
     /// The clocks of Flint and the IdP may differ by this much.
     static let allowedSkewSeconds: TimeInterval = 120
     /// A base64 `SAMLResponse` longer than this is refused before decoding (the XML may be 256 KiB).
@@ -57,27 +69,38 @@ struct SAMLSignIn: Sendable {
     /// The IdP's URL carrying a new AuthnRequest, for the client holding the session ID that hashes to `sessionHash`.
     func start(providerID: String, redirectURI: String, sessionHash: String,
                handlerReturn: AuthorizationCodeFlow.HandlerReturn?, configuration: ProjectSettings.IdentityProvider,
-               projectID: String) throws -> String {
+               projectID: String) async throws -> String {
         let saml = try Self.settings(of: configuration)
         let request = AuthnRequest(
             id: "_" + Hex.encode(random.bytes(20)), issueInstant: clock.now(), destination: saml.ssoURL,
             issuer: saml.spEntityID, assertionConsumerServiceURL: saml.callbackURI)
-        let relayState = try sessions.make(Session(
+        let session = try sessions.make(Session(
             projectID: projectID, providerID: providerID, requestID: request.id, redirectURI: redirectURI,
             sessionHash: sessionHash, handlerReturn: handlerReturn))
+        let relayState = try await relayStates.make(session, expiresAt: clock.seconds + Self.sessionLifetimeSeconds)
         let key = saml.signRequest ? try signingKey(saml, projectID: projectID, providerID: providerID) : nil
         return try request.redirectURL(relayState: relayState, signingKey: key)
     }
 
     // MARK: Back from the IdP
 
-    /// The session a `RelayState` carries (for the handler page to know where the browser goes), live; not yet spent.
+    /// The session a `RelayState` names (for the handler page to know where the browser goes), live; not yet spent.
     /// Nothing in the response is trusted here: `finish` checks it all.
-    func open(relayState: String?) throws -> SingleUseTokens<Session>.Opened {
-        guard let relayState, let opened = sessions.open(relayState) else {
+    func open(relayState: String?) async throws -> SingleUseTokens<Session>.Opened {
+        guard let opened = try await openSession(namedBy: relayState) else {
             throw FlintError(.invalidIDPResponse, "The SAML response does not belong to a sign-in that started here.")
         }
         return try live(opened)
+    }
+
+    /// Keeps the IdP's `samlResponse` for the session `opened` until the session expires; the handle names it once.
+    func keep(_ samlResponse: String, for opened: SingleUseTokens<Session>.Opened) async throws -> String {
+        try await responses.make(samlResponse, expiresAt: opened.expiresAt)
+    }
+
+    private func openSession(namedBy relayState: String?) async throws -> SingleUseTokens<Session>.Opened? {
+        guard let relayState, let sealed = try await relayStates.value(of: relayState) else { return nil }
+        return sessions.open(sealed)
     }
 
     private func live(_ opened: SingleUseTokens<Session>.Opened) throws -> SingleUseTokens<Session>.Opened {
@@ -90,7 +113,7 @@ struct SAMLSignIn: Sendable {
     func finish(fields: [String: String], sessionID: String?, caller: Caller) async throws -> ProviderIdentity {
         let session: SingleUseTokens<Session>.Opened?
         let providerID: String
-        if let relayState = fields["RelayState"], let sealed = sessions.open(relayState) {
+        if let sealed = try await openSession(namedBy: fields["RelayState"]) {
             let opened = try live(sealed)
             guard opened.payload.projectID == caller.projectID else {
                 throw FlintError(.invalidIDPResponse, "The SAML response belongs to another project or tenant.")
@@ -117,7 +140,7 @@ struct SAMLSignIn: Sendable {
         let decryptionKey = try saml.sealedSPPrivateKey.map {
             try IdentityProviderConfigService.openSecret($0, with: secrets, projectID: caller.projectID, providerID: providerID)
         }
-        let xml = try Self.decode(fields["SAMLResponse"])
+        let xml = try Self.decode(try await samlResponse(in: fields))
         let response: SAMLResponseData
         do {
             response = try SAMLResponseReader.read(xml, trustedCertificates: saml.idpCertificates, decryptionKeyPEM: decryptionKey)
@@ -136,6 +159,15 @@ struct SAMLSignIn: Sendable {
             throw FlintError(.invalidIDPResponse, "The SAML assertion was used already.")
         }
         return Self.identity(response.assertion, saml: saml, providerID: providerID)
+    }
+
+    /// The response the fields carry, or the one the handler kept under the handle they name (taken: it works once).
+    private func samlResponse(in fields: [String: String]) async throws -> String? {
+        guard let handle = fields[Self.responseHandleField] else { return fields["SAMLResponse"] }
+        guard let kept = try await responses.take(handle) else {
+            throw FlintError(.invalidIDPResponse, "The SAML response was used already, or its sign-in has expired.")
+        }
+        return kept
     }
 
     /// What a verified response must also say (SAML profiles §4.1.4): a success; issued by the configured IdP; sent

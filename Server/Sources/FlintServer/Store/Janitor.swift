@@ -53,6 +53,7 @@ struct Janitor: Service {
         let credentials = try await store.codes.deleteExpiredAppCredentials(before: now)
         let actionCodes = try await store.codes.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
         let challenges = try await store.codes.deleteExpiredPasskeyChallenges(before: now)
+            + store.codes.deleteExpiredHandles(before: now / 1000)
         let counters = try await store.counters.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
         let usage = try await store.usage.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)

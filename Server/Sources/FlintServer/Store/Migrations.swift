@@ -244,6 +244,18 @@ enum Migrations {
             // The console's users list, newest first, a page at a time from a key (`AccountStore.users(newestFirst:)`).
             "CREATE INDEX users_created ON users(project_id, created_at, local_id)",
         ]),
+        (17, [
+            // Values kept under a short handle (`StoredHandles`): a SAML sign-in's RelayState and the IdP's response.
+            """
+            CREATE TABLE stored_handles (
+                handle_hash TEXT PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                sealed_value TEXT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX stored_handles_expiry ON stored_handles(expires_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.
