@@ -11,7 +11,7 @@ node with all connections, and against every node at once with the connections s
 node, started together). For each run it reports requests per second per node and in total, and the CPU time
 per request of the Flint nodes, of PostgreSQL (every process named `postgres` on this machine) and of wrk.
 Those per-request costs are what a deployment multiplies by its peak rate to size Flint's and the database's
-cores (see README, "Sizing"). Everything targets 127.0.0.1 and stops by itself.
+cores (see docs/production.md, "Sizing a deployment"). Everything targets 127.0.0.1 and stops by itself.
 """
 
 import argparse

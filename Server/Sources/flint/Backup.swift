@@ -40,7 +40,7 @@ extension ServerOptions {
     func sqliteDataDirectory(otherwise: String) throws -> URL {
         let configuration = try configuration()
         guard configuration.databaseURL == nil else {
-            throw ValidationError("The store is PostgreSQL: \(otherwise) (see the README).")
+            throw ValidationError("The store is PostgreSQL: \(otherwise) (see docs/production.md).")
         }
         return configuration.dataDirectory
     }

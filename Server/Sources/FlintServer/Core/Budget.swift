@@ -5,8 +5,8 @@ import FlintWire
 /// every spend is one atomic increment-and-compare, taken before the work it guards.
 ///
 /// Each budget is declared once (`Budget+Declared.swift`) and named in the route table beside every endpoint it
-/// guards (`Endpoint.budgets`), where a reader finds it; the OpenAPI document and the README's abuse table list the
-/// same declarations (a test compares them).
+/// guards (`Endpoint.budgets`), where a reader finds it; the OpenAPI document and the abuse table of
+/// `docs/abuse-protection.md` list the same declarations (a test compares them).
 struct Budget: Sendable, Hashable, CustomStringConvertible {
     /// How many a window allows.
     enum Limit: Sendable {
@@ -18,7 +18,7 @@ struct Budget: Sendable, Hashable, CustomStringConvertible {
         case projectSetting
     }
 
-    /// The counters' name, and how routes, the OpenAPI document and the README name the budget.
+    /// The counters' name, and how routes, the OpenAPI document and docs/abuse-protection.md name the budget.
     let name: String
     /// What one count belongs to, in words.
     let per: String
