@@ -219,7 +219,19 @@ import Testing
             ]).status == 303)
             #expect(try await console.post("/console/settings/mfa", [("csrf", token), ("mfa-enabled", "on"), ("mfa-totp", "on"),
                                                                      ("totp-intervals", "3")]).status == 303)
+            // Apps: the ones the hosted pages answer; a bad client ID is refused as the admin API refuses it.
+            let badApp = try await console.post("/console/settings/apps", [("csrf", token), ("ios-apps", "com.example.app, ABCDE12345, no..dots")])
+            #expect(badApp.status == 400 && badApp.text(of: "error")?.contains("clientId") == true)
+            #expect(try await console.post("/console/settings/apps", [
+                ("csrf", token), ("ios-apps", "com.example.app, ABCDE12345, 123-abc.apps.googleusercontent.com, 1:123:ios:abc\ncom.example.two, ABCDE12345\n"),
+                ("android-apps", "com.example.android, AA:BB:CC"),
+            ]).status == 303)
             let config = try #require(try await server.server.projectConfig(server.projectID))
+            #expect(config.apps?.ios == [
+                .init(bundleId: "com.example.app", teamId: "ABCDE12345", clientId: "123-abc.apps.googleusercontent.com", appId: "1:123:ios:abc"),
+                .init(bundleId: "com.example.two", teamId: "ABCDE12345"),
+            ])
+            #expect(config.apps?.android == [.init(packageName: "com.example.android", sha256CertFingerprints: ["AA:BB:CC"])])
             #expect(config.authorizedDomains == ["localhost", "app.example.com"])
             #expect(config.emailPrivacyConfig?.enableImprovedEmailPrivacy == true)
             #expect(config.smsRegionConfig?.allowlistOnly?.allowedRegions == ["US", "CA"])
@@ -228,6 +240,7 @@ import Testing
                     && config.mfa?.providerConfigs?.first?.totpProviderConfig?.adjacentIntervals == 3)
             let settingsPage = try await console.get("/console/settings")
             #expect(settingsPage.body.contains("app.example.com") && settingsPage.body.contains("id=\"regions-allowlist\" value=\"allowlist-only\" checked"))
+            #expect(settingsPage.body.contains("com.example.app, ABCDE12345, 123-abc.apps.googleusercontent.com, 1:123:ios:abc"))
 
             // Email templates: a custom one needs %LINK%; empty fields go back to the built-in wording.
             let noLink = try await console.post("/console/templates", [("csrf", token), ("type", "PASSWORD_RESET"),

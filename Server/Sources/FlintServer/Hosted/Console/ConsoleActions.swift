@@ -131,6 +131,38 @@ extension ConsoleRoutes {
         return Outcome(notice: .saved, location: "/console/settings")
     }
 
+    /// The settings page's apps: one per line, fields separated by commas (`line(of:)` writes them so).
+    func saveApps(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
+        func lines(_ name: String) -> [[String]] {
+            (form[name] ?? "").split(whereSeparator: \.isNewline).map { line in
+                line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            }.filter { !$0.allSatisfy(\.isEmpty) }
+        }
+        let iOS = try lines("ios-apps").map { fields in
+            guard (2...4).contains(fields.count) else {
+                throw FlintError(.invalidArgument, "An iOS app is its bundle ID, team ID, and optionally its OAuth client ID and app ID.")
+            }
+            func field(_ index: Int) -> String? { index < fields.count ? Self.nonEmpty(fields[index]) : nil }
+            return ProjectConfig.Apps.IOS(bundleId: fields[0], teamId: fields[1], clientId: field(2), appId: field(3))
+        }
+        let android = lines("android-apps").map { fields in
+            ProjectConfig.Apps.Android(packageName: fields[0], sha256CertFingerprints: fields.dropFirst().filter { !$0.isEmpty })
+        }
+        try await updateConfig(context, ProjectConfig(apps: .init(ios: iOS, android: android)), mask: "apps")
+        return Outcome(notice: .saved, location: "/console/settings")
+    }
+
+    /// An app as a line of the settings page's apps fields.
+    static func line(of app: ProjectSettings.Apps.IOS) -> String {
+        var fields = [app.bundleID, app.teamID, app.clientID ?? "", app.appID ?? ""]
+        while fields.last?.isEmpty == true { fields.removeLast() }
+        return fields.joined(separator: ", ")
+    }
+
+    static func line(of app: ProjectSettings.Apps.Android) -> String {
+        ([app.packageName] + app.sha256CertFingerprints).joined(separator: ", ")
+    }
+
     func savePasskeys(_ form: Form, _ context: ConsoleContext) async throws -> Outcome {
         let origins = (form["origins"] ?? "").split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -381,6 +381,16 @@ extension ConsoleRoutes {
                                        value: (settings.passkeys?.expectedOrigins ?? []).joined(separator: "\n")))
                 <button type="submit" id="save-passkeys">Save passkeys</button>
                 """))
+            \(card("/console/settings/apps", id: "apps-form", """
+                <h2>Apps</h2>
+                <p class="hint">The sign-in and app-verification pages answer only these apps, through their URL schemes;
+                universal links and app links name them too. One app per line, its fields separated by commas.</p>
+                \(ConsoleHTML.textArea("ios-apps", label: "iOS apps: bundle ID, team ID, OAuth client ID, app ID (the last two optional)",
+                                       value: settings.apps.iOS.map(ConsoleRoutes.line(of:)).joined(separator: "\n")))
+                \(ConsoleHTML.textArea("android-apps", label: "Android apps: package name, SHA-256 certificate fingerprints",
+                                       value: settings.apps.android.map(ConsoleRoutes.line(of:)).joined(separator: "\n")))
+                <button type="submit" id="save-apps">Save apps</button>
+                """))
             """)
     }
 

@@ -108,6 +108,7 @@ struct ConsoleRoutes: Sendable {
             action("/console/settings/sms-regions", page: .settings) { form, context in try await routes.saveRegions(form, context) },
             action("/console/settings/mfa", page: .settings) { form, context in try await routes.saveMultiFactor(form, context) },
             action("/console/settings/passkeys", page: .settings) { form, context in try await routes.savePasskeys(form, context) },
+            action("/console/settings/apps", page: .settings) { form, context in try await routes.saveApps(form, context) },
             action("/console/templates", page: .templates) { form, context in try await routes.saveTemplate(form, context) },
             action("/console/tenants", page: .tenants) { form, context in try await routes.createTenant(form, context) },
             action("/console/tenants/open", page: .tenants) { form, context in try await routes.openTenant(form, context) },
