@@ -103,6 +103,19 @@ link = auth.generate_sign_in_with_email_link(
     "ada@example.com", auth.ActionCodeSettings(url="http://localhost/finish", handle_code_in_app=True))
 assert "mode=signIn" in link and "oobCode=" in link, link
 
+# A link domain the project does not own: firebase-admin-python's integration test (test_auth_error_parse) compares
+# the whole message, the server's sentence after the SDK's own.
+try:
+    auth.generate_sign_in_with_email_link("ada@example.com", auth.ActionCodeSettings(
+        url="http://localhost/finish", handle_code_in_app=True, link_domain="cool.link"))
+    raise AssertionError("an unowned link domain was accepted")
+except auth.InvalidHostingLinkDomainError as error:
+    assert str(error) == (
+        "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project "
+        "(INVALID_HOSTING_LINK_DOMAIN). The provided hosting link domain is not configured in Firebase Hosting or is "
+        "not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com)."
+    ), str(error)
+
 # Custom tokens (unsigned in emulator mode) exchanged for ID tokens that carry their claims.
 custom = auth.create_custom_token("custom-uid-1", {"premium": True}).decode()
 exchanged = rest("signInWithCustomToken", {"token": custom, "returnSecureToken": True})
