@@ -95,7 +95,7 @@ import Testing
 
             ```sh
             swift run --package-path Server flint serve   # the identity server on http://127.0.0.1:9099, data in ./.flint (embedded SQLite)
-            scripts/test.sh                               # every test: installs PostgreSQL, chromium and the Python packages if missing, starts PostgreSQL on 127.0.0.1
+            scripts/test.sh                               # every test: installs PostgreSQL, chromium, Apache and the Python packages if missing, starts PostgreSQL on 127.0.0.1
             ```
 
             """))

@@ -61,6 +61,24 @@ import Testing
             return reply["answers"]?.arrayValue ?? []
         }
 
+        /// The IdP's unsolicited (IdP-initiated) responses for `cases`, to the callback URI.
+        func unsolicited(_ cases: [JSONValue]) async throws -> [String] {
+            let reply = try await SAMLSignInTests.python("unsolicited", [
+                "idp": idp, "entity_id": .string(SAMLSignInTests.idpEntity), "now": .number(now),
+                "acs": .string(callback), "audience": .string(SAMLSignInTests.spEntity), "cases": .array(cases),
+            ])
+            return reply["answers"]?.arrayValue?.compactMap { $0["saml_response"]?.stringValue } ?? []
+        }
+
+        /// `signInWithIdp` with an unsolicited response in FirebaseAuth's shape: put into `postBody` as it is (its
+        /// `+` then read as spaces).
+        func sendUnsolicited(_ response: String) async throws -> TestClient.Reply {
+            try await client.post("/v1/accounts:signInWithIdp", [
+                "requestUri": .string(callback), "returnSecureToken": true,
+                "postBody": .string("SAMLResponse=\(response)&providerId=\(SAMLSignInTests.provider)"),
+            ])
+        }
+
         /// `signInWithIdp` with the link the handler would give the app.
         func finish(_ answer: JSONValue, sessionID: String?) async throws -> TestClient.Reply {
             let link = SAMLSignInTests.appPage + "?" + FormURLEncoding.encode([
@@ -201,30 +219,16 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func idpInitiatedSignInNeedsTheProvidersConsentAndIsTakenOnce(database: TestDatabase) async throws {
         try await Self.withSAML(database: database, extra: ["emailVerifiedByIdp": true]) { setup in
-            func unsolicited(_ cases: [JSONValue]) async throws -> [String] {
-                let reply = try await Self.python("unsolicited", [
-                    "idp": setup.idp, "entity_id": .string(Self.idpEntity), "now": .number(setup.now),
-                    "acs": .string(setup.callback), "audience": .string(Self.spEntity), "cases": .array(cases),
-                ])
-                return reply["answers"]?.arrayValue?.compactMap { $0["saml_response"]?.stringValue } ?? []
-            }
-            func send(_ response: String) async throws -> TestClient.Reply {
-                // FirebaseAuth's shape: the response put into postBody as it is (its `+` then read as spaces).
-                try await setup.client.post("/v1/accounts:signInWithIdp", [
-                    "requestUri": .string(setup.callback), "returnSecureToken": true,
-                    "postBody": .string("SAMLResponse=\(response)&providerId=\(Self.provider)"),
-                ])
-            }
-            let responses = try await unsolicited([["name_id": "lin@acme.test"], ["name_id": "lin@acme.test", "in_response_to": "_x"]])
-            #expect(try await send(responses[0]).errorCode == "INVALID_IDP_RESPONSE")
+            let responses = try await setup.unsolicited([["name_id": "lin@acme.test"], ["name_id": "lin@acme.test", "in_response_to": "_x"]])
+            #expect(try await setup.sendUnsolicited(responses[0]).errorCode == "INVALID_IDP_RESPONSE")
 
             let allowed = try await setup.admin("PATCH", "/\(Self.provider)?updateMask=idpInitiatedSignIn", ["idpInitiatedSignIn": true])
             #expect(allowed.status == 200 && allowed["idpInitiatedSignIn"] == true, "\(allowed.body)")
-            let reply = try await send(responses[0])
+            let reply = try await setup.sendUnsolicited(responses[0])
             #expect(reply.status == 200 && reply["email"] == "lin@acme.test" && reply["emailVerified"] == true, "\(reply.body)")
-            #expect(try await send(responses[0]).errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await setup.sendUnsolicited(responses[0]).errorCode == "INVALID_IDP_RESPONSE")
             // A response to some request is not unsolicited.
-            #expect(try await send(responses[1]).errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await setup.sendUnsolicited(responses[1]).errorCode == "INVALID_IDP_RESPONSE")
         }
     }
 
@@ -233,30 +237,17 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func anAssertionIDSignsInOnceWhateverItsTimes(database: TestDatabase) async throws {
         try await Self.withSAML(database: database, extra: ["idpInitiatedSignIn": true]) { setup in
-            func unsolicited(_ cases: [JSONValue]) async throws -> [String] {
-                let reply = try await Self.python("unsolicited", [
-                    "idp": setup.idp, "entity_id": .string(Self.idpEntity), "now": .number(setup.now),
-                    "acs": .string(setup.callback), "audience": .string(Self.spEntity), "cases": .array(cases),
-                ])
-                return reply["answers"]?.arrayValue?.compactMap { $0["saml_response"]?.stringValue } ?? []
-            }
-            func send(_ response: String) async throws -> TestClient.Reply {
-                try await setup.client.post("/v1/accounts:signInWithIdp", [
-                    "requestUri": .string(setup.callback), "returnSecureToken": true,
-                    "postBody": .string("SAMLResponse=\(response)&providerId=\(Self.provider)"),
-                ])
-            }
-            let responses = try await unsolicited([
+            let responses = try await setup.unsolicited([
                 ["name_id": "lin@acme.test", "assertion_id": "_once-1"],
                 ["name_id": "lin@acme.test", "assertion_id": "_once-1", "not_on_or_after": 301],
                 ["name_id": "lin@acme.test", "assertion_id": "_once-1", "not_on_or_after": 3000, "not_before": -30],
                 ["name_id": "lin@acme.test", "assertion_id": "_once-1"],
             ])
             #expect(Set(responses).count == 4, "four different responses")
-            let first = try await send(responses[0])
+            let first = try await setup.sendUnsolicited(responses[0])
             #expect(first.status == 200, "\(first.body)")
             for again in responses.dropFirst() {
-                #expect(try await send(again).errorCode == "INVALID_IDP_RESPONSE")
+                #expect(try await setup.sendUnsolicited(again).errorCode == "INVALID_IDP_RESPONSE")
             }
             // A new sign-in started by the app, answered with the spent ID: refused too.
             let (authURI, sessionID) = try await setup.start()[0]
@@ -266,12 +257,12 @@ import Testing
             #expect(try await setup.finish(answer, sessionID: sessionID).errorCode == "INVALID_IDP_RESPONSE")
 
             // Two responses carrying one new ID, with other times, at the same instant: one signs in.
-            let racing = try await unsolicited([
+            let racing = try await setup.unsolicited([
                 ["name_id": "lin@acme.test", "assertion_id": "_once-2"],
                 ["name_id": "lin@acme.test", "assertion_id": "_once-2", "not_on_or_after": 302],
             ])
-            async let one = send(racing[0])
-            async let other = send(racing[1])
+            async let one = setup.sendUnsolicited(racing[0])
+            async let other = setup.sendUnsolicited(racing[1])
             let statuses = try await [one.status, other.status]
             #expect(statuses.sorted() == [200, 400], "\(statuses)")
         }
