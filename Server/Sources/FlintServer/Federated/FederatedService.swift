@@ -94,7 +94,7 @@ public struct FederatedService: Sendable {
         if policy.verifiesProviderTokens {
             let fields = try IdpAssertion.fields(requestURI: request.requestUri, postBody: request.postBody)
             // A SAML IdP's response, to a sign-in started here or unsolicited.
-            if fields["SAMLResponse"] != nil || fields[SAMLSignIn.responseHandleField] != nil {
+            if SAMLSignIn.carriesResponse(fields) {
                 return (try await saml.finish(fields: fields, sessionID: request.sessionId, caller: caller), ProviderTokens(), nil)
             }
             // The browser's return from the provider in the redirect flow: a code (or an error) for the session.

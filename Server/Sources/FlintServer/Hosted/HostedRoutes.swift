@@ -124,7 +124,6 @@ struct VerifyAppRequest {
         guard let apiKey, !apiKey.isEmpty, apiKey.utf8.count <= 256 else { throw Invalid(detail: "apiKey is required.") }
         guard authType == "verifyApp" else { throw Invalid(detail: "authType must be verifyApp.") }
         guard let eventID, Self.isValidEventID(eventID) else { throw Invalid(detail: "eventId is required (letters, digits, - and _).") }
-        guard app.clientID != nil || app.appID != nil else { throw Invalid(detail: "clientId or appId is required.") }
         self.apiKey = apiKey
         self.eventID = eventID
         self.app = app

@@ -161,6 +161,11 @@ struct SAMLSignIn: Sendable {
         return Self.identity(response.assertion, saml: saml, providerID: providerID)
     }
 
+    /// Whether `fields` carry a SAML response, or the handle of one the handler kept.
+    static func carriesResponse(_ fields: [String: String]) -> Bool {
+        fields["SAMLResponse"] != nil || fields[responseHandleField] != nil
+    }
+
     /// The response the fields carry, or the one the handler kept under the handle they name (taken: it works once).
     private func samlResponse(in fields: [String: String]) async throws -> String? {
         guard let handle = fields[Self.responseHandleField] else { return fields["SAMLResponse"] }
