@@ -182,10 +182,13 @@ public final class SigningKeyring: Sendable {
         return state.withLockedValue { $0.keys[kid] }
     }
 
-    /// The JWKS, X.509 and key-id documents, prebuilt.
+    /// The JWKS, X.509 and key-id documents, prebuilt. What is published is what outside verifiers trust, and they ask
+    /// seldom (they keep it as its Cache-Control says), so the key set's version is read from the store on every ask:
+    /// the change token alone can lag a key another node added a moment ago, until this node's PostgreSQL listener has
+    /// read the notification (`PostgresGenerationListener`), and a verifier would then keep the old set for its max-age.
     public var documents: PublishedKeyDocuments {
         get async throws {
-            try await reloadIfChanged()
+            if try await keys.signingKeySetVersion() != state.withLockedValue({ $0.version }) { try await reload() }
             return state.withLockedValue { $0.documents }
         }
     }
