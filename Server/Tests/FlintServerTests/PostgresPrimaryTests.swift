@@ -137,16 +137,26 @@ import Testing
             let real = PostgresPrimary.probe(settings, tls: nil, logger: Self.logger)
             let serving = NIOLockedValueBox(true)
             let waits = NIOLockedValueBox<[Duration]>([])
+            // The probe holds at its first backoff until the query below has failed: its sleeps return at once, so on
+            // a loaded machine it could otherwise give up before the query is made, which then starts a second probe.
+            let (queryFailed, signalQueryFailed) = AsyncStream<Void>.makeStream()
             let primary = try await PostgresPrimary.connect(
                 settings: settings, tls: nil, logger: Self.logger,
                 probe: { endpoint in serving.withLockedValue { $0 } ? try await real(endpoint) : "read-only" },
-                sleep: { duration in waits.withLockedValue { $0.append(duration) } })
+                sleep: { duration in
+                    let isFirst = waits.withLockedValue { waits in
+                        waits.append(duration)
+                        return waits.count == 1
+                    }
+                    if isFirst { for await _ in queryFailed {} }
+                })
             let select = { try await primary.withConnection { try await PostgresDatabase.collect($0.query("SELECT 1 AS one", logger: Self.logger)) } }
             #expect(try await select().first?.int("one") == 1)
 
             serving.withLockedValue { $0 = false }
             primary.failed(nil, because: "a test")
             await #expect(throws: SQLError.self) { try await select() }
+            signalQueryFailed.finish()
             await primary.runningProbe?.value
             let expected = (1..<PostgresPrimary.maximumPasses).map {
                 min(PostgresPrimary.firstBackoff * (1 << ($0 - 1)), PostgresPrimary.maximumBackoff)
