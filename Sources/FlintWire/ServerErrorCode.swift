@@ -120,6 +120,13 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidPendingToken = "INVALID_PENDING_TOKEN"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
 
+    // Flint's OpenID provider (its admin API and the team's own sign-in page)
+    case oauthClientNotFound = "OAUTH_CLIENT_NOT_FOUND"
+    /// A client's settings that cannot be served: a redirect URI, scope or grant type the provider does not take.
+    case invalidOAuthClient = "INVALID_OAUTH_CLIENT"
+    /// An `authorization_id` that names no authorization in progress (unknown, expired or already ended).
+    case invalidAuthorizationID = "INVALID_AUTHORIZATION_ID"
+
     // Passkeys
     case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"
     case invalidCredentialID = "INVALID_CREDENTIAL_ID"

@@ -210,6 +210,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var tenant: TenantProfile?
     /// The WebAuthn relying party of production mode's passkeys (nil: not set up): see `Passkeys/PasskeySettings.swift`.
     public var passkeys: PasskeySettings?
+    /// The realm's OpenID provider (nil: its defaults): see `OAuthServer/OAuthServerSettings.swift`.
+    public var oauthServer: OAuthServerSettings?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -232,5 +234,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         passwordPolicy = try container.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy)
         tenant = try container.decodeIfPresent(TenantProfile.self, forKey: .tenant)
         passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys)
+        oauthServer = try container.decodeIfPresent(OAuthServerSettings.self, forKey: .oauthServer)
     }
 }

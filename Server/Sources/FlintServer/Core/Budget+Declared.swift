@@ -77,10 +77,37 @@ extension Budget {
         refusal: FlintError(.tooManyAttempts, "Too many passkey sign-ins started from this address."),
         enforced: { $0.verifiesPasskeys })
 
+    /// Authorization requests of the OpenID provider per address a minute: each may keep a pending authorization.
+    static let oauthAuthorizationsPerAddress = Budget(
+        name: "oauth:authorize-ip-minute", per: "address", windowSeconds: minute, limit: .fixed(120),
+        refusal: FlintError(.tooManyAttempts, "Too many sign-ins started from this address."), enforced: { _ in true })
+
+    /// Authorization requests per client a minute, from all addresses together.
+    static let oauthAuthorizationsPerClient = Budget(
+        name: "oauth:authorize-client-minute", per: "OAuth client", windowSeconds: minute, limit: .fixed(6000),
+        refusal: FlintError(.tooManyAttempts, "Too many sign-ins started for this application."), enforced: { _ in true })
+
+    /// Token, revocation and introspection calls per address a minute.
+    static let oauthTokenRequestsPerAddress = Budget(
+        name: "oauth:token-ip-minute", per: "address", windowSeconds: minute, limit: .fixed(6000),
+        refusal: FlintError(.tooManyAttempts, "Too many token requests from this address."), enforced: { _ in true })
+
+    /// Token requests per client a minute.
+    static let oauthTokenRequestsPerClient = Budget(
+        name: "oauth:token-client-minute", per: "OAuth client", windowSeconds: minute, limit: .fixed(60_000),
+        refusal: FlintError(.tooManyAttempts, "Too many token requests for this application."), enforced: { _ in true })
+
+    /// Failed client authentications per client and address: a client's secret cannot be guessed.
+    static let oauthClientAuthenticationFailures = Budget(
+        name: "oauth:client-auth-failures", per: "OAuth client and address", windowSeconds: 15 * minute, limit: .fixed(20),
+        refusal: FlintError(.tooManyAttempts, "Too many failed client authentications."), enforced: { _ in true })
+
     /// Every budget that guards an SMS send, in the order they are spent.
     /// (A fictional number's code is sent to no one but is held to the client's budgets and its own.)
     static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, testNumberSessions, smsPerNumber, smsPerRegion, smsPerProject]
 
     /// Every declared budget.
     static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress, passkeyChallengesPerClient]
+        + [oauthAuthorizationsPerAddress, oauthAuthorizationsPerClient, oauthTokenRequestsPerAddress, oauthTokenRequestsPerClient,
+           oauthClientAuthenticationFailures]
 }

@@ -29,6 +29,9 @@ struct ServerAssembly: Sendable {
     let emulatorData: EmulatorDataTransfer
     let consoleSessions: ConsoleSessions
     let callers: CallerResolver
+    /// The OpenID provider's clients, and its endpoints (production mode).
+    let oauthClients: OAuthClientRegistry
+    let provider: ProviderRoutes
 
     /// Builds the features; loads (or makes) the signing keys.
     static func assemble(_ core: ServerCore) async throws -> ServerAssembly {
@@ -78,6 +81,8 @@ struct ServerAssembly: Sendable {
         emulatorData = EmulatorDataTransfer(core: core, accounts: accounts, projectConfig: projectConfig)
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
+        oauthClients = OAuthClientRegistry(core: core)
+        provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens)
     }
 
     /// Every feature's endpoints, the OpenAPI document's own included: the route table.
@@ -104,6 +109,8 @@ struct ServerAssembly: Sendable {
         endpoints += ConsoleRoutes(
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage).endpoints
+        endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
+        if !core.policy.usesGoogleIssuers { endpoints += provider.endpoints }
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints
         if core.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(core: core, projectConfig: projectConfig).endpoints

@@ -38,12 +38,21 @@ struct EndpointContract: Sendable {
         static let anyJSONObject = Content.json(SchemaSource { _ in ["type": "object"] })
     }
 
+    /// How an endpoint's errors are shaped.
+    enum Failure: Sendable {
+        /// Firebase's envelope (`ErrorEnvelope`).
+        case firebase
+        /// OAuth's (RFC 6749 §5.2): `{"error": "…", "error_description": "…"}`, the OpenID provider's protocol endpoints.
+        case oauth
+    }
+
     var credentials: Credentials
     /// The query parameters the handler reads (path parameters come from the path).
     var query: [String] = []
     /// The bodies it accepts, in any of these media types; empty for none.
     var request: [Content] = []
     var response: Content
+    var failure: Failure = .firebase
 
     /// A page a browser opens.
     static func page(credentials: Credentials = .none, query: [String] = [], form: [String]? = nil) -> EndpointContract {

@@ -55,7 +55,7 @@ struct OpenAPIDocument {
             "operationId": .string(Self.operationID(endpoint.method, template)),
             "tags": [.string(Self.tag(template))],
             "security": Self.security(contract.credentials),
-            "responses": responses(contract.response, recorder: recorder),
+            "responses": responses(contract.response, failure: contract.failure, recorder: recorder),
         ]
         let parameters = Self.pathParameters(template).map { Self.parameter($0, in: "path") }
             + contract.query.map { Self.parameter($0, in: "query") }
@@ -74,8 +74,13 @@ struct OpenAPIDocument {
         return .object(operation)
     }
 
-    private func responses(_ answer: EndpointContract.Content, recorder: SchemaRecorder) -> JSONValue {
+    private func responses(_ answer: EndpointContract.Content, failure shape: EndpointContract.Failure,
+                           recorder: SchemaRecorder) -> JSONValue {
         var failure: [String: JSONValue] = ["application/json": ["schema": recorder.schema(of: ErrorEnvelope.self)]]
+        if case .oauth = shape {
+            // RFC 6749 §5.2's error object; a realm that does not exist answers in Firebase's envelope.
+            failure = ["application/json": ["schema": ["type": "object"]]]
+        }
         if case .html = answer {
             // A page explains a failure in HTML, or (the emulator's action page) in JSON of its own.
             failure = ["text/html": ["schema": ["type": "string"]], "application/json": ["schema": ["type": "object"]]]

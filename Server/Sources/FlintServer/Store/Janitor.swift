@@ -54,6 +54,7 @@ struct Janitor: Service {
         let actionCodes = try await store.codes.deleteExpiredOobCodes(before: now - Self.expiredCodeRetentionMilliseconds)
         let challenges = try await store.codes.deleteExpiredPasskeyChallenges(before: now)
             + store.codes.deleteExpiredHandles(before: now / 1000)
+        let provider = try await store.oauth.deleteExpired(before: now / 1000)
         let counters = try await store.counters.deleteCounters(windowStartedBefore: now / 1000 - Self.counterRetentionSeconds)
         let usage = try await store.usage.deleteUsage(
             before: UsageCounters.day(ofSeconds: now / 1000) - UsageCounters.retentionDays)
@@ -64,6 +65,6 @@ struct Janitor: Service {
         for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
         }
-        return codes + credentials + actionCodes + challenges + counters + usage + sessions
+        return codes + credentials + actionCodes + challenges + counters + usage + sessions + provider
     }
 }

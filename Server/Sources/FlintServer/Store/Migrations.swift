@@ -256,6 +256,78 @@ enum Migrations {
             """,
             "CREATE INDEX stored_handles_expiry ON stored_handles(expires_at)",
         ]),
+        (18, [
+            // The OpenID provider (`OAuthStore`): its clients, users' remembered consents, authorization codes,
+            // token families (what one code began, revoked together) with their refresh tokens, and the browser
+            // sessions of its sign-in page. A realm column holds the realm's key (see `Realm`).
+            """
+            CREATE TABLE oauth_clients (
+                client_id TEXT PRIMARY KEY,
+                realm TEXT NOT NULL,
+                settings TEXT NOT NULL,
+                secret_hash TEXT,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX oauth_clients_realm ON oauth_clients(realm, client_id)",
+            """
+            CREATE TABLE oauth_grants (
+                realm TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+                scopes TEXT NOT NULL,
+                granted_at BIGINT NOT NULL,
+                PRIMARY KEY (realm, local_id, client_id),
+                FOREIGN KEY (realm, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE oauth_codes (
+                code_hash TEXT PRIMARY KEY,
+                client_id TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                family_id TEXT
+            )
+            """,
+            "CREATE INDEX oauth_codes_expiry ON oauth_codes(expires_at)",
+            """
+            CREATE TABLE oauth_token_families (
+                family_id TEXT PRIMARY KEY,
+                realm TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+                grant_payload TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                revoked_at BIGINT,
+                FOREIGN KEY (realm, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX oauth_token_families_user ON oauth_token_families(realm, local_id)",
+            """
+            CREATE TABLE oauth_refresh_tokens (
+                token_hash TEXT PRIMARY KEY,
+                family_id TEXT NOT NULL REFERENCES oauth_token_families(family_id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL,
+                rotated_at BIGINT
+            )
+            """,
+            "CREATE INDEX oauth_refresh_tokens_family ON oauth_refresh_tokens(family_id)",
+            """
+            CREATE TABLE provider_sessions (
+                cookie_hash TEXT PRIMARY KEY,
+                sid TEXT NOT NULL UNIQUE,
+                realm TEXT NOT NULL,
+                local_id TEXT NOT NULL,
+                sign_in TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                FOREIGN KEY (realm, local_id) REFERENCES users(project_id, local_id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX provider_sessions_expiry ON provider_sessions(expires_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

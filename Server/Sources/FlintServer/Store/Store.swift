@@ -28,6 +28,8 @@ public final class Store: Sendable {
     public let serviceAccounts: ServiceAccountStore
     /// Emails kept between a node's stop and the next start.
     public let outbox: OutboxStore
+    /// The OpenID provider's clients, consents, codes, token families and browser sessions.
+    public let oauth: OAuthStore
 
     /// With `telemetry`, every statement and transaction is timed and traced (`InstrumentedDatabase`); without,
     /// nothing is measured (the CLI's stores).
@@ -43,6 +45,7 @@ public final class Store: Sendable {
         usage = UsageStore(database: database)
         serviceAccounts = ServiceAccountStore(database: database)
         outbox = OutboxStore(database: database)
+        oauth = OAuthStore(database: database)
     }
 
     /// The SQLite store's file in the data directory.
@@ -147,6 +150,11 @@ public struct UsageStore: StoreArea {
 
 /// Service accounts: admin credentials and custom-token signers.
 public struct ServiceAccountStore: StoreArea {
+    public let database: any SQLDatabase
+}
+
+/// The OpenID provider's records (`OAuthServer/`): clients, consents, codes, token families, browser sessions.
+public struct OAuthStore: StoreArea {
     public let database: any SQLDatabase
 }
 

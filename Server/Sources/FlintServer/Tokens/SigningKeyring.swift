@@ -23,14 +23,22 @@ public final class SigningKeyring: Sendable {
         let verifier: any RS256Verifier
         let publicKey: _RSA.Signing.PublicKey
         let certificatePEM: String
-        /// base64url of this key's JWS header, computed once.
-        let encodedHeader: String
+        /// base64url of this key's JWS header for each token type (`typ`) it signs, computed once.
+        let encodedHeaders: [TokenType: String]
+    }
+
+    /// The `typ` of what the keys sign, so no kind of token is taken for another: ID tokens and session cookies are
+    /// `JWT`, as Firebase's are; the OpenID provider's access tokens `at+jwt` (RFC 9068).
+    public enum TokenType: String, Sendable, CaseIterable {
+        case jwt = "JWT"
+        case accessToken = "at+jwt"
     }
 
     struct State: Sendable {
         var keys: [String: Key] = [:]
-        /// Keys by the exact header segment they sign with: a token carrying one needs no header decoding.
-        var keysByEncodedHeader: [String: Key] = [:]
+        /// Keys by the exact header segments they sign with, with the type each names: a token carrying one needs no
+        /// header decoding.
+        var keysByEncodedHeader: [String: (key: Key, type: TokenType)] = [:]
         var signingKid: String?
         var documents = PublishedKeyDocuments.empty
         var version = SigningKeySetVersion(count: 0, newest: nil)
@@ -124,31 +132,37 @@ public final class SigningKeyring: Sendable {
             }
             let der = try secrets.open(record.sealedPrivateKey, context: "signing-key:\(record.kid)")
             let privateKey = try _RSA.Signing.PrivateKey(derRepresentation: der)
-            let header = try JSONEncoder().encode(CompactJWT.Header(alg: "RS256", kid: record.kid, typ: "JWT"))
+            var headers: [TokenType: String] = [:]
+            for type in TokenType.allCases {
+                headers[type] = Base64URL.encode(try JSONEncoder().encode(
+                    CompactJWT.Header(alg: "RS256", kid: record.kid, typ: type.rawValue)))
+            }
             keys[record.kid] = Key(
                 kid: record.kid, signer: try RS256Signers.fastest(for: privateKey),
                 verifier: try RS256Signers.fastestVerifier(for: privateKey.publicKey), publicKey: privateKey.publicKey,
-                certificatePEM: record.certificatePEM, encodedHeader: Base64URL.encode(header))
+                certificatePEM: record.certificatePEM, encodedHeaders: headers)
         }
         let newest = records.last?.kid
         let ordered = records.compactMap { keys[$0.kid] }
         let documents = try PublishedKeyDocuments(keys: ordered)
         state.withLockedValue { state in
             state.keys = keys
-            state.keysByEncodedHeader = Dictionary(uniqueKeysWithValues: keys.values.map { ($0.encodedHeader, $0) })
+            state.keysByEncodedHeader = Dictionary(uniqueKeysWithValues: keys.values.flatMap { key in
+                key.encodedHeaders.map { ($0.value, (key, $0.key)) }
+            })
             state.signingKid = newest
             state.documents = documents
             state.version = SigningKeySetVersion(records)
         }
     }
 
-    /// Signs `payload` (claims JSON) as a compact RS256 JWS with the current key.
-    public func sign(payload: Data) async throws -> String {
+    /// Signs `payload` (claims JSON) as a compact RS256 JWS of `type` with the current key.
+    public func sign(payload: Data, type: TokenType = .jwt) async throws -> String {
         try await reloadIfChanged()
         guard let key = state.withLockedValue({ state in state.signingKid.flatMap { state.keys[$0] } }) else {
             throw SigningKeyringError.noSigningKey
         }
-        let signingInput = key.encodedHeader + "." + Base64URL.encode(payload)
+        let signingInput = (key.encodedHeaders[type] ?? "") + "." + Base64URL.encode(payload)
         let signature = try key.signer.sign(Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
@@ -159,10 +173,10 @@ public final class SigningKeyring: Sendable {
         public let kid: String
     }
 
-    /// Checks that `token` is RS256-signed by one of the keys. Returns the claims JSON, or nil for a
-    /// token that is malformed, uses another algorithm (`none`, HS256, …) or fails the signature.
-    public func verify(_ token: String) async -> Verified? {
-        guard let jwt = CompactJWT(token), let key = await key(for: jwt) else { return nil }
+    /// Checks that `token` is an RS256 JWS of `type` signed by one of the keys. Returns the claims JSON, or nil for a
+    /// token that is malformed, of another type, uses another algorithm (`none`, HS256, …) or fails the signature.
+    public func verify(_ token: String, type: TokenType = .jwt) async -> Verified? {
+        guard let jwt = CompactJWT(token), let (key, signedType) = await key(for: jwt), signedType == type else { return nil }
         guard key.verifier.isValidSignature(jwt.signature, for: Data(jwt.signingInput.utf8)) else { return nil }
         return Verified(payload: jwt.payload, kid: key.kid)
     }
@@ -174,12 +188,16 @@ public final class SigningKeyring: Sendable {
         return state.withLockedValue { $0.keys[kid] != nil }
     }
 
-    /// The key a token claims to be signed with, if it is one of ours and the algorithm is RS256.
-    private func key(for jwt: CompactJWT) async -> Key? {
+    /// The key a token claims to be signed with, if it is one of ours and the algorithm is RS256, and the type its
+    /// header names (a header without `typ` is taken as `JWT`, as RFC 7519 allows).
+    private func key(for jwt: CompactJWT) async -> (Key, TokenType)? {
         try? await reloadIfChanged()
-        if let key = state.withLockedValue({ $0.keysByEncodedHeader[String(jwt.encodedHeader)] }) { return key }
-        guard let header = jwt.header(), header.alg == "RS256", let kid = header.kid else { return nil }
-        return state.withLockedValue { $0.keys[kid] }
+        if let known = state.withLockedValue({ $0.keysByEncodedHeader[String(jwt.encodedHeader)] }) { return known }
+        guard let header = jwt.header(), header.alg == "RS256", let kid = header.kid,
+              let type = TokenType(rawValue: header.typ ?? TokenType.jwt.rawValue),
+              let key = state.withLockedValue({ $0.keys[kid] })
+        else { return nil }
+        return (key, type)
     }
 
     /// The JWKS, X.509 and key-id documents, prebuilt. What is published is what outside verifiers trust, and they ask

@@ -11,7 +11,7 @@ struct TokenRoutes: Sendable {
     let address: PublicAddress
 
     var endpoints: [Endpoint] {
-        [
+        var endpoints = [
             Endpoint(
                 method: .post, paths: ["/securetoken.googleapis.com/v1/token", "/v1/token"],
                 contract: EndpointContract(
@@ -35,6 +35,10 @@ struct TokenRoutes: Sendable {
                 ],
                 contract: Self.publicDocument
             ) { _, _ in Self.cacheable(try await keyring.documents.x509) },
+        ]
+        // Production's discovery document is the OpenID provider's (`OAuthServer/`); the emulator's names Google's issuer.
+        guard callers.policy.usesGoogleIssuers else { return endpoints }
+        endpoints.append(
             Endpoint(method: .get, paths: ["/:projectId/.well-known/openid-configuration"], contract: Self.publicDocument) { _, context in
                 let projectID = context.parameters.get("projectId") ?? ""
                 let base = address.url
@@ -46,8 +50,8 @@ struct TokenRoutes: Sendable {
                     "id_token_signing_alg_values_supported": .array([.string("RS256")]),
                 ]
                 return Self.cacheable(try JSONBody.encoder.encode(document))
-            },
-        ]
+            })
+        return endpoints
     }
 
     /// A JSON document anyone may read: keys and discovery.

@@ -1,0 +1,273 @@
+import FlintWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The provider's back-channel endpoints: the token endpoint's grants (RFC 6749 §4.1.3 and §6), revocation (RFC 7009),
+/// introspection (RFC 7662) and userinfo (OpenID Connect Core §5.3). Each authenticates its client first (RFC 6749
+/// §2.3: `client_secret_basic`, `client_secret_post`, or a public client's bare `client_id`).
+struct ProviderGrants: Sendable {
+    let clients: OAuthClientRegistry
+    let tokens: OAuthTokens
+    let store: OAuthStore
+    let accounts: AccountStore
+    let projects: ProjectDirectory
+    let budgets: BudgetLedger
+    let clock: any FlintClock
+    let random: any RandomSource
+
+    /// A token request's form fields and its `Authorization` header.
+    struct Request: Sendable {
+        var fields: [String: String]
+        var authorization: String?
+        var clientAddress: String?
+    }
+
+    // MARK: Client authentication
+
+    /// The client a request authenticates as, in `realm`. A confidential client must prove itself with its secret, in
+    /// the header or the form but not both; a public client names itself and presents no secret.
+    func authenticate(_ request: Request, realm: String) async throws -> RegisteredClient {
+        var clientID = request.fields["client_id"]
+        var secret = request.fields["client_secret"]
+        if let authorization = request.authorization {
+            guard secret == nil, let (id, password) = Self.basicCredentials(authorization) else {
+                throw OAuthError(.invalidClient, "Send the client's credentials once, in an Authorization: Basic header or the form.")
+            }
+            if let clientID, clientID != id { throw OAuthError(.invalidClient, "client_id does not match the credentials.") }
+            (clientID, secret) = (id, password)
+        }
+        if request.fields["client_assertion"] != nil {
+            throw OAuthError(.invalidClient, "This provider does not take client assertions; authenticate with the client's secret.")
+        }
+        guard let clientID, !clientID.isEmpty else { throw OAuthError(.invalidClient, "The client is not named.") }
+        let failures = [clientID, request.clientAddress ?? "unknown"].joined(separator: "|")
+        guard let client = try await clients.client(clientID, realm: realm) else {
+            try await spendFailure(failures, realm: realm)
+            throw OAuthError(.invalidClient, "The client is not known.")
+        }
+        if client.settings.confidential {
+            guard let secret, OAuthClientRegistry.secretMatches(secret, of: client) else {
+                try await spendFailure(failures, realm: realm)
+                throw OAuthError(.invalidClient, "The client's credentials are not valid.")
+            }
+        } else if secret != nil {
+            throw OAuthError(.invalidClient, "A public client has no secret.")
+        }
+        return client
+    }
+
+    /// Counts a failed client authentication, and refuses once the client and address have spent their tries.
+    private func spendFailure(_ subject: String, realm: String) async throws {
+        do {
+            try await budgets.spend(.oauthClientAuthenticationFailures, in: realm, for: subject)
+        } catch let error as FlintError {
+            throw OAuthError.budgetSpent(error)
+        }
+    }
+
+    /// `Authorization: Basic base64(id:secret)`, each part form-encoded (RFC 6749 §2.3.1).
+    static func basicCredentials(_ header: String) -> (String, String)? {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic", let data = Data(base64Encoded: String(parts[1])),
+              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        let decode = { (part: Substring) in FormURLEncoding.decode("x=" + part).first?.1 ?? "" }
+        return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
+    }
+
+    // MARK: The token endpoint
+
+    /// RFC 6749 §5.1's answer.
+    struct TokenResponse: Codable, Sendable {
+        var access_token: String
+        var token_type = "Bearer"
+        var expires_in: Int64
+        var scope: String
+        var id_token: String?
+        var refresh_token: String?
+    }
+
+    func token(_ request: Request, realm: String) async throws -> TokenResponse {
+        guard let grantType = request.fields["grant_type"], !grantType.isEmpty else {
+            throw OAuthError(.invalidRequest, "grant_type is missing.")
+        }
+        guard OAuthClientRegistry.supportedGrantTypes.contains(grantType) else {
+            throw OAuthError(.unsupportedGrantType, "Only authorization_code and refresh_token are granted.")
+        }
+        let client = try await authenticate(request, realm: realm)
+        guard client.allows(grantType: grantType) else {
+            throw OAuthError(.unauthorizedClient, "The client may not use the \(grantType) grant.")
+        }
+        try await spend(.oauthTokenRequestsPerClient, realm: realm, subject: client.clientID)
+        return grantType == "authorization_code"
+            ? try await exchangeCode(request.fields, client: client)
+            : try await refresh(request.fields, client: client)
+    }
+
+    private func spend(_ budget: Budget, realm: String, subject: String) async throws {
+        do {
+            try await budgets.spend(budget, in: realm, for: subject)
+        } catch let error as FlintError {
+            throw OAuthError.budgetSpent(error)
+        }
+    }
+
+    /// A code for tokens: once, within its minute, by its client, with its redirect URI and its PKCE verifier. A code
+    /// presented again revokes everything its first exchange issued (RFC 6749 §4.1.2).
+    private func exchangeCode(_ fields: [String: String], client: RegisteredClient) async throws -> TokenResponse {
+        guard let code = fields["code"], (1...128).contains(code.utf8.count) else {
+            throw OAuthError(.invalidRequest, "code is missing.")
+        }
+        guard let verifier = fields["code_verifier"] else { throw OAuthError(.invalidRequest, "code_verifier is missing.") }
+        let familyID = random.token(byteCount: 16)
+        let refreshToken = client.allows(grantType: "refresh_token") ? random.token(byteCount: 32) : nil
+        let now = clock.seconds
+        let redemption = try await store.redeemCode(hash: Hex.sha256(code), clientID: client.clientID, familyID: familyID, now: now) {
+            payload, transaction in
+            // A mismatch throws, which rolls the redemption back: the code stays the rightful holder's.
+            guard let issued = try? JSONBody.decoder.decode(ProviderAuthorization.IssuedCode.self, from: Data(payload.utf8)),
+                  issued.realm == client.realm, fields["redirect_uri"] == issued.redirectURI,
+                  PKCE.verifies(verifier, challenge: issued.codeChallenge)
+            else { throw OAuthError(.invalidGrant, "The code, its redirect URI or its verifier does not match.") }
+            try await OAuthStore.insertFamily(OAuthFamilyRow(
+                familyID: familyID, realm: issued.realm, localID: issued.localID, clientID: client.clientID,
+                grant: String(decoding: try JSONBody.encoder.encode(issued.grant), as: UTF8.self), createdAt: now,
+                revokedAt: nil), refreshTokenHash: refreshToken.map(Hex.sha256), transaction)
+        }
+        switch redemption {
+        case .unknown: throw OAuthError(.invalidGrant, "The code is not valid: unknown, expired, or another client's.")
+        case .reused: throw OAuthError(.invalidGrant, "The code was used before; what it issued is revoked.")
+        case .redeemed(let payload):
+            guard let issued = try? JSONBody.decoder.decode(ProviderAuthorization.IssuedCode.self, from: Data(payload.utf8)) else {
+                throw OAuthError(.serverError)
+            }
+            let family = OAuthFamilyRow(familyID: familyID, realm: issued.realm, localID: issued.localID, clientID: client.clientID,
+                                        grant: payload, createdAt: now, revokedAt: nil)
+            let user = try await liveUser(of: family)
+            return try await issue(for: user, client: client, grant: issued.grant, scopes: issued.grant.scopes,
+                                   familyID: familyID, refreshToken: refreshToken, includeNonce: true)
+        }
+    }
+
+    /// A refresh token for new tokens. A public client's token rotates (the answer carries its successor); a token
+    /// used after its rotation revokes its family. `scope` may narrow what the family was granted, never widen it.
+    private func refresh(_ fields: [String: String], client: RegisteredClient) async throws -> TokenResponse {
+        guard let token = fields["refresh_token"], (1...256).contains(token.utf8.count) else {
+            throw OAuthError(.invalidRequest, "refresh_token is missing.")
+        }
+        let successor = client.settings.confidential ? nil : random.token(byteCount: 32)
+        switch try await store.useRefreshToken(hash: Hex.sha256(token), clientID: client.clientID,
+                                               rotatingTo: successor.map(Hex.sha256), now: clock.seconds) {
+        case .unknown: throw OAuthError(.invalidGrant, "The refresh token is not valid.")
+        case .reused: throw OAuthError(.invalidGrant, "The refresh token was used before; its whole family is revoked.")
+        case .live(let family):
+            guard let grant = try? JSONBody.decoder.decode(ProviderGrant.self, from: Data(family.grant.utf8)) else {
+                throw OAuthError(.serverError)
+            }
+            var scopes = grant.scopes
+            if let asked = fields["scope"] {
+                guard let narrowed = Scopes.parse(asked), !narrowed.isEmpty, Set(narrowed).isSubset(of: grant.scopes) else {
+                    throw OAuthError(.invalidScope, "A refresh may narrow the granted scopes, not widen them.")
+                }
+                scopes = narrowed
+            }
+            let user = try await liveUser(of: family)
+            return try await issue(for: user, client: client, grant: grant, scopes: scopes, familyID: family.familyID,
+                                   refreshToken: successor, includeNonce: false)
+        }
+    }
+
+    /// The family's user, who must still exist, be enabled, and not have had their sessions revoked since
+    /// (`revokeRefreshTokens` ends the provider's tokens too); else the family is revoked.
+    private func liveUser(of family: OAuthFamilyRow) async throws -> UserAccount {
+        guard let user = try await accounts.user(projectID: family.realm, localID: family.localID), !user.disabled,
+              family.createdAt >= user.validSince
+        else {
+            try await store.revokeFamily(family.familyID, at: clock.seconds)
+            throw OAuthError(.invalidGrant, "The user's account is disabled, deleted, or was signed out everywhere.")
+        }
+        return user
+    }
+
+    private func issue(for user: UserAccount, client: RegisteredClient, grant: ProviderGrant, scopes: [String],
+                       familyID: String, refreshToken: String?, includeNonce: Bool) async throws -> TokenResponse {
+        var granted = grant
+        granted.scopes = scopes
+        let accessToken = try await tokens.accessToken(for: user, clientID: client.clientID, grant: granted, familyID: familyID)
+        var idToken: String?
+        if scopes.contains("openid") {
+            idToken = try await tokens.idToken(
+                for: user, clientID: client.clientID, grant: granted, accessToken: accessToken, includeNonce: includeNonce,
+                userClaims: try await userClaims(of: user, scopes: scopes))
+        }
+        return TokenResponse(access_token: accessToken, expires_in: OAuthTokens.lifetime, scope: scopes.joined(separator: " "),
+                             id_token: idToken, refresh_token: refreshToken)
+    }
+
+    /// The claims `scopes` release, with the realm's custom claims mapped to scopes.
+    private func userClaims(of user: UserAccount, scopes: [String]) async throws -> [String: JSONValue] {
+        let mapping = try await projects.project(user.projectID)?.settings.oauthServer?.customClaimScopes ?? [:]
+        return OAuthTokens.userClaims(of: user, scopes: scopes, customClaimScopes: mapping)
+    }
+
+    // MARK: Revocation, introspection, userinfo
+
+    /// RFC 7009: revokes the family of a refresh or access token the client holds. Unknown tokens, and tokens of other
+    /// clients, change nothing and get the same empty answer.
+    func revoke(_ request: Request, realm: String) async throws {
+        let client = try await authenticate(request, realm: realm)
+        guard let token = request.fields["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is missing.") }
+        if token.utf8.count <= 256, let (family, _) = try await store.familyOfRefreshToken(hash: Hex.sha256(token)),
+           family.clientID == client.clientID {
+            try await store.revokeFamily(family.familyID, at: clock.seconds)
+            return
+        }
+        if let access = try? await tokens.verifyAccessToken(token, realm: realm), access.clientID == client.clientID {
+            try await store.revokeFamily(access.familyID, at: clock.seconds)
+        }
+    }
+
+    /// RFC 7662: whether a token is active, and what it is for. Only confidential clients (resource servers included)
+    /// may ask; a refresh token is shown to its own client only.
+    func introspect(_ request: Request, realm: String) async throws -> [String: JSONValue] {
+        let client = try await authenticate(request, realm: realm)
+        guard client.settings.confidential else {
+            throw OAuthError(.invalidClient, "Only a confidential client may introspect tokens.")
+        }
+        guard let token = request.fields["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is missing.") }
+        let inactive: [String: JSONValue] = ["active": false]
+        if request.fields["token_type_hint"] != "access_token", token.utf8.count <= 256,
+           let (family, rotated) = try await store.familyOfRefreshToken(hash: Hex.sha256(token)) {
+            guard family.clientID == client.clientID, family.revokedAt == nil, !rotated,
+                  let user = try? await liveUser(of: family),
+                  let grant = try? JSONBody.decoder.decode(ProviderGrant.self, from: Data(family.grant.utf8))
+            else { return inactive }
+            return ["active": true, "token_type": "refresh_token", "client_id": .string(family.clientID),
+                    "sub": .string(user.localID), "scope": .string(grant.scopes.joined(separator: " ")),
+                    "iss": .string(tokens.issuer(realm: realm)), "iat": .number(Double(family.createdAt))]
+        }
+        guard let access = try? await tokens.verifyAccessToken(token, realm: realm),
+              let family = try await store.family(access.familyID), (try? await liveUser(of: family)) != nil
+        else { return inactive }
+        return ["active": true, "token_type": "Bearer", "client_id": .string(access.clientID), "sub": .string(access.subject),
+                "scope": .string(access.scopes.joined(separator: " ")), "iss": .string(tokens.issuer(realm: realm)),
+                "aud": .string(access.audience), "exp": .number(Double(access.expiresAt)),
+                "iat": .number(Double(access.issuedAt)), "jti": access.claims["jti"] ?? .null]
+    }
+
+    /// OpenID Connect's userinfo: the claims an access token with `openid` releases, for a live token of a live user.
+    func userinfo(accessToken: String?, realm: String) async throws -> [String: JSONValue] {
+        guard let accessToken, !accessToken.isEmpty else { throw OAuthError(.invalidToken, "An access token is required.") }
+        let access = try await tokens.verifyAccessToken(accessToken, realm: realm)
+        guard let family = try await store.family(access.familyID), let user = try? await liveUser(of: family) else {
+            throw OAuthError(.invalidToken, "The access token was revoked.")
+        }
+        guard access.scopes.contains("openid") else {
+            throw OAuthError(.invalidToken, "The access token was not granted the openid scope.")
+        }
+        var claims = try await userClaims(of: user, scopes: access.scopes)
+        claims["sub"] = .string(user.localID)
+        return claims
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// The words of the provider's pages, in the languages Flint ships (`ui_locales` picks one, else the browser's
+/// `X-Firebase-Locale`, else English). Messages for the REST API's errors are the script's to show.
+struct ProviderPageText: Encodable, Sendable {
+    var signInHeading: String
+    var email: String
+    var password: String
+    var newPassword: String
+    var signIn: String
+    var createAccount: String
+    var forgotPassword: String
+    var sendResetLink: String
+    var resetSent: String
+    var back: String
+    var secondFactorHeading: String
+    var authenticatorCode: String
+    var verify: String
+    var noMethods: String
+    var allow: String
+    var deny: String
+    var continueToFormat: String
+    var consentFormat: String
+    var wantsToFormat: String
+    var signedInAsFormat: String
+    var byFormat: String
+    var scopeDescriptions: [String: String]
+    /// Messages for the REST API's error codes the page may meet; `default` for the rest.
+    var errors: [String: String]
+
+    func continueTo(_ client: String) -> String { continueToFormat.replacingOccurrences(of: "%@", with: client) }
+    func consentHeading(_ client: String) -> String { consentFormat.replacingOccurrences(of: "%@", with: client) }
+    func wantsTo(_ client: String) -> String { wantsToFormat.replacingOccurrences(of: "%@", with: client) }
+    func signedInAs(_ account: String) -> String { signedInAsFormat.replacingOccurrences(of: "%@", with: account) }
+    func by(_ owner: String) -> String { byFormat.replacingOccurrences(of: "%@", with: owner) }
+    func describe(scope: String) -> String { scopeDescriptions[scope] ?? scope }
+
+    /// The first of `locales` Flint has words for (by language: `fr-CA` is French), else English.
+    static func forLocales(_ locales: [String]) -> (language: String, text: ProviderPageText) {
+        for locale in locales {
+            let language = String(locale.lowercased().prefix { $0.isLetter })
+            if language == "fr" { return ("fr", french) }
+            if language == "en" { return ("en", english) }
+        }
+        return ("en", english)
+    }
+
+    static let english = ProviderPageText(
+        signInHeading: "Sign in", email: "Email", password: "Password", newPassword: "New password", signIn: "Sign in",
+        createAccount: "Create an account", forgotPassword: "Forgot your password?", sendResetLink: "Send a reset link",
+        resetSent: "If an account uses this email, a link to reset its password is on its way.", back: "Back",
+        secondFactorHeading: "Two-step verification", authenticatorCode: "Code from your authenticator app", verify: "Verify",
+        noMethods: "No sign-in method is enabled for this service.", allow: "Allow", deny: "Deny",
+        continueToFormat: "Sign in to continue to %@", consentFormat: "%@ wants to access your account",
+        wantsToFormat: "%@ is asking to:", signedInAsFormat: "Signed in as %@", byFormat: "by %@",
+        scopeDescriptions: [
+            "openid": "Know who you are", "email": "See your email address", "profile": "See your name and picture",
+            "phone": "See your phone number", "offline_access": "Stay connected while you are away",
+        ],
+        errors: [
+            "INVALID_LOGIN_CREDENTIALS": "The email or password is not right.", "EMAIL_EXISTS": "An account already uses this email.",
+            "WEAK_PASSWORD": "Choose a longer password.", "INVALID_EMAIL": "Enter a valid email address.",
+            "INVALID_CODE": "The code is not right.", "USER_DISABLED": "This account is disabled.",
+            "TOO_MANY_ATTEMPTS_TRY_LATER": "Too many attempts. Try again later.",
+            "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": "Please sign in again.",
+            "default": "Something went wrong. Please try again.",
+        ])
+
+    static let french = ProviderPageText(
+        signInHeading: "Connexion", email: "Adresse e-mail", password: "Mot de passe", newPassword: "Nouveau mot de passe",
+        signIn: "Se connecter", createAccount: "Créer un compte", forgotPassword: "Mot de passe oublié ?",
+        sendResetLink: "Envoyer un lien de réinitialisation",
+        resetSent: "Si un compte utilise cette adresse, un lien pour réinitialiser son mot de passe est en route.", back: "Retour",
+        secondFactorHeading: "Validation en deux étapes", authenticatorCode: "Code de votre application d’authentification",
+        verify: "Valider", noMethods: "Aucun moyen de connexion n’est activé pour ce service.", allow: "Autoriser", deny: "Refuser",
+        continueToFormat: "Connectez-vous pour continuer vers %@", consentFormat: "%@ souhaite accéder à votre compte",
+        wantsToFormat: "%@ demande à :", signedInAsFormat: "Connecté en tant que %@", byFormat: "par %@",
+        scopeDescriptions: [
+            "openid": "Savoir qui vous êtes", "email": "Voir votre adresse e-mail", "profile": "Voir votre nom et votre photo",
+            "phone": "Voir votre numéro de téléphone", "offline_access": "Rester connecté en votre absence",
+        ],
+        errors: [
+            "INVALID_LOGIN_CREDENTIALS": "L’adresse ou le mot de passe est incorrect.",
+            "EMAIL_EXISTS": "Un compte utilise déjà cette adresse.", "WEAK_PASSWORD": "Choisissez un mot de passe plus long.",
+            "INVALID_EMAIL": "Saisissez une adresse e-mail valide.", "INVALID_CODE": "Le code est incorrect.",
+            "USER_DISABLED": "Ce compte est désactivé.", "TOO_MANY_ATTEMPTS_TRY_LATER": "Trop de tentatives. Réessayez plus tard.",
+            "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": "Veuillez vous reconnecter.",
+            "default": "Une erreur est survenue. Veuillez réessayer.",
+        ])
+}

@@ -1,0 +1,192 @@
+import FlintWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Flint's own sign-in, consent and signed-out pages of the provider. The sign-in page is a client of the same REST API
+/// apps use (its script calls `accounts:signInWithPassword`, `accounts:signUp`, `mfaSignIn:finalize`… with the
+/// project's API key), so every rule, budget, blocking function and enumeration protection of those calls holds on it;
+/// it then hands the ID token it got to `/__/oauth/session`. Every form is labelled, has one submit button and the
+/// standard `autocomplete` tokens, so password managers and outside test suites fill it without knowing it. Script
+/// and style are allowed by hash, and no page can be framed.
+enum ProviderPages {
+    /// How a realm's pages look (`oauthServer` settings).
+    struct Brand: Sendable {
+        var name: String
+        var logoURL: String?
+        /// A checked `#rrggbb` colour.
+        var accentColor: String
+
+        init(_ realm: Project) {
+            let settings = realm.settings.oauthServer
+            name = settings?.brandName ?? realm.settings.tenant?.displayName ?? realm.realm.projectID
+            logoURL = settings?.logoURL.flatMap { (try? RedirectURI.checkWebURL($0, field: "logoURL")) == nil ? nil : $0 }
+            accentColor = settings?.accentColor.flatMap(Self.checkedColor) ?? "#1a56db"
+        }
+
+        /// `#rgb` or `#rrggbb`, or nil.
+        static func checkedColor(_ text: String) -> String? {
+            let digits = text.dropFirst()
+            guard text.first == "#", [3, 6].contains(digits.count), digits.allSatisfy(\.isHexDigit) else { return nil }
+            return text
+        }
+
+        var header: String {
+            let logo = logoURL.map { "<img src=\"\(HTML.escape($0))\" alt=\"\" width=\"32\" height=\"32\">" } ?? ""
+            return "<header>\(logo)<span>\(HTML.escape(name))</span></header>"
+        }
+    }
+
+    static func style(_ brand: Brand) -> String {
+        """
+        body{font-family:system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1f2328}
+        main{max-width:24rem;margin:3rem auto;background:#fff;padding:2rem;border-radius:.75rem;box-shadow:0 1px 3px #0002}
+        header{display:flex;gap:.5rem;align-items:center;font-weight:600;margin-bottom:1rem}
+        label{display:block;margin:.75rem 0 .25rem}input{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem}
+        button{margin-top:1rem;padding:.6rem 1rem;font-size:1rem;border:0;border-radius:.4rem;background:\(brand.accentColor);color:#fff}
+        button.link,button[value=deny]{background:none;color:\(brand.accentColor);padding:.25rem}
+        #error:empty,#notice:empty{display:none}#error{color:#b42318}#notice{color:#05603a}
+        :focus-visible{outline:3px solid \(brand.accentColor);outline-offset:2px}
+        """
+    }
+
+    /// A page's policy: its script and style by hash, calls to its own origin, forms posted to its own origin, logos
+    /// from https, never framed.
+    static func contentSecurityPolicy(script: String?, style: String) -> String {
+        [
+            "default-src 'none'", script.map { "script-src '\(HostedPage.hash($0))'" } ?? "script-src 'none'",
+            "style-src '\(HostedPage.hash(style))'", "connect-src 'self'", "img-src https:", "base-uri 'none'",
+            "form-action 'self'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
+
+    static func html(_ html: String, status: HTTPResponse.Status = .ok, script: String? = nil, style: String) -> Response {
+        HostedPage.response(html, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script, style: style))
+    }
+
+    // MARK: Error and signed-out pages
+
+    static func error(heading: String, detail: String, status: HTTPResponse.Status, brand: Brand? = nil) -> Response {
+        let style = style(brand ?? Brand.plain)
+        return html(HostedPage.error(language: "en", heading: heading, detail: detail, style: style), status: status, style: style)
+    }
+
+    static func signedOut(brand: Brand) -> Response {
+        let style = style(brand)
+        return html(HostedPage.document(language: "en", title: "Signed out", style: style, body: """
+            \(brand.header)
+            <h1 id="signed-out">You are signed out</h1>
+            <p>You can close this window.</p>
+            </main>
+            """), style: style)
+    }
+
+    // MARK: The sign-in page
+
+    /// What the sign-in page's script is told.
+    struct SignInConfiguration: Encodable {
+        var apiKey: String
+        var tenantId: String?
+        var authorizationId: String
+        var formToken: String
+        var sessionEndpoint = ProviderEndpoints.sessionEndpoint
+        var loginHint: String?
+        var passwordEnabled: Bool
+        var signUpEnabled: Bool
+        var text: ProviderPageText
+    }
+
+    static func signIn(_ configuration: SignInConfiguration, clientName: String, brand: Brand, language: String) throws -> Response {
+        let text = configuration.text
+        let style = style(brand)
+        let hint = HTML.escape(configuration.loginHint ?? "")
+        let passwordForms = !configuration.passwordEnabled ? "<p>\(HTML.escape(text.noMethods))</p>" : """
+            <section id="sign-in">
+            <h2 id="sign-in-heading">\(HTML.escape(text.signInHeading))</h2>
+            <form id="sign-in-form" aria-labelledby="sign-in-heading">
+            <label for="email">\(HTML.escape(text.email))</label>
+            <input id="email" name="email" type="email" autocomplete="username" value="\(hint)" required>
+            <label for="password">\(HTML.escape(text.password))</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required>
+            <button type="submit" id="sign-in-button">\(HTML.escape(text.signIn))</button>
+            </form>
+            <p>\(configuration.signUpEnabled ? "<button type=\"button\" class=\"link\" data-show=\"sign-up\">\(HTML.escape(text.createAccount))</button>" : "")
+            <button type="button" class="link" data-show="reset">\(HTML.escape(text.forgotPassword))</button></p>
+            </section>
+            <section id="sign-up" hidden>
+            <h2 id="sign-up-heading">\(HTML.escape(text.createAccount))</h2>
+            <form id="sign-up-form" aria-labelledby="sign-up-heading">
+            <label for="new-email">\(HTML.escape(text.email))</label>
+            <input id="new-email" name="email" type="email" autocomplete="username" value="\(hint)" required>
+            <label for="new-password">\(HTML.escape(text.newPassword))</label>
+            <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="6" required>
+            <button type="submit" id="sign-up-button">\(HTML.escape(text.createAccount))</button>
+            </form>
+            <p><button type="button" class="link" data-show="sign-in">\(HTML.escape(text.back))</button></p>
+            </section>
+            <section id="reset" hidden>
+            <h2 id="reset-heading">\(HTML.escape(text.forgotPassword))</h2>
+            <form id="reset-form" aria-labelledby="reset-heading">
+            <label for="reset-email">\(HTML.escape(text.email))</label>
+            <input id="reset-email" name="email" type="email" autocomplete="username" value="\(hint)" required>
+            <button type="submit" id="reset-button">\(HTML.escape(text.sendResetLink))</button>
+            </form>
+            <p><button type="button" class="link" data-show="sign-in">\(HTML.escape(text.back))</button></p>
+            </section>
+            <section id="second-factor" hidden>
+            <h2 id="second-factor-heading">\(HTML.escape(text.secondFactorHeading))</h2>
+            <form id="second-factor-form" aria-labelledby="second-factor-heading">
+            <label for="code">\(HTML.escape(text.authenticatorCode))</label>
+            <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
+            <button type="submit" id="second-factor-button">\(HTML.escape(text.verify))</button>
+            </form>
+            </section>
+            """
+        let page = try HostedPage.scripted(
+            language: language, title: text.signInHeading, style: style, script: ProviderPageScript.signIn,
+            configuration: configuration, body: """
+                \(brand.header)
+                <h1>\(HTML.escape(text.continueTo(clientName)))</h1>
+                <p id="error" role="alert" aria-live="assertive"></p>
+                <p id="notice" role="status" aria-live="polite"></p>
+                \(passwordForms)
+                """)
+        return html(page, script: ProviderPageScript.signIn, style: style)
+    }
+
+    // MARK: The consent page
+
+    static func consent(clientName: String, ownerName: String?, scopes: [String], account: String, authorizationID: String,
+                        formToken: String, brand: Brand, text: ProviderPageText, language: String) -> Response {
+        let style = style(brand)
+        let asks = scopes.map { "<li>\(HTML.escape(text.describe(scope: $0)))</li>" }.joined()
+        let owner = ownerName.map { " <span id=\"owner\">(\(HTML.escape(text.by($0))))</span>" } ?? ""
+        let page = HostedPage.document(language: language, title: text.consentHeading(clientName), style: style, body: """
+            \(brand.header)
+            <h1 id="consent-heading">\(HTML.escape(text.consentHeading(clientName)))\(owner)</h1>
+            <p id="account">\(HTML.escape(text.signedInAs(account)))</p>
+            <p>\(HTML.escape(text.wantsTo(clientName)))</p>
+            <ul id="scopes">\(asks)</ul>
+            <form method="post" action="\(ProviderEndpoints.consentPage)" aria-labelledby="consent-heading">
+            <input type="hidden" name="authorization_id" value="\(HTML.escape(authorizationID))">
+            <input type="hidden" name="form_token" value="\(HTML.escape(formToken))">
+            <button type="submit" name="consent" value="allow">\(HTML.escape(text.allow))</button>
+            <button type="submit" name="consent" value="deny">\(HTML.escape(text.deny))</button>
+            </form>
+            </main>
+            """)
+        return html(page, style: style)
+    }
+}
+
+extension ProviderPages.Brand {
+    /// The look of a page that knows no realm.
+    static let plain = ProviderPages.Brand(name: "Flint", logoURL: nil, accentColor: "#1a56db")
+
+    init(name: String, logoURL: String?, accentColor: String) {
+        self.name = name
+        self.logoURL = logoURL
+        self.accentColor = accentColor
+    }
+}
