@@ -15,7 +15,9 @@ import Testing
     func everyBudgetGuardsARouteAndIsDocumented(emulator: Bool) async throws {
         try await withServer(emulator: emulator) { server, _ in
             let named = Set(server.server.assembly.endpoints.flatMap(\.budgets))
-            #expect(named.map(\.name).sorted() == Budget.all.map(\.name).sorted())
+            // The OpenID provider (and so its budgets) is production mode's.
+            let served = emulator ? Budget.all.filter { !$0.name.hasPrefix("oauth:") } : Budget.all
+            #expect(named.map(\.name).sorted() == served.map(\.name).sorted())
             let (document, _) = server.server.openAPIDocument.make()
             let sendOobCode = document.objectValue?["paths"]?.objectValue?["/v1/accounts:sendOobCode"]?.objectValue?["post"]?.objectValue
             #expect(sendOobCode?["x-flint-budgets"] == .array([.string("email:ip-hour"), .string("email:address-hour")]))

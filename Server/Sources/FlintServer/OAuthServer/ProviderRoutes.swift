@@ -101,11 +101,11 @@ struct ProviderRoutes: Sendable {
     static let logoutParameters = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"]
     static let authorizationBudgets: [Budget] = [.oauthAuthorizationsPerAddress, .oauthAuthorizationsPerClient]
 
+    /// The query's parameters, form-decoded (RFC 6749 Appendix B: `+` is a space, as clients write scopes), the first
+    /// value of each name.
     private static func query(_ request: Request) -> [String: String] {
         var fields: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters where fields[String(name)] == nil {
-            fields[String(name)] = String(value)
-        }
+        for (name, value) in FormURLEncoding.decode(request.uri.query ?? "") where fields[name] == nil { fields[name] = value }
         return fields
     }
 
