@@ -82,6 +82,28 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         }
     }
 
+    /// Flint's OpenID provider for the project's other software (a Flint extension): where users sign in (the team's
+    /// own page, else Flint's), how Flint's pages look, and which custom claims each scope releases.
+    public struct OAuthServer: Codable, Sendable, Equatable {
+        /// The team's own sign-in page; the authorization endpoint sends browsers there with `?authorization_id=…`.
+        public var signInPageUrl: String?
+        public var brandName: String?
+        public var logoUrl: String?
+        /// `#rrggbb`.
+        public var accentColor: String?
+        /// Custom claim names by scope: `{"roles": ["role", "team"]}`.
+        public var customClaimScopes: [String: [String]]?
+
+        public init(signInPageUrl: String? = nil, brandName: String? = nil, logoUrl: String? = nil, accentColor: String? = nil,
+                    customClaimScopes: [String: [String]]? = nil) {
+            self.signInPageUrl = signInPageUrl
+            self.brandName = brandName
+            self.logoUrl = logoUrl
+            self.accentColor = accentColor
+            self.customClaimScopes = customClaimScopes
+        }
+    }
+
     /// Which regions (ISO 3166 alpha-2 codes) SMS may be sent to: all but `disallowedRegions`, or only
     /// `allowedRegions`.
     public struct SmsRegionConfig: Codable, Sendable, Equatable {
@@ -265,12 +287,15 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var apps: Apps?
     public var blockingFunctions: BlockingFunctions?
     public var passwordPolicyConfig: PasswordPolicyConfig?
+    public var oauthServer: OAuthServer?
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
                 mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil,
-                smsDefenseConfig: SmsDefenseConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil) {
+                smsDefenseConfig: SmsDefenseConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil,
+                oauthServer: OAuthServer? = nil) {
+        self.oauthServer = oauthServer
         self.passwordPolicyConfig = passwordPolicyConfig
         self.apps = apps
         self.smsDefenseConfig = smsDefenseConfig
@@ -311,6 +336,7 @@ extension ProjectConfig {
             if appVerification.proofOfWorkBits != nil { paths.append("appVerification.proofOfWorkBits") }
         }
         if apps != nil { paths.append("apps") }
+        if oauthServer != nil { paths.append("oauthServer") }
         if let sendEmail = notification?.sendEmail {
             if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
             if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }

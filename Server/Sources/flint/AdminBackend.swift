@@ -33,6 +33,13 @@ protocol AdminBackend: Sendable {
     func createSAMLProvider(_ providerID: String, _ config: InboundSamlConfig) async throws -> InboundSamlConfig
     func updateSAMLProvider(_ providerID: String, _ change: InboundSamlConfig, updateMask: String) async throws -> InboundSamlConfig
     func deleteSAMLProvider(_ providerID: String) async throws
+    /// The OpenID provider's clients of the project, or of its tenant with `--tenant` (see `OAuthClientsCommand.swift`).
+    func oauthClients(pageToken: String?) async throws -> ListOAuthClientsResponse
+    func oauthClient(_ clientID: String) async throws -> OAuthClient
+    func createOAuthClient(_ config: OAuthClient) async throws -> OAuthClient
+    func updateOAuthClient(_ clientID: String, _ change: OAuthClient, updateMask: String) async throws -> OAuthClient
+    func rotateOAuthClientSecret(_ clientID: String) async throws -> OAuthClient
+    func deleteOAuthClient(_ clientID: String) async throws
 }
 
 extension AdminBackend {

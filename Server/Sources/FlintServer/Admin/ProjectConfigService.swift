@@ -120,6 +120,7 @@ struct ProjectConfigService: Sendable {
         if mask.covers("apps") {
             settings.apps = try Self.apps(change.apps)
         }
+        if mask.covers("oauthServer") { settings.oauthServer = try OAuthServerSettings.validated(change.oauthServer) }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
         try Self.applyBlockingFunctions(change.blockingFunctions, mask: mask, to: &settings.blockingFunctions)
         try applyPasswordPolicy(change.passwordPolicyConfig, mask: mask, to: &settings.passwordPolicy)
@@ -337,7 +338,8 @@ struct ProjectConfigService: Sendable {
                                         totpProviderConfig: .init(adjacentIntervals: settings.multiFactor.totpAdjacentIntervals))]),
             blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
             smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes),
-            passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config))
+            passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config),
+            oauthServer: settings.oauthServer.map(\.shown))
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

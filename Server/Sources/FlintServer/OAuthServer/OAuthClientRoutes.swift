@@ -53,3 +53,32 @@ struct OAuthClientRoutes: Sendable {
         ]
     }
 }
+
+extension AuthServer {
+    /// The OpenID provider's clients of the caller's realm, for the CLI on the database (the admin API's calls).
+    public func oauthClients(pageToken: String?, caller: Caller) async throws -> ListOAuthClientsResponse {
+        try await assembly.oauthClients.list(realm: caller.projectID, pageSize: nil, pageToken: pageToken)
+    }
+
+    public func oauthClient(_ clientID: String, caller: Caller) async throws -> OAuthClient {
+        OAuthClientRegistry.shown(try await assembly.oauthClients.existing(clientID, realm: caller.projectID))
+    }
+
+    /// A new client; its secret (for a confidential client without a JWKS URI) is in the answer, this once.
+    public func createOAuthClient(_ config: OAuthClient, caller: Caller) async throws -> OAuthClient {
+        try await assembly.oauthClients.create(config, realm: caller.projectID)
+    }
+
+    public func updateOAuthClient(_ clientID: String, _ change: OAuthClient, updateMask: String?, caller: Caller) async throws
+        -> OAuthClient {
+        try await assembly.oauthClients.update(clientID, realm: caller.projectID, with: change, mask: updateMask.map(UpdateMask.init))
+    }
+
+    public func rotateOAuthClientSecret(_ clientID: String, caller: Caller) async throws -> OAuthClient {
+        try await assembly.oauthClients.rotateSecret(clientID, realm: caller.projectID)
+    }
+
+    public func deleteOAuthClient(_ clientID: String, caller: Caller) async throws {
+        try await assembly.oauthClients.delete(clientID, realm: caller.projectID)
+    }
+}

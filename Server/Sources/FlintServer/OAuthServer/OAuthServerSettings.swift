@@ -34,3 +34,36 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
         customClaimScopes = try container.decodeIfPresent([String: [String]].self, forKey: .customClaimScopes) ?? [:]
     }
 }
+
+extension OAuthServerSettings {
+    /// The settings an admin sends (`oauthServer` of the v2 config), checked; nil clears them.
+    static func validated(_ config: ProjectConfig.OAuthServer?) throws -> OAuthServerSettings? {
+        guard let config else { return nil }
+        func url(_ value: String?, _ field: String) throws -> String? {
+            guard let value, !value.isEmpty else { return nil }
+            do { try RedirectURI.checkWebURL(value, field: field) } catch { throw FlintError(.invalidArgument, "oauthServer.\(field) must be an https URL.") }
+            return value
+        }
+        let color = config.accentColor.flatMap { $0.isEmpty ? nil : $0 }
+        if let color, ProviderPages.Brand.checkedColor(color) == nil {
+            throw FlintError(.invalidArgument, "oauthServer.accentColor must be #rgb or #rrggbb.")
+        }
+        let claims = config.customClaimScopes ?? [:]
+        for (scope, names) in claims {
+            guard Scopes.isScopeToken(scope), !OAuthClientRegistry.defaultScopes.contains(scope) || scope == "profile",
+                  names.allSatisfy({ !$0.isEmpty && !OAuthTokens.registeredClaims.contains($0) })
+            else {
+                throw FlintError(.invalidArgument, "oauthServer.customClaimScopes: \(scope) must be a scope, and its claims not registered ones.")
+            }
+        }
+        let brand = config.brandName.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) }
+        return OAuthServerSettings(signInPageURL: try url(config.signInPageUrl, "signInPageUrl"), brandName: brand,
+                                   logoURL: try url(config.logoUrl, "logoUrl"), accentColor: color, customClaimScopes: claims)
+    }
+
+    /// As the v2 config shows them.
+    var shown: ProjectConfig.OAuthServer {
+        ProjectConfig.OAuthServer(signInPageUrl: signInPageURL, brandName: brandName, logoUrl: logoURL, accentColor: accentColor,
+                                  customClaimScopes: customClaimScopes)
+    }
+}
