@@ -1,0 +1,32 @@
+import FlintWire
+import Foundation
+
+extension Endpoint {
+    private static func oauthAuthorizations(_ method: String) -> Endpoint {
+        Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/oauth/authorizations:\(method)")
+    }
+
+    static let oauthAuthorization = oauthAuthorizations("get")
+    static let approveOAuthAuthorization = oauthAuthorizations("approve")
+    static let denyOAuthAuthorization = oauthAuthorizations("deny")
+}
+
+/// The RPCs of the team's own sign-in page of Flint's OpenID provider (a Flint extension): each names the
+/// authorization Flint sent the browser with, and the configured tenant (`post` adds it).
+extension AuthBackend {
+    /// `oauth/authorizations:get`: what the authorization asks.
+    func oauthAuthorization(_ authorizationID: String) async throws -> OAuthAuthorizationDetails {
+        try await post(.oauthAuthorization, OAuthAuthorizationLookupRequest(authorizationId: authorizationID))
+    }
+
+    /// `oauth/authorizations:approve` or `:deny` with the user's ID token: where the browser goes next.
+    func decideOAuthAuthorization(_ authorizationID: String, approve: Bool, idToken: String) async throws -> URL {
+        let request = OAuthAuthorizationDecisionRequest(authorizationId: authorizationID, idToken: idToken)
+        let response: OAuthAuthorizationDecisionResponse = try await post(
+            approve ? .approveOAuthAuthorization : .denyOAuthAuthorization, request)
+        guard let url = URL(string: response.redirectUri) else {
+            throw AuthErrorUtils.internalError(response: "oauth/authorizations answered a redirect that is no URL: \(response.redirectUri)")
+        }
+        return url
+    }
+}
