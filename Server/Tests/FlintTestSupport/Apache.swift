@@ -20,19 +20,49 @@ public final class Apache: Sendable {
 
     /// Starts Apache serving `pages` (path → content) from a scratch folder, once it answers.
     public static func start(pages: [String: String]) async throws -> Apache {
+        try await start(pages: pages, modules: []) { _ in "" }
+    }
+
+    /// The modules an OpenID Connect relying party needs beside the stock ones: Debian's mod_auth_openidc
+    /// (libapache2-mod-auth-openidc), `AuthType` (authn_core), `Require valid-user` (authz_user), and server-side
+    /// includes (include) for pages that show what the module passes on (`<!--#echo var="OIDC_CLAIM_email" -->`).
+    public static let openIDConnectModules = ["authn_core", "authz_user", "include", "auth_openidc"]
+
+    /// Starts Apache as `start(pages:)` does, with mod_auth_openidc and the modules it needs loaded
+    /// (`openIDConnectModules`) and `configuration`'s directives appended (`OIDC…`, `<Location>`…).
+    public static func openIDConnect(pages: [String: String], configuration: (_ port: Int) async throws -> String)
+        async throws -> Apache {
+        guard FileManager.default.fileExists(atPath: "\(modules)/mod_auth_openidc.so") else {
+            throw ChildProcessError(description:
+                "mod_auth_openidc is not installed: scripts/test.sh installs Debian's libapache2-mod-auth-openidc package")
+        }
+        return try await start(pages: pages, modules: openIDConnectModules, configuration: configuration)
+    }
+
+    /// Starts Apache serving `pages` (path → content; a path may name folders, which are made), with `modules`
+    /// (names: `include` is `include_module` in `mod_include.so`) loaded beside the stock ones, and the directives
+    /// `configuration` gives for the port picked (a relying party's redirect URIs name it) appended; once it answers.
+    /// `configuration` runs again for another port if Apache could not listen on the first.
+    public static func start(pages: [String: String], modules extra: [String],
+                             configuration: (_ port: Int) async throws -> String) async throws -> Apache {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ChildProcessError(description: "apache2 is not installed: scripts/test.sh installs Debian's apache2 package")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flint-apache-\(UUID().uuidString)")
         let root = folder.appendingPathComponent("www")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for (path, content) in pages {
-            try Data(content.utf8).write(to: root.appendingPathComponent(path))
-        }
-        // Run as root, Apache's children become www-data, who must read the pages.
+        // Run as root, Apache's children become www-data, who must read the pages (and search their folders).
         for path in [folder.path, root.path] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
-        for path in pages.keys {
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: root.appendingPathComponent(path).path)
+        for (path, content) in pages {
+            let file = root.appendingPathComponent(path)
+            var parent = file.deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            while parent.standardizedFileURL.path != root.standardizedFileURL.path {
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: parent.path)
+                parent = parent.deletingLastPathComponent()
+            }
+            try Data(content.utf8).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         }
         var lastFailure = ""
         for _ in 0..<3 {
@@ -40,9 +70,14 @@ public final class Apache: Sendable {
             let probe = try LoopbackSocket.listening()
             let port = probe.port
             probe.close()
-            let configuration = folder.appendingPathComponent("httpd.conf")
-            try Data(config(port: port, folder: folder).utf8).write(to: configuration)
-            let process = try ChildProcess.launch(executable, ["-f", configuration.path, "-DFOREGROUND"], output: .null)
+            let directives: String
+            do { directives = try await configuration(port) } catch {
+                try? FileManager.default.removeItem(at: folder)
+                throw error
+            }
+            let file = folder.appendingPathComponent("httpd.conf")
+            try Data((config(port: port, folder: folder, modules: extra) + directives + "\n").utf8).write(to: file)
+            let process = try ChildProcess.launch(executable, ["-f", file.path, "-DFOREGROUND"], output: .null)
             let apache = Apache(port: port, process: process, folder: folder)
             if await apache.answers() { return apache }
             process.terminate()
@@ -65,6 +100,11 @@ public final class Apache: Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
+    /// The error log (with whatever `LogLevel` the configuration set), for a test's failure message.
+    public func errorLog() -> String {
+        (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+    }
+
     private func answers() async -> Bool {
         // Polled for at most five seconds: Apache says nothing when it is ready.
         for _ in 0..<100 {
@@ -77,8 +117,9 @@ public final class Apache: Sendable {
         return false
     }
 
-    private static func config(port: Int, folder: URL) -> String {
+    private static func config(port: Int, folder: URL, modules extra: [String]) -> String {
         let user = getuid() == 0 ? "User www-data\nGroup www-data\n" : ""
+        let loads = extra.map { "LoadModule \($0)_module \(modules)/mod_\($0).so\n" }.joined()
         return """
             ServerRoot "\(folder.path)"
             ServerName localhost
@@ -86,7 +127,7 @@ public final class Apache: Sendable {
             LoadModule mpm_event_module \(modules)/mod_mpm_event.so
             LoadModule authz_core_module \(modules)/mod_authz_core.so
             LoadModule mime_module \(modules)/mod_mime.so
-            \(user)PidFile "\(folder.path)/httpd.pid"
+            \(loads)\(user)PidFile "\(folder.path)/httpd.pid"
             Mutex file:\(folder.path) default
             ErrorLog "\(folder.path)/error.log"
             LogFormat "%>s %r" plain
