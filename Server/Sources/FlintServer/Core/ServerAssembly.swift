@@ -108,7 +108,7 @@ struct ServerAssembly: Sendable {
         endpoints += ActionRoutes(callers: callers, address: core.address).endpoints
         endpoints += ConsoleRoutes(
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
-            identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage).endpoints
+            identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
         if !core.policy.usesGoogleIssuers { endpoints += provider.endpoints }
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints

@@ -15,6 +15,7 @@ enum ConsoleHTML {
     static let sections = [
         Section(page: "users", path: "/console/users", title: "Users"),
         Section(page: "sign-in", path: "/console/sign-in", title: "Sign-in methods"),
+        Section(page: "oauth-clients", path: "/console/oauth-clients", title: "OAuth clients"),
         Section(page: "test-numbers", path: "/console/test-numbers", title: "Test phone numbers"),
         Section(page: "settings", path: "/console/settings", title: "Settings"),
         Section(page: "templates", path: "/console/templates", title: "Email templates"),
@@ -127,6 +128,18 @@ enum ConsoleHTML {
         """
     }
 
+    /// A labelled drop-down of `options` (value, title); its form field is `name`, by default the id.
+    static func select(_ id: String, name: String? = nil, label: String, options: [(value: String, title: String)],
+                       selected: String?) -> String {
+        let choices = options.map { option in
+            "<option value=\"\(HTML.escape(option.value))\"\(option.value == selected ? " selected" : "")>\(HTML.escape(option.title))</option>"
+        }.joined()
+        return """
+            <label for="\(id)">\(HTML.escape(label))</label>
+            <select id="\(id)" name="\(name ?? id)">\(choices)</select>
+            """
+    }
+
     /// A table with a header row; cells are already HTML.
     static func table(id: String, header: [String], rows: [(attributes: String, cells: [String])]) -> String {
         """
@@ -186,6 +199,8 @@ enum ConsoleHTML {
         #error{background:#ffebe9;border:1px solid #ff8182;padding:.6rem .8rem;border-radius:.4rem}
         .inline{display:flex;gap:.6rem;align-items:flex-end;flex-wrap:wrap}.inline label{margin-top:0}.inline button{margin:0}
         .hint{color:#59636e;font-size:.85rem}
+        .secret{background:#fff8c5;border:1px solid #d4a72c;border-radius:.5rem;padding:1rem 1.2rem;margin:1rem 0}
+        .secret code{display:block;word-break:break-all;font-size:1rem;margin:.2rem 0 .6rem}td code{word-break:break-all}
         tr.disabled td{color:#6e7781}.badge{font-size:.75rem;padding:0 .4rem;border-radius:1rem;background:#eaeef2;color:#59636e}
         .pager{display:flex;gap:1.5rem;justify-content:flex-end}
         .login{max-width:26rem;margin:4rem auto;background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1.5rem}

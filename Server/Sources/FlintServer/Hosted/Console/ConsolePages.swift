@@ -41,12 +41,13 @@ extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
     enum Page: String, Sendable {
         case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard, tenants
+        case oauthClients = "oauth-clients"
 
         /// Whether the page shows and changes the project even while a tenant is open. As in Identity Platform, a
-        /// tenant has its own users, sign-in methods, identity providers and test numbers (and its usage is counted
-        /// under it), so those pages follow the open tenant; the settings page (its cards are mostly what tenants
-        /// inherit: domains, email privacy, SMS defences), the email templates (tenants send the project's) and the
-        /// tenants list are the project's, and say so while a tenant is open.
+        /// tenant has its own users, sign-in methods, identity providers, test numbers and OAuth clients (its issuer's),
+        /// and its usage is counted under it, so those pages follow the open tenant; the settings page (its cards are
+        /// mostly what tenants inherit: domains, email privacy, SMS defences), the email templates (tenants send the
+        /// project's) and the tenants list are the project's, and say so while a tenant is open.
         var isProjectWide: Bool { [.settings, .templates, .tenants].contains(self) }
     }
 
@@ -60,6 +61,7 @@ extension ConsoleRoutes {
         case .templates: templatesPage(context)
         case .dashboard: try await dashboardPage(context)
         case .tenants: try await tenantsPage(context)
+        case .oauthClients: try await oauthClientsPage(context)
         }
     }
 

@@ -10,8 +10,8 @@ import NIOCore
 ///
 /// Every request needs a session (`ConsoleSessions`); every POST also needs the session's anti-CSRF
 /// token and, when the browser says where it comes from (`Origin`, `Sec-Fetch-Site`), this origin. A
-/// successful POST redirects (303) to its page with a notice; a refused one shows the page again with
-/// the error and what was typed.
+/// successful POST redirects (303) to its page with a notice (or, to show a secret once, answers with the page);
+/// a refused one shows the page again with the error and what was typed.
 struct ConsoleRoutes: Sendable {
     let core: ServerCore
     let sessions: ConsoleSessions
@@ -20,6 +20,7 @@ struct ConsoleRoutes: Sendable {
     let identityProviders: IdentityProviderConfigService
     let samlProviders: SAMLProviderConfigService
     let usage: UsageCounters
+    let oauthClients: OAuthClientRegistry
 
     var projects: ProjectDirectory { core.projects }
     var store: Store { core.store }
@@ -31,6 +32,7 @@ struct ConsoleRoutes: Sendable {
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
         case tenantCreated, tenantDeleted, tenantOpened, tenantClosed, samlProviderDeleted
+        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted
 
         var text: String {
             switch self {
@@ -45,9 +47,12 @@ struct ConsoleRoutes: Sendable {
             case .projectSwitched: "Switched project."
             case .tenantCreated: "Tenant created."
             case .tenantDeleted: "The tenant was deleted, with its users."
-            case .tenantOpened: "Tenant opened: users, sign-in methods, test phone numbers and the dashboard are now the tenant's."
+            case .tenantOpened: "Tenant opened: users, sign-in methods, OAuth clients, test phone numbers and the dashboard are now the tenant's."
             case .tenantClosed: "Back to the project."
             case .samlProviderDeleted: "The SAML provider was deleted, with its SP key."
+            case .oauthClientCreated: "OAuth client created."
+            case .oauthClientSecretRotated: "New secret made: the old one no longer works."
+            case .oauthClientDeleted: "The OAuth client was deleted: it signs no one in any more, and its secret no longer works."
             }
         }
     }
@@ -57,6 +62,10 @@ struct ConsoleRoutes: Sendable {
         var notice: Notice
         var location: String
         var session: ConsoleSessions.Session? = nil
+        /// A page to answer with (200) instead of redirecting to `location`: for what must go neither into an address
+        /// nor into a page that can be fetched again, an OAuth client's secret, shown once. Like every console answer
+        /// it is `no-store`.
+        var page: String? = nil
     }
 
     typealias Form = [String: String]
@@ -80,7 +89,7 @@ struct ConsoleRoutes: Sendable {
         let pages: [(String, Page)] = [
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
-            ("/console/dashboard", .dashboard), ("/console/tenants", .tenants),
+            ("/console/dashboard", .dashboard), ("/console/tenants", .tenants), ("/console/oauth-clients", .oauthClients),
         ]
         for provider in Self.clientProviders {
             endpoints.append(action("/console/sign-in/\(provider.slug)", page: .signIn) { form, context in
@@ -114,6 +123,13 @@ struct ConsoleRoutes: Sendable {
             action("/console/tenants/open", page: .tenants) { form, context in try await routes.openTenant(form, context) },
             action("/console/tenants/close", page: .tenants) { _, context in routes.closeTenant(context) },
             action("/console/tenants/delete", page: .tenants) { form, context in try await routes.deleteTenant(form, context) },
+            action("/console/oauth-clients", page: .oauthClients) { form, context in try await routes.createOAuthClient(form, context) },
+            action("/console/oauth-clients/rotate-secret", page: .oauthClients) { form, context in
+                try await routes.rotateOAuthClientSecret(form, context)
+            },
+            action("/console/oauth-clients/delete", page: .oauthClients) { form, context in
+                try await routes.deleteOAuthClient(form, context)
+            },
         ]
         return endpoints
     }
@@ -203,7 +219,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     /// A POST endpoint: checks the session, origin and token, runs `perform`, then redirects to the
-    /// outcome, or shows `page` again with the error.
+    /// outcome (or answers with its page), or shows `page` again with the error.
     private func action(_ path: String, page: Page,
                         _ perform: @escaping @Sendable (Form, ConsoleContext) async throws -> Outcome) -> Endpoint {
         Endpoint(method: .post, paths: [path], contract: .page(credentials: .consoleSession, form: [])) { request, requestContext in
@@ -223,7 +239,8 @@ struct ConsoleRoutes: Sendable {
             do {
                 let outcome = try await perform(parameters, context)
                 let separator = outcome.location.contains("?") ? "&" : "?"
-                var response = Self.redirect(outcome.location + separator + "notice=" + outcome.notice.rawValue)
+                var response = outcome.page.map { Self.html($0) }
+                    ?? Self.redirect(outcome.location + separator + "notice=" + outcome.notice.rawValue)
                 if let session = outcome.session {
                     response.setCookie(cookie(ConsoleSessions.sessionCookie, try sessions.cookieValue(of: session),
                                               path: "/console", maxAge: Int(session.expiresAt - clock.seconds)))
