@@ -274,6 +274,8 @@ import Testing
             .providerAlreadyLinked, .missingAuthenticatorResponse, .invalidCredentialID, .credentialAlreadyInUse,
             .passkeyCredentialNotFound, .invalidAuthenticatorResponse, .invalidCustomToken, .missingCustomToken,
             .credentialMismatch, .missingGrantType, .invalidGrantType, .missingRefreshToken, .invalidRefreshToken,
+            // Flint's own (the OpenID provider's admin API): the OAuth calls name them themselves.
+            .oauthClientNotFound, .invalidOAuthClient, .invalidAuthorizationID,
         ]
         #expect(Set(named.keys).isDisjoint(with: unnamed))
         for code in ServerErrorCode.allCases {

@@ -423,4 +423,51 @@ struct ProviderFixture {
             #expect(try await fixture.client.send("GET", "\(collection)/\(clientID)", headers: fixture.admin).errorCode == "OAUTH_CLIENT_NOT_FOUND")
         }
     }
+
+    @Test func usersAndAdminsListAndRevokeConsents() async throws {
+        try await ProviderFixture.with { fixture in
+            let (clientID, secret) = try await fixture.register(["displayName": "Dashboard", "redirectUris": ["http://127.0.0.1:4567/callback"]])
+            // The team's own page, set through the v2 config: the authorization goes there.
+            let config = try await fixture.client.send(
+                "PATCH", "/v2/projects/\(fixture.server.projectID)/config?updateMask=oauthServer",
+                body: Data(#"{"oauthServer":{"signInPageUrl":"https://app.example/signin","brandName":"Example"}}"#.utf8), headers: fixture.admin)
+            #expect(config.status == 200 && config["oauthServer"]?["signInPageUrl"] == "https://app.example/signin", "\(config.body)")
+            let start = try await CookieBrowser().send("GET", fixture.authorizeURL(clientID: clientID))
+            #expect(start.headers["location"]?.hasPrefix("https://app.example/signin?authorization_id=") == true)
+            let authorizationID = try #require(start.query("authorization_id"))
+            let user = try await fixture.client.signUp(email: "lin@example.com", password: "secret-pass-1")
+            let idToken = try #require(user.string("idToken"))
+            let approved = try await fixture.client.post("/v2/oauth/authorizations:approve", [
+                "authorizationId": .string(authorizationID), "idToken": .string(idToken),
+            ])
+            let redirect = try #require(approved.string("redirectUri").flatMap(URLComponents.init(string:)), "\(approved.body)")
+            let code = try #require(redirect.queryItems?.first { $0.name == "code" }?.value)
+            // The authorization is over: approving it again fails.
+            let again = try await fixture.client.post("/v2/oauth/authorizations:approve", [
+                "authorizationId": .string(authorizationID), "idToken": .string(idToken),
+            ])
+            #expect(again.errorCode == "INVALID_AUTHORIZATION_ID")
+            let tokens = try await fixture.exchange(code, clientID: clientID, secret: secret)
+            let refreshToken = try #require(tokens.json["refresh_token"]?.stringValue)
+
+            let listed = try await fixture.client.post("/v2/accounts/oauthGrants:list", ["idToken": .string(idToken)])
+            #expect(listed["grants"]?.arrayValue?.first?["clientName"] == "Dashboard", "\(listed.body)")
+            let uid = try #require(user.string("localId"))
+            let adminListed = try await fixture.client.send(
+                "GET", "/v2/projects/\(fixture.server.projectID)/accounts/\(uid)/oauthGrants", headers: fixture.admin)
+            #expect(adminListed["grants"]?.arrayValue?.count == 1)
+            let revoked = try await fixture.client.post("/v2/accounts/oauthGrants:revoke", [
+                "idToken": .string(idToken), "clientId": .string(clientID),
+            ])
+            #expect(revoked.status == 200, "\(revoked.body)")
+            // The client's tokens went with the consent.
+            let refreshed = try await fixture.tokenCall([("grant_type", "refresh_token"), ("refresh_token", refreshToken)],
+                                                        clientID: clientID, secret: secret)
+            #expect(refreshed.json["error"] == "invalid_grant")
+            #expect(try await fixture.client.post("/v2/accounts/oauthGrants:list", ["idToken": .string(idToken)])["grants"] == [])
+            let gone = try await fixture.client.send(
+                "DELETE", "/v2/projects/\(fixture.server.projectID)/accounts/\(uid)/oauthGrants/\(clientID)", headers: fixture.admin)
+            #expect(gone.errorCode == "OAUTH_CLIENT_NOT_FOUND")
+        }
+    }
 }

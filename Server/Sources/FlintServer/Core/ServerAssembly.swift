@@ -110,7 +110,10 @@ struct ServerAssembly: Sendable {
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
-        if !core.policy.usesGoogleIssuers { endpoints += provider.endpoints }
+        if !core.policy.usesGoogleIssuers {
+            endpoints += provider.endpoints
+            endpoints += OAuthGrantRoutes(store: core.store.oauth, clients: oauthClients, idTokens: tokens, clock: core.clock).endpoints
+        }
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints
         if core.policy.servesEmulatorEndpoints {
             endpoints += EmulatorRoutes(core: core, projectConfig: projectConfig).endpoints

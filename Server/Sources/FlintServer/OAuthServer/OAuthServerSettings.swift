@@ -1,8 +1,8 @@
 import FlintWire
 import Foundation
 
-/// A realm's OpenID provider as configured (the v2 config's `oauthServer`): where users sign in, how the page looks,
-/// and which custom claims each scope releases.
+/// A project's OpenID provider as configured (the v2 config's `oauthServer`): where users sign in, how the page looks,
+/// and which custom claims each scope releases. Its tenants' providers use the same settings (see `tenantView`).
 public struct OAuthServerSettings: Codable, Sendable, Equatable {
     /// The team's own sign-in page: the authorization endpoint sends the browser there with `?authorization_id=…`, and
     /// the page approves or denies through `v2/oauth/authorizations:approve|deny`. Nil: Flint's own page.

@@ -119,7 +119,7 @@ extension ProviderRoutes {
             clientName: client.settings.displayName, ownerName: client.settings.ownerName, scopes: pending.scopes,
             account: account?.email ?? account?.phoneNumber ?? account?.displayName ?? session.localID,
             authorizationID: authorizationID, formToken: authorization.formToken(authorizationID: authorizationID, browser: browser),
-            brand: ProviderPages.Brand(realm), text: text, language: language)
+            redirectURI: pending.redirectURI, brand: ProviderPages.Brand(realm), text: text, language: language)
     }
 
     /// The consent form's answer: only from the browser the authorization began in, with its page's form token.

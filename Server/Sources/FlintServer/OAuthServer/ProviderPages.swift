@@ -51,18 +51,31 @@ enum ProviderPages {
         """
     }
 
-    /// A page's policy: its script and style by hash, calls to its own origin, forms posted to its own origin, logos
-    /// from https, never framed.
-    static func contentSecurityPolicy(script: String?, style: String) -> String {
+    /// A page's policy: its script and style by hash, calls to its own origin, forms posted to its own origin (and to
+    /// `formTarget`, where the consent form's answer redirects: browsers hold redirects after a form post to
+    /// `form-action` too), logos from https, never framed.
+    static func contentSecurityPolicy(script: String?, style: String, formTarget: String? = nil) -> String {
         [
             "default-src 'none'", script.map { "script-src '\(HostedPage.hash($0))'" } ?? "script-src 'none'",
             "style-src '\(HostedPage.hash(style))'", "connect-src 'self'", "img-src https:", "base-uri 'none'",
-            "form-action 'self'", "frame-ancestors 'none'",
+            "form-action 'self'" + (formTarget.flatMap(sourceExpression).map { " " + $0 } ?? ""), "frame-ancestors 'none'",
         ].joined(separator: "; ")
     }
 
-    static func html(_ html: String, status: HTTPResponse.Status = .ok, script: String? = nil, style: String) -> Response {
-        HostedPage.response(html, status: status, contentSecurityPolicy: contentSecurityPolicy(script: script, style: style))
+    /// The CSP source of a redirect URI: its origin (`https://app.example:8443`), or a private-use scheme (`com.example.app:`).
+    static func sourceExpression(of uri: String) -> String? {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased() else { return nil }
+        guard scheme == "http" || scheme == "https" else { return scheme + ":" }
+        guard let host = components.percentEncodedHost, !host.isEmpty,
+              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-[]:".contains($0) })
+        else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
+    static func html(_ html: String, status: HTTPResponse.Status = .ok, script: String? = nil, style: String,
+                     formTarget: String? = nil) -> Response {
+        HostedPage.response(html, status: status,
+                            contentSecurityPolicy: contentSecurityPolicy(script: script, style: style, formTarget: formTarget))
     }
 
     // MARK: Error and signed-out pages
@@ -157,8 +170,9 @@ enum ProviderPages {
 
     // MARK: The consent page
 
+    /// The consent page; its form's answer redirects to `redirectURI`, the client's.
     static func consent(clientName: String, ownerName: String?, scopes: [String], account: String, authorizationID: String,
-                        formToken: String, brand: Brand, text: ProviderPageText, language: String) -> Response {
+                        formToken: String, redirectURI: String, brand: Brand, text: ProviderPageText, language: String) -> Response {
         let style = style(brand)
         let asks = scopes.map { "<li>\(HTML.escape(text.describe(scope: $0)))</li>" }.joined()
         let owner = ownerName.map { " <span id=\"owner\">(\(HTML.escape(text.by($0))))</span>" } ?? ""
@@ -176,7 +190,7 @@ enum ProviderPages {
             </form>
             </main>
             """)
-        return html(page, style: style)
+        return html(page, style: style, formTarget: redirectURI)
     }
 }
 
