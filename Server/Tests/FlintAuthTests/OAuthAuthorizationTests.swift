@@ -95,6 +95,13 @@ import Testing
             #expect(denied.absoluteString.hasPrefix(Self.redirectURI + "?"), "\(denied)")
             let deniedFields = Self.query(denied)
             #expect(deniedFields["error"] == "access_denied" && deniedFields["code"] == nil && deniedFields["state"] == "t", "\(denied)")
+
+            // The approval was remembered: the user sees it, and withdraws it.
+            let user = try #require(harness.auth.currentUser)
+            let grants = try await user.oauthGrants()
+            #expect(grants.map(\.clientId) == [clientID] && grants.first?.scopes == ["openid", "email", "profile"], "\(grants)")
+            try await user.revokeOAuthGrant(clientID: clientID)
+            #expect(try await user.oauthGrants().isEmpty)
         }
     }
 

@@ -30,3 +30,20 @@ extension AuthBackend {
         return url
     }
 }
+
+extension Endpoint {
+    static let listOAuthGrants = Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/accounts/oauthGrants:list")
+    static let revokeOAuthGrant = Endpoint(hostAndPath: "identitytoolkit.googleapis.com/v2/accounts/oauthGrants:revoke")
+}
+
+/// A user's remembered consents to the OpenID provider's clients (a Flint extension).
+extension AuthBackend {
+    func oauthGrants(idToken: String) async throws -> [OAuthGrant] {
+        let response: ListOAuthGrantsResponse = try await post(.listOAuthGrants, OAuthGrantsRequest(idToken: idToken))
+        return response.grants
+    }
+
+    func revokeOAuthGrant(clientID: String, idToken: String) async throws {
+        let _: JSONValue = try await post(.revokeOAuthGrant, OAuthGrantsRequest(idToken: idToken, clientId: clientID))
+    }
+}
