@@ -57,3 +57,28 @@ extension JSONValue {
     subscript(key: String) -> JSONValue? { objectValue?[key] }
 
 }
+
+/// The Python scripts of `Tests/python`, run as a client nobody here wrote would be.
+enum PythonScripts {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("python")
+
+    /// Runs a script with `environment` and expects it to exit 0 (its output is the failure's detail).
+    static func expectSuccess(_ script: String, _ environment: [String: String],
+                              sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let process = try ChildProcess.launch(
+            "python3", [folder.appendingPathComponent(script).path],
+            environment: ChildProcess.environment.merging(environment) { $1 }, errors: .standardOutput)
+        let result = await process.finish()
+        #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+    }
+
+    /// A service-account key file of `server`'s project, written for the script and removed after `body`.
+    static func withKeyFile(of server: TestServer, _ body: (String) async throws -> Void) async throws {
+        let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-key-\(UUID().uuidString).json")
+        try JSONEncoder().encode(keyFile).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        try await body(path.path)
+    }
+}

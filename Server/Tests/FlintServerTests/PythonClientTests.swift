@@ -4,28 +4,16 @@ import Testing
 
 /// Official and stock clients from PyPI against a live server (installed by scripts/test.sh).
 @Suite struct PythonClientTests {
-    private static let scripts = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("python")
-
-    /// Runs a Python script with `environment` and expects it to exit 0 (its output is the failure's detail).
     private func expectSuccess(_ script: String, _ environment: [String: String],
                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let process = try ChildProcess.launch(
-            "python3", [Self.scripts.appendingPathComponent(script).path],
-            environment: ChildProcess.environment.merging(environment) { $1 }, errors: .standardOutput)
-        let result = await process.finish()
-        #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+        try await PythonScripts.expectSuccess(script, environment, sourceLocation: sourceLocation)
     }
 
     /// A production server and the path of a service-account key file of its project.
     private func withProductionKeyFile(_ body: (TestServer, String) async throws -> Void) async throws {
         // Google's libraries date what they sign by the wall clock: the server's runs with it.
         try await withServer(emulator: false, clock: .running()) { server, _ in
-            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("flint-key-\(UUID().uuidString).json")
-            try JSONEncoder().encode(keyFile).write(to: path)
-            defer { try? FileManager.default.removeItem(at: path) }
-            try await body(server, path.path)
+            try await PythonScripts.withKeyFile(of: server) { path in try await body(server, path) }
         }
     }
 
