@@ -1,0 +1,190 @@
+"""Flint's hosted sign-in page of the OpenID provider (`/__/oauth/signin`), used in Debian's headless Chromium as a
+user would: each method the page offers, through an authorization request of a first-party client (so no consent
+page), to the client's redirect URI with the code.
+
+The plan (FLINT_PLAN, a JSON list) is a list of steps, each opening an authorization URL (`url`) in the same browser
+(its cookies, so Flint's session, kept from step to step) and then:
+- `sign_up`: the sign-up section ([data-show=sign-up]), `#new-email`, `#new-password`, `#sign-up-button`;
+- `sign_in`: with `wrong_password`, first that password (the page must show `#error` and stay); then `#email`,
+  `#password`, `#sign-in-button`; with `totp_secret` (base32), the second-factor section, where the current
+  RFC 6238 code (HMAC-SHA1, 30 s, 6 digits) is typed into `#code` and `#second-factor-button` pressed;
+- `reset`: the reset section ([data-show=reset]), `#reset-email`, `#reset-button`, then the notice in `#notice`.
+`sign_up` and `sign_in` end when the browser asks for the redirect URI (FLINT_REDIRECT_URI, which need not load: its
+request is read from DevTools' Network events). Text is typed with Input.insertText into the focused field, and
+buttons are clicked.
+
+Environment: FLINT_CHROMIUM, FLINT_TIMEOUT, FLINT_PLAN, FLINT_REDIRECT_URI. Prints one JSON object: each step's
+outcome (`steps`, in order), every document request the browser made (`navigations`) and the browser's log; `error`
+(and `last_url`) if a step failed.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import struct
+import sys
+import time
+import urllib.parse
+
+import devtools
+
+# What the page shows, as the user sees it: which section is open, its messages, and (for the form checks) each
+# input's labels, autocomplete token and visibility, and each form's submit buttons.
+PAGE_STATE = """(() => {
+  const text = (id) => { const node = document.getElementById(id); return node ? node.textContent : null; };
+  return {
+    path: location.pathname,
+    open: [...document.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.id),
+    error: text('error'), notice: text('notice'),
+    focused: document.activeElement ? document.activeElement.id : null,
+    inputs: [...document.querySelectorAll('input')].map((input) => ({
+      id: input.id, type: input.type, autocomplete: input.getAttribute('autocomplete'),
+      labels: [...(input.labels || [])].map((label) => label.textContent)})),
+    forms: [...document.querySelectorAll('form')].map((form) => ({
+      id: form.id, submits: form.querySelectorAll('button[type=submit], input[type=submit]').length})),
+  };
+})()"""
+
+
+def totp(secret_base32, at=None):
+    """The RFC 6238 code of the moment `at` (now): HMAC-SHA1 over the 30-second step, dynamic truncation, 6 digits."""
+    secret = base64.b32decode(secret_base32 + "=" * (-len(secret_base32) % 8), casefold=True)
+    step = int((time.time() if at is None else at) // 30)
+    mac = hmac.new(secret, struct.pack(">Q", step), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    value = struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF
+    return "%06d" % (value % 1_000_000)
+
+
+def main():
+    devtools.set_deadline(float(os.environ["FLINT_TIMEOUT"]))
+    devtools.exit_on_sigterm()
+    plan = json.loads(os.environ["FLINT_PLAN"])
+    redirect_uri = os.environ["FLINT_REDIRECT_URI"]
+    result = {"steps": [], "navigations": []}
+    tools = None
+    seen = {"href": None}
+
+    def poll(condition, what):
+        """devtools.poll, but a Content Security Policy violation or an uncaught exception fails at once."""
+        def checked():
+            for entry in tools.log:
+                if "Content Security Policy" in entry or entry.startswith("exception:"):
+                    raise RuntimeError(f"the page failed, waiting for {what}: {entry.strip()}")
+            return condition()
+        return devtools.poll(checked, what)
+
+    def state():
+        value = tools.try_evaluate("document.readyState === 'complete' ? " + PAGE_STATE + " : null")
+        href = tools.try_evaluate("location.href")
+        seen["href"] = href or seen["href"]
+        return value
+
+    def sign_in_page():
+        """Waits for Flint's sign-in page, its script run (the buttons that switch sections are there)."""
+        return poll(lambda: (lambda s: s if s and s["path"] == "/__/oauth/signin" and "sign-in" in s["open"] else None)(
+            state()), "Flint's sign-in page")
+
+    def open_section(name):
+        tools.evaluate("document.querySelector('[data-show=%s]').click()" % name)
+        return poll(lambda: (lambda s: s if s and s["open"] == [name] else None)(state()), f"the {name} section")
+
+    def type_into(field_id, text):
+        """Focuses the field, clears it, and types `text` as a keyboard would (input events included)."""
+        tools.evaluate("(() => { const f = document.getElementById(%s); f.focus(); f.select(); })()" % json.dumps(field_id))
+        tools.call("Input.insertText", text=text)
+        typed = tools.evaluate("document.getElementById(%s).value" % json.dumps(field_id))
+        if typed != text:
+            raise RuntimeError(f"#{field_id} holds {typed!r} after typing")
+
+    def click(button_id):
+        tools.evaluate("document.getElementById(%s).click()" % json.dumps(button_id))
+
+    def callback(after):
+        """Waits for the browser to ask for the redirect URI (a document request after the `after`-th one)."""
+        def find():
+            state()  # pumps DevTools' events
+            for hop in result["navigations"][after:]:
+                if hop["url"].startswith(redirect_uri + "?"):
+                    return hop["url"]
+            return None
+        url = poll(find, "the redirect URI")
+        return {"url": url, "query": dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))}
+
+    try:
+        with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
+            # Every document request, redirects' hops included (Network events arrive while a command is awaited).
+            record = tools.record
+
+            def recording(event):
+                if event.get("method") == "Network.requestWillBeSent":
+                    params = event.get("params", {})
+                    if params.get("type") == "Document":
+                        hop = {"url": params.get("request", {}).get("url")}
+                        if "redirectResponse" in params:
+                            hop["after"] = params["redirectResponse"].get("status")
+                        result["navigations"].append(hop)
+                record(event)
+            tools.record = recording
+            tools.call("Network.enable")
+
+            for step in plan:
+                outcome = {"name": step["name"], "kind": step["kind"]}
+                result["steps"].append(outcome)
+                tools.navigate(step["url"])
+                outcome["page"] = sign_in_page()
+                kind = step["kind"]
+                if kind == "sign_up":
+                    open_section("sign-up")
+                    type_into("new-email", step["email"])
+                    type_into("new-password", step["password"])
+                    mark = len(result["navigations"])
+                    click("sign-up-button")
+                    outcome["callback"] = callback(mark)
+                elif kind == "sign_in":
+                    type_into("email", step["email"])
+                    if "wrong_password" in step:
+                        type_into("password", step["wrong_password"])
+                        mark = len(result["navigations"])
+                        click("sign-in-button")
+                        shown = poll(lambda: (lambda s: s if s and s["error"] else None)(state()), "the error message")
+                        # The answer's gone, the button back: no navigation followed it.
+                        poll(lambda: tools.try_evaluate("!document.getElementById('sign-in-button').disabled"),
+                             "the sign-in button enabled again")
+                        outcome["wrong"] = {"error": shown["error"], "open": shown["open"], "path": shown["path"],
+                                            "navigations": result["navigations"][mark:]}
+                    type_into("password", step["password"])
+                    mark = len(result["navigations"])
+                    click("sign-in-button")
+                    if "totp_secret" in step:
+                        second = poll(lambda: (lambda s: s if s and s["open"] == ["second-factor"] else None)(state()),
+                                      "the second-factor section")
+                        outcome["second_factor"] = {"focused": second["focused"],
+                                                    "navigations": result["navigations"][mark:]}
+                        # Not in the last seconds of a step: the code typed is still the current one when it arrives.
+                        if time.time() % 30 > 27:
+                            time.sleep(30 - time.time() % 30 + 0.2)
+                        type_into("code", totp(step["totp_secret"]))
+                        click("second-factor-button")
+                    outcome["callback"] = callback(mark)
+                elif kind == "reset":
+                    open_section("reset")
+                    type_into("reset-email", step["email"])
+                    click("reset-button")
+                    shown = poll(lambda: (lambda s: s if s and s["notice"] else None)(state()), "the notice")
+                    outcome["reset"] = {"notice": shown["notice"], "error": shown["error"], "open": shown["open"]}
+                else:
+                    raise RuntimeError(f"unknown step kind {kind!r}")
+            result["log"] = tools.log
+    except Exception as error:  # reported, for the test to show
+        result["error"] = repr(error)
+        result["last_url"] = seen["href"]
+        if tools is not None:
+            result["log"] = tools.log
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
