@@ -82,7 +82,7 @@ struct ServerAssembly: Sendable {
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
         oauthClients = OAuthClientRegistry(core: core)
-        provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens)
+        provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http)
     }
 
     /// Every feature's endpoints, the OpenAPI document's own included: the route table.

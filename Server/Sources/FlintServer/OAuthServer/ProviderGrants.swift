@@ -15,18 +15,24 @@ struct ProviderGrants: Sendable {
     let budgets: BudgetLedger
     let clock: any FlintClock
     let random: any RandomSource
+    /// Checks `private_key_jwt` clients' assertions.
+    let assertions: ClientAssertions
 
     /// A token request's form fields and its `Authorization` header.
     struct Request: Sendable {
         var fields: [String: String]
         var authorization: String?
         var clientAddress: String?
+        /// The issuer and the URL of the endpoint called: what a client assertion's `aud` may name (RFC 7523 §3).
+        var issuer: String?
+        var endpoint: String?
     }
 
     // MARK: Client authentication
 
     /// The client a request authenticates as, in `realm`. A confidential client must prove itself with its secret, in
-    /// the header or the form but not both; a public client names itself and presents no secret.
+    /// the header or the form but not both, or (one registered with a JWKS URI, and only such a one) with a client
+    /// assertion (RFC 7523, `private_key_jwt`); a public client names itself and presents no secret.
     func authenticate(_ request: Request, realm: String) async throws -> RegisteredClient {
         var clientID = request.fields["client_id"]
         var secret = request.fields["client_secret"]
@@ -37,8 +43,18 @@ struct ProviderGrants: Sendable {
             if let clientID, clientID != id { throw OAuthError(.invalidClient, "client_id does not match the credentials.") }
             (clientID, secret) = (id, password)
         }
-        if request.fields["client_assertion"] != nil {
-            throw OAuthError(.invalidClient, "This provider does not take client assertions; authenticate with the client's secret.")
+        let assertion = request.fields["client_assertion"]
+        if assertion != nil || request.fields["client_assertion_type"] != nil {
+            guard secret == nil else {
+                throw OAuthError(.invalidClient, "Authenticate once: with a client assertion or with the client's secret.")
+            }
+            guard request.fields["client_assertion_type"] == ClientAssertions.assertionType, let assertion, !assertion.isEmpty else {
+                throw OAuthError(.invalidClient, "client_assertion_type must be \(ClientAssertions.assertionType), with a client_assertion.")
+            }
+            guard let named = clientID ?? ClientAssertions.claimedClient(assertion), !named.isEmpty else {
+                throw OAuthError(.invalidClient, "The client is not named.")
+            }
+            return try await authenticate(named, assertion: assertion, request, realm: realm)
         }
         guard let clientID, !clientID.isEmpty else { throw OAuthError(.invalidClient, "The client is not named.") }
         let failures = [clientID, request.clientAddress ?? "unknown"].joined(separator: "|")
@@ -47,6 +63,10 @@ struct ProviderGrants: Sendable {
             throw OAuthError(.invalidClient, "The client is not known.")
         }
         if client.settings.confidential {
+            guard client.settings.jwksURI == nil else {
+                try await spendFailure(failures, realm: realm)
+                throw OAuthError(.invalidClient, "This client authenticates with a client assertion (private_key_jwt), not a secret.")
+            }
             guard let secret, OAuthClientRegistry.secretMatches(secret, of: client) else {
                 try await spendFailure(failures, realm: realm)
                 throw OAuthError(.invalidClient, "The client's credentials are not valid.")
@@ -55,6 +75,31 @@ struct ProviderGrants: Sendable {
             throw OAuthError(.invalidClient, "A public client has no secret.")
         }
         return client
+    }
+
+    /// `clientID` proven by `assertion`, signed by a key at the client's JWKS URI; failures spend the same budget as a
+    /// wrong secret.
+    private func authenticate(_ clientID: String, assertion: String, _ request: Request, realm: String) async throws -> RegisteredClient {
+        let failures = [clientID, request.clientAddress ?? "unknown"].joined(separator: "|")
+        guard let client = try await clients.client(clientID, realm: realm) else {
+            try await spendFailure(failures, realm: realm)
+            throw OAuthError(.invalidClient, "The client is not known.")
+        }
+        guard client.settings.confidential, let jwksURI = client.settings.jwksURI else {
+            try await spendFailure(failures, realm: realm)
+            throw OAuthError(.invalidClient, "This client has no JWKS URI: it authenticates with its secret, not an assertion.")
+        }
+        let issuer = request.issuer ?? tokens.issuer(realm: realm)
+        let audiences = Set([issuer, issuer + ProviderEndpoints.token] + (request.endpoint.map { [$0] } ?? []))
+        let refusal: OAuthError
+        do {
+            try await assertions.verify(assertion, clientID: client.clientID, jwksURI: jwksURI, audiences: audiences)
+            return client
+        } catch {
+            refusal = error
+        }
+        if refusal.code == .invalidClient { try await spendFailure(failures, realm: realm) }
+        throw refusal
     }
 
     /// Counts a failed client authentication, and refuses once the client and address have spent their tries.

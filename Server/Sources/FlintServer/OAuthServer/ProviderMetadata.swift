@@ -26,7 +26,7 @@ enum ProviderMetadata {
     /// The metadata of `realm`'s provider, `issuer` its issuer.
     static func document(issuer: String, jwksURI: String, scopes: [String]) -> [String: JSONValue] {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
-        let clientAuthentication = ["client_secret_basic", "client_secret_post", "none"]
+        let clientAuthentication = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
         return [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + ProviderEndpoints.authorize),
@@ -44,6 +44,7 @@ enum ProviderMetadata {
             "token_endpoint_auth_methods_supported": strings(clientAuthentication),
             "revocation_endpoint_auth_methods_supported": strings(clientAuthentication),
             "introspection_endpoint_auth_methods_supported": strings(clientAuthentication.filter { $0 != "none" }),
+            "token_endpoint_auth_signing_alg_values_supported": strings(["RS256", "ES256"]),
             "subject_types_supported": strings(["public"]),
             "id_token_signing_alg_values_supported": strings(["RS256"]),
             "userinfo_signing_alg_values_supported": strings([]),

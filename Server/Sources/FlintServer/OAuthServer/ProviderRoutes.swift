@@ -202,8 +202,11 @@ struct ProviderRoutes: Sendable {
                 throw OAuthError.budgetSpent(error)
             }
             let fields = try await FormBody.fields(of: request, upTo: 64 * 1024)
+            let issuer = tokens.issuer(realm: realm.id)
             return try await body(ProviderGrants.Request(fields: fields, authorization: request.headers[.authorization],
-                                                         clientAddress: address), realm.id)
+                                                         clientAddress: address, issuer: issuer,
+                                                         endpoint: issuer + "/" + (request.uri.path.split(separator: "/").last ?? "")),
+                                  realm.id)
         } catch let error as OAuthError {
             return error.response
         }
@@ -271,9 +274,10 @@ extension JSONBody {
 }
 
 extension ProviderRoutes {
-    /// The provider, built from the core with the clients, the signing keys and Firebase's ID-token verification (the
-    /// sign-in pages end with an ID token of the realm's user).
-    init(core: ServerCore, clients: OAuthClientRegistry, keyring: SigningKeyring, idTokens: TokenService) {
+    /// The provider, built from the core with the clients, the signing keys, Firebase's ID-token verification (the
+    /// sign-in pages end with an ID token of the realm's user) and the outside HTTP client that fetches `private_key_jwt`
+    /// clients' keys.
+    init(core: ServerCore, clients: OAuthClientRegistry, keyring: SigningKeyring, idTokens: TokenService, http: OutsideHTTP) {
         let address = core.address
         let tokens = OAuthTokens(keyring: keyring, clock: core.clock, random: core.random, address: address)
         let sessions = ProviderSessions(store: core.store.oauth, clock: core.clock, random: core.random,
@@ -284,7 +288,8 @@ extension ProviderRoutes {
                 pending: core.storedHandles(purpose: "oauth-authorization"), secrets: core.secrets, clock: core.clock,
                 random: core.random),
             grants: ProviderGrants(clients: clients, tokens: tokens, store: core.store.oauth, accounts: core.store.accounts,
-                                   projects: core.projects, budgets: core.budgets, clock: core.clock, random: core.random),
+                                   projects: core.projects, budgets: core.budgets, clock: core.clock, random: core.random,
+                                   assertions: ClientAssertions(http: http, counters: core.store.counters, clock: core.clock)),
             sessions: sessions, tokens: tokens, idTokens: idTokens, projects: core.projects, budgets: core.budgets,
             keyring: keyring, clock: core.clock, random: core.random, address: address,
             apiKey: { projectID in try await core.apiKey(forProject: projectID) })
