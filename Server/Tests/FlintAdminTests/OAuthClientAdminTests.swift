@@ -168,6 +168,21 @@ import Testing
             let deniedFields = Self.query(denied)
             #expect(deniedFields["error"] == "access_denied" && deniedFields["code"] == nil && deniedFields["state"] == "t", "\(denied)")
             await expectAdminError(.invalidAuthorizationID) { try await auth.oauthAuthorization("no-such-authorization") }
+
+            // The approval left a consent, which an admin sees and withdraws.
+            let uid = try #require(Self.claims(idToken)["user_id"]?.stringValue)
+            let grants = try await auth.oauthGrants(uid: uid)
+            #expect(grants.map(\.clientId) == [clientID] && grants.first?.clientName == "Example App", "\(grants)")
+            try await auth.revokeOAuthGrant(uid: uid, clientID: clientID)
+            #expect(try await auth.oauthGrants(uid: uid).isEmpty)
+            await expectAdminError(.oauthClientNotFound) { try await auth.revokeOAuthGrant(uid: uid, clientID: clientID) }
         }
+    }
+
+    /// A JWT's claims, unverified.
+    static func claims(_ token: String) -> [String: JSONValue] {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let data = Base64URL.decode(parts[1]) else { return [:] }
+        return (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue ?? [:]
     }
 }

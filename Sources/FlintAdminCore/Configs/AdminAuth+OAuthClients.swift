@@ -113,6 +113,24 @@ extension AdminAuth {
         }.redirectUri
     }
 
+    // MARK: Users' consents
+
+    /// The clients `uid` let sign in with their account, with the scopes granted.
+    public func oauthGrants(uid: String) async throws -> [OAuthGrant] {
+        try Check.uid(uid)
+        let path = "/v2/" + resourceName + "/accounts/" + FormURLEncoding.escape(uid) + "/oauthGrants"
+        return try await oauthCall { try await connection.call("GET", path, as: ListOAuthGrantsResponse.self) }.grants
+    }
+
+    /// Withdraws `uid`'s consent to `clientID`, and ends every token the client holds for the user;
+    /// `oauthClientNotFound` when there was neither.
+    public func revokeOAuthGrant(uid: String, clientID: String) async throws {
+        try Check.uid(uid)
+        let path = "/v2/" + resourceName + "/accounts/" + FormURLEncoding.escape(uid) + "/oauthGrants/"
+            + FormURLEncoding.escape(try Self.checkedClientID(clientID))
+        _ = try await oauthCall { try await connection.call("DELETE", path, as: JSONValue.self) }
+    }
+
     // MARK: Paths and errors
 
     /// `/v2/projects/{p}[/tenants/{t}]/oauthClients`.
@@ -120,8 +138,12 @@ extension AdminAuth {
 
     /// `/v2/projects/{p}[/tenants/{t}]/oauthClients/{id}`, for an ID that is not empty.
     private func oauthClientPath(_ clientID: String) throws -> String {
+        oauthClientsPath + "/" + FormURLEncoding.escape(try Self.checkedClientID(clientID))
+    }
+
+    private static func checkedClientID(_ clientID: String) throws -> String {
         guard !clientID.isEmpty else { throw AdminError(.invalidArgument, "an OAuth client ID is not empty") }
-        return oauthClientsPath + "/" + FormURLEncoding.escape(clientID)
+        return clientID
     }
 
     private static func checkAuthorizationID(_ authorizationID: String) throws {
