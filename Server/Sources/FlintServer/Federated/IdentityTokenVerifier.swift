@@ -110,7 +110,7 @@ public struct IdentityTokenVerifier: Sendable {
             }
         }
         guard key.algorithm == header.alg else { throw .unsupportedAlgorithm(header.alg) }
-        guard Self.isValidSignature(jwt, key: key) else { throw .badSignature }
+        guard key.isValidSignature(of: jwt) else { throw .badSignature }
 
         let claims: [String: JSONValue]
         do {
@@ -129,20 +129,6 @@ public struct IdentityTokenVerifier: Sendable {
         return verified
     }
 
-    private static func isValidSignature(_ jwt: CompactJWT, key: JWKSCache.Key) -> Bool {
-        let input = Data(jwt.signingInput.utf8)
-        switch key {
-        case .rsa(let publicKey):
-            let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
-            return publicKey.isValidSignature(signature, for: input, padding: .insecurePKCS1v1_5)
-        case .p256(let publicKey):
-            // JWS ES256 signatures are the raw 64-byte r || s.
-            guard jwt.signature.count == 64,
-                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature)
-            else { return false }
-            return publicKey.isValidSignature(signature, for: input)
-        }
-    }
 
     private static func checkNonce(token: String?, raw: String?, rule: NonceRule) throws(IdentityTokenError) {
         switch (token, raw) {

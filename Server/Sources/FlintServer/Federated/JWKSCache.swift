@@ -30,6 +30,22 @@ public final class JWKSCache: Sendable {
             case .p256: "ES256"
             }
         }
+
+        /// Whether `jwt`'s signature is this key's over its signing input (the caller has checked that its `alg` is
+        /// `algorithm`).
+        func isValidSignature(of jwt: CompactJWT) -> Bool {
+            let input = Data(jwt.signingInput.utf8)
+            switch self {
+            case .rsa(let publicKey):
+                let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
+                return publicKey.isValidSignature(signature, for: input, padding: .insecurePKCS1v1_5)
+            case .p256(let publicKey):
+                // JWS ES256 signatures are the raw 64-byte r || s (RFC 7518 §3.4).
+                guard jwt.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature)
+                else { return false }
+                return publicKey.isValidSignature(signature, for: input)
+            }
+        }
     }
 
     /// Why a key could not be produced.

@@ -63,7 +63,7 @@ struct ClientAssertions: Sendable {
             }
         }
         guard key.algorithm == header.alg else { throw refuse("key \(kid) is not for \(header.alg)") }
-        guard Self.isValidSignature(jwt, key: key) else { throw refuse("bad signature") }
+        guard key.isValidSignature(of: jwt) else { throw refuse("bad signature") }
 
         guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: jwt.payload) else {
             throw refuse("its claims are not a JSON object")
@@ -101,19 +101,6 @@ struct ClientAssertions: Sendable {
         return Int64(number.rounded(.down))
     }
 
-    private static func isValidSignature(_ jwt: CompactJWT, key: JWKSCache.Key) -> Bool {
-        let input = Data(jwt.signingInput.utf8)
-        switch key {
-        case .rsa(let publicKey):
-            let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature)
-            return publicKey.isValidSignature(signature, for: input, padding: .insecurePKCS1v1_5)
-        case .p256(let publicKey):
-            // JWS ES256 signatures are the raw 64-byte r || s (RFC 7518 §3.4).
-            guard jwt.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature)
-            else { return false }
-            return publicKey.isValidSignature(signature, for: input)
-        }
-    }
 }
 
 /// One `JWKSCache` per client JWKS URI, shared by every request: at most `capacity` of them, all dropped when full

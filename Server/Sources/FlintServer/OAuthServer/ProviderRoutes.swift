@@ -45,7 +45,8 @@ struct ProviderRoutes: Sendable {
             Endpoint(method: .post, paths: ProviderEndpoints.paths(ProviderEndpoints.token),
                      contract: EndpointContract(
                         credentials: .none, request: [.form(["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token",
-                                                             "scope", "client_id", "client_secret"])],
+                                                             "scope", "client_id", "client_secret", "client_assertion_type",
+                                                             "client_assertion"])],
                         response: .json(ProviderGrants.TokenResponse.self), failure: protocolErrors),
                      budgets: [.oauthTokenRequestsPerAddress, .oauthTokenRequestsPerClient, .oauthClientAuthenticationFailures]) {
                 request, context, _ in
@@ -55,7 +56,7 @@ struct ProviderRoutes: Sendable {
             },
             Endpoint(method: .post, paths: ProviderEndpoints.paths(ProviderEndpoints.revoke),
                      contract: EndpointContract(
-                        credentials: .none, request: [.form(["token", "token_type_hint", "client_id", "client_secret"])],
+                        credentials: .none, request: [.form(["token", "token_type_hint", "client_id", "client_secret", "client_assertion_type", "client_assertion"])],
                         response: .anyJSONObject, failure: protocolErrors),
                      budgets: [.oauthTokenRequestsPerAddress, .oauthClientAuthenticationFailures]) { request, context, _ in
                 try await routes.backChannel(request, context) { grantRequest, realm in
@@ -65,7 +66,7 @@ struct ProviderRoutes: Sendable {
             },
             Endpoint(method: .post, paths: ProviderEndpoints.paths(ProviderEndpoints.introspect),
                      contract: EndpointContract(
-                        credentials: .none, request: [.form(["token", "token_type_hint", "client_id", "client_secret"])],
+                        credentials: .none, request: [.form(["token", "token_type_hint", "client_id", "client_secret", "client_assertion_type", "client_assertion"])],
                         response: .anyJSONObject, failure: protocolErrors),
                      budgets: [.oauthTokenRequestsPerAddress, .oauthClientAuthenticationFailures]) { request, context, _ in
                 try await routes.backChannel(request, context) { grantRequest, realm in
