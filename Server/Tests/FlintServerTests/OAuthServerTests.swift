@@ -470,4 +470,24 @@ struct ProviderFixture {
             #expect(gone.errorCode == "OAUTH_CLIENT_NOT_FOUND")
         }
     }
+
+    @Test func aDisabledUsersProviderSessionNoLongerCounts() async throws {
+        try await ProviderFixture.with { fixture in
+            let (clientID, _) = try await fixture.register([
+                "displayName": "Web", "redirectUris": ["http://127.0.0.1:4567/callback"], "firstParty": true,
+            ])
+            let browser = CookieBrowser()
+            let start = try await browser.send("GET", fixture.authorizeURL(clientID: clientID))
+            _ = try await fixture.signInOnPage(browser, signInPage: try #require(start.headers["location"]), email: "max@example.com")
+            let silent = try await browser.send("GET", fixture.authorizeURL(clientID: clientID, extra: [("prompt", "none")]))
+            #expect(silent.query("code") != nil)
+            let user = try await fixture.client.post("/v1/accounts:lookup", ["email": ["max@example.com"]], headers: fixture.admin)
+            let uid = try #require(user.firstUser?["localId"]?.stringValue, "\(user.body)")
+            let disabled = try await fixture.client.post("/v1/accounts:update", ["localId": .string(uid), "disableUser": true],
+                                                         headers: fixture.admin)
+            #expect(disabled.status == 200, "\(disabled.body)")
+            let refused = try await browser.send("GET", fixture.authorizeURL(clientID: clientID, extra: [("prompt", "none")]))
+            #expect(refused.query("error") == "login_required" && refused.query("code") == nil)
+        }
+    }
 }

@@ -281,7 +281,7 @@ extension ProviderRoutes {
     init(core: ServerCore, clients: OAuthClientRegistry, keyring: SigningKeyring, idTokens: TokenService, http: OutsideHTTP) {
         let address = core.address
         let tokens = OAuthTokens(keyring: keyring, clock: core.clock, random: core.random, address: address)
-        let sessions = ProviderSessions(store: core.store.oauth, clock: core.clock, random: core.random,
+        let sessions = ProviderSessions(store: core.store.oauth, accounts: core.store.accounts, clock: core.clock, random: core.random,
                                         secure: { address.url.hasPrefix("https://") })
         self.init(
             authorization: ProviderAuthorization(

@@ -10,6 +10,8 @@ import Hummingbird
 /// value is 256 random bits; the store keeps their SHA-256 with the session's public ID (`sid`).
 struct ProviderSessions: Sendable {
     let store: OAuthStore
+    /// A session counts only while its user may sign in (see `session(in:realm:)`).
+    let accounts: AccountStore
     let clock: any FlintClock
     let random: any RandomSource
     let secure: @Sendable () -> Bool
@@ -37,11 +39,15 @@ struct ProviderSessions: Sendable {
         "flint_op_" + Hex.sha256(realm).prefix(12)
     }
 
-    /// The live session of `realm` the request's cookie stands for.
+    /// The live session of `realm` the request's cookie stands for: not expired, and its user neither disabled nor
+    /// signed out everywhere since it began (`revokeRefreshTokens` ends provider sessions too; deleting the user
+    /// deletes them).
     func session(in request: Request, realm: String) async throws -> Session? {
         guard let value = request.cookies[Self.cookieName(realm: realm)]?.value, (1...128).contains(value.utf8.count),
               let row = try await store.providerSession(cookieHash: Hex.sha256(value), liveAt: clock.seconds), row.realm == realm,
-              let signIn = try? JSONBody.decoder.decode(SignIn.self, from: Data(row.signIn.utf8))
+              let signIn = try? JSONBody.decoder.decode(SignIn.self, from: Data(row.signIn.utf8)),
+              let user = try await accounts.user(projectID: realm, localID: row.localID), !user.disabled,
+              row.createdAt >= user.validSince
         else { return nil }
         return Session(sid: row.sid, realm: row.realm, localID: row.localID, signIn: signIn)
     }
