@@ -31,6 +31,8 @@ struct ServerAssembly: Sendable {
     let callers: CallerResolver
     /// The OpenID provider's clients, and its endpoints (production mode).
     let oauthClients: OAuthClientRegistry
+    /// Users' consents to its clients (the v2 `oauthGrants` endpoints, the console's user page).
+    let oauthConsents: OAuthConsents
     let provider: ProviderRoutes
 
     /// Builds the features; loads (or makes) the signing keys.
@@ -82,6 +84,7 @@ struct ServerAssembly: Sendable {
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
         oauthClients = OAuthClientRegistry(core: core)
+        oauthConsents = OAuthConsents(store: core.store.oauth, clients: oauthClients, clock: core.clock)
         provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http)
     }
 
@@ -108,11 +111,12 @@ struct ServerAssembly: Sendable {
         endpoints += ActionRoutes(callers: callers, address: core.address).endpoints
         endpoints += ConsoleRoutes(
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
-            identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients).endpoints
+            identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients,
+            oauthConsents: oauthConsents).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
         if !core.policy.usesGoogleIssuers {
             endpoints += provider.endpoints
-            endpoints += OAuthGrantRoutes(store: core.store.oauth, clients: oauthClients, idTokens: tokens, clock: core.clock).endpoints
+            endpoints += OAuthGrantRoutes(consents: oauthConsents, idTokens: tokens).endpoints
         }
         endpoints += WellKnownRoutes(projects: core.projects, defaultProjectID: core.configuration.projectID).endpoints
         if core.policy.servesEmulatorEndpoints {

@@ -7,10 +7,8 @@ import Hummingbird
 /// same for any user (`v2/projects/{p}[/tenants/{t}]/accounts/{uid}/oauthGrants[/{clientId}]`). Revoking a consent
 /// also revokes every token the client holds for the user.
 struct OAuthGrantRoutes: Sendable {
-    let store: OAuthStore
-    let clients: OAuthClientRegistry
+    let consents: OAuthConsents
     let idTokens: TokenService
-    let clock: any FlintClock
 
     var endpoints: [Endpoint] {
         let routes = self
@@ -43,21 +41,11 @@ struct OAuthGrantRoutes: Sendable {
     }
 
     func grants(realm: String, localID: String) async throws -> ListOAuthGrantsResponse {
-        var grants: [OAuthGrant] = []
-        for grant in try await store.grants(realm: realm, localID: localID) {
-            let client = try await clients.client(grant.clientID, realm: realm)
-            grants.append(OAuthGrant(
-                clientId: grant.clientID, clientName: client?.settings.displayName,
-                scopes: grant.scopes.split(separator: " ").map(String.init),
-                grantTime: Date(timeIntervalSince1970: TimeInterval(grant.grantedAt)).formatted(.iso8601)))
-        }
-        return ListOAuthGrantsResponse(grants: grants)
+        ListOAuthGrantsResponse(grants: try await consents.grants(realm: realm, localID: localID))
     }
 
     /// Withdraws a consent and the client's tokens for the user; `OAUTH_CLIENT_NOT_FOUND` when there was neither.
     func revoke(realm: String, localID: String, clientID: String) async throws {
-        guard try await store.revokeGrant(realm: realm, localID: localID, clientID: clientID, at: clock.seconds) else {
-            throw OAuthClientRegistry.notFound
-        }
+        guard try await consents.revoke(realm: realm, localID: localID, clientID: clientID) else { throw OAuthClientRegistry.notFound }
     }
 }

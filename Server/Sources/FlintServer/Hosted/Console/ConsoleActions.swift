@@ -28,6 +28,11 @@ extension ConsoleRoutes {
             guard let credential = form["credential"], !credential.isEmpty else { throw FlintError(.invalidCredentialID) }
             change.deletePasskey = [credential]
             notice = .passkeyRemoved
+        case "revoke-app":
+            guard let clientID = form["client-id"], !clientID.isEmpty,
+                  try await oauthConsents.revoke(realm: context.project.id, localID: uid, clientID: clientID)
+            else { throw FlintError(.invalidArgument, "Choose one of the listed applications.") }
+            return Outcome(notice: .appRevoked, location: location)
         case "revoke":
             change.validSince = LenientString(String(clock.seconds))
             notice = .sessionsRevoked

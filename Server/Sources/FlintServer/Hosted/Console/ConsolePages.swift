@@ -199,6 +199,17 @@ extension ConsoleRoutes {
                         """),
                 ])
             })
+        let applications = ConsoleHTML.table(id: "applications", header: ["Application", "Client ID", "Scopes", "Granted", ""], rows:
+            try await oauthConsents.grants(realm: context.project.id, localID: stored.localID).map { grant in
+                (attributes: " data-client=\"\(HTML.escape(grant.clientId))\"", cells: [
+                    HTML.escape(grant.clientName ?? "(deleted client)"), "<code>\(HTML.escape(grant.clientId))</code>",
+                    HTML.escape(grant.scopes.joined(separator: " ")), HTML.escape(grant.grantTime),
+                    ConsoleHTML.form(path + "/revoke-app", context: context, content: """
+                        <input type="hidden" name="client-id" value="\(HTML.escape(grant.clientId))">
+                        <button type="submit" class="secondary revoke-app">Revoke</button>
+                        """),
+                ])
+            })
         let actions = [
             disabled
                 ? ConsoleHTML.form(path + "/enable", context: context, content: "<button type=\"submit\" id=\"enable\">Enable account</button>")
@@ -230,6 +241,10 @@ extension ConsoleRoutes {
             \(factors)
             <h2>Passkeys</h2>
             \(passkeys)
+            <h2>Applications</h2>
+            <p class="hint">The OpenID provider's clients the user has consented to. Revoking one withdraws the consent and
+            every token the client holds for the user.</p>
+            \(applications)
             <h2>Actions</h2>
             <section>\(actions.joined(separator: "\n"))</section>
             """)

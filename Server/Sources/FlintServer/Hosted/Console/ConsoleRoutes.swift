@@ -21,6 +21,8 @@ struct ConsoleRoutes: Sendable {
     let samlProviders: SAMLProviderConfigService
     let usage: UsageCounters
     let oauthClients: OAuthClientRegistry
+    /// The users' consents the user page lists and revokes.
+    let oauthConsents: OAuthConsents
 
     var projects: ProjectDirectory { core.projects }
     var store: Store { core.store }
@@ -32,7 +34,7 @@ struct ConsoleRoutes: Sendable {
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
         case tenantCreated, tenantDeleted, tenantOpened, tenantClosed, samlProviderDeleted
-        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted
+        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted, appRevoked
 
         var text: String {
             switch self {
@@ -52,6 +54,7 @@ struct ConsoleRoutes: Sendable {
             case .samlProviderDeleted: "The SAML provider was deleted, with its SP key."
             case .oauthClientCreated: "OAuth client created."
             case .oauthClientSecretRotated: "New secret made: the old one no longer works."
+            case .appRevoked: "The application's access was revoked: its consent and its tokens for the user are gone."
             case .oauthClientDeleted: "The OAuth client was deleted: it signs no one in any more, and its secret no longer works."
             }
         }
