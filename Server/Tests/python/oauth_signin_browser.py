@@ -8,12 +8,23 @@ The plan (FLINT_PLAN, a JSON list) is a list of steps, each opening an authoriza
 - `sign_in`: with `wrong_password`, first that password (the page must show `#error` and stay); then `#email`,
   `#password`, `#sign-in-button`; with `totp_secret` (base32), the second-factor section, where the current
   RFC 6238 code (HMAC-SHA1, 30 s, 6 digits) is typed into `#code` and `#second-factor-button` pressed;
-- `reset`: the reset section ([data-show=reset]), `#reset-email`, `#reset-button`, then the notice in `#notice`.
-`sign_up` and `sign_in` end when the browser asks for the redirect URI (FLINT_REDIRECT_URI, which need not load: its
+- `reset`: the reset section ([data-show=reset]), `#reset-email`, `#reset-button`, then the notice in `#notice`;
+- `email_link`: the email-link section, `#link-email`, `#link-email`'s form sent, the notice; then the link from the
+  newest mail to `email` in the inbox (FLINT_INBOX) is opened in the same browser, which comes back to the page;
+- `phone`: the phone section, `#phone-number`, `#phone-button`; the code from the newest SMS to `phone` in the inbox
+  typed into `#sms-code`, `#phone-code-button`;
+- `sign_in` with `sms_to` (instead of `totp_secret`): the second factor's code is the newest SMS to that number;
+- `passkey`: a DevTools virtual authenticator (CTAP2, internal, resident keys, user verification) is added, a
+  passkey enrolled for the account of `id_token` (passkeyEnrollment:start, navigator.credentials.create,
+  passkeyEnrollment:finalize, run on the issuer's discovery document, a page of the origin), then on the sign-in page `#passkey-button`; the
+  authenticator is removed after the step;
+- `provider`: the button `[data-provider=<provider>]`, through the provider's page and back.
+Every step but `reset` ends when the browser asks for the redirect URI (FLINT_REDIRECT_URI, which need not load: its
 request is read from DevTools' Network events). Text is typed with Input.insertText into the focused field, and
 buttons are clicked.
 
-Environment: FLINT_CHROMIUM, FLINT_TIMEOUT, FLINT_PLAN, FLINT_REDIRECT_URI. Prints one JSON object: each step's
+Environment: FLINT_CHROMIUM, FLINT_TIMEOUT, FLINT_PLAN, FLINT_REDIRECT_URI; FLINT_INBOX (`<url>/messages?to=…` answers the
+texts sent to an address or number, oldest first) and FLINT_API_KEY for the steps that need them. Prints one JSON object: each step's
 outcome (`steps`, in order), every document request the browser made (`navigations`) and the browser's log; `error`
 (and `last_url`) if a step failed.
 """
@@ -21,12 +32,15 @@ outcome (`steps`, in order), every document request the browser made (`navigatio
 import base64
 import hashlib
 import hmac
+import html
 import json
 import os
+import re
 import struct
 import sys
 import time
 import urllib.parse
+import urllib.request
 
 import devtools
 
@@ -56,6 +70,55 @@ def totp(secret_base32, at=None):
     offset = mac[-1] & 0x0F
     value = struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF
     return "%06d" % (value % 1_000_000)
+
+
+# A passkey enrolled from a page of the origin, as a site's settings page would: Chromium makes everything Flint checks.
+ENROLL = r"""
+(async (apiKey, idToken) => {
+  const call = async (path, body) => {
+    const reply = await fetch(`${path}?key=${encodeURIComponent(apiKey)}`, {
+      method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
+    return {status: reply.status, body: await reply.json()};
+  };
+  const bytes = (text) => {
+    const plain = text.replace(/-/g, '+').replace(/_/g, '/');
+    return Uint8Array.from(atob(plain + '==='.slice((plain.length + 3) % 4)), (c) => c.charCodeAt(0));
+  };
+  const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
+    .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const start = await call('/v2/accounts/passkeyEnrollment:start', {idToken});
+  const creation = start.body.credentialCreationOptions;
+  const created = await navigator.credentials.create({publicKey: {
+    ...creation, challenge: bytes(creation.challenge), user: {...creation.user, id: bytes(creation.user.id)},
+    excludeCredentials: (creation.excludeCredentials || []).map((c) => ({...c, id: bytes(c.id)}))}});
+  const finalized = await call('/v2/accounts/passkeyEnrollment:finalize', {
+    idToken, name: 'Chromium passkey',
+    authenticatorRegistrationResponse: {id: created.id, rawId: text(created.rawId), type: created.type, response: {
+      clientDataJSON: text(created.response.clientDataJSON),
+      attestationObject: text(created.response.attestationObject)}}});
+  return finalized.status;
+})
+"""
+
+
+def inbox(to):
+    """The texts the inbox has received at `to`, oldest first."""
+    url = os.environ["FLINT_INBOX"] + "/messages?" + urllib.parse.urlencode({"to": to})
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return json.loads(reply.read())
+
+
+def newest(to, after, pattern, what):
+    """The first match of `pattern` in the newest text to `to` beyond the `after` texts there were before."""
+    def find():
+        texts = inbox(to)
+        if len(texts) <= after:
+            return None
+        match = re.search(pattern, html.unescape(texts[-1]))
+        if not match:
+            raise RuntimeError(f"no {what} in {texts[-1]!r}")
+        return match.group(1) if match.groups() else match.group(0)
+    return devtools.poll(find, what, interval=0.1)
 
 
 def main():
@@ -113,6 +176,23 @@ def main():
         url = poll(find, "the redirect URI")
         return {"url": url, "query": dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))}
 
+    def enroll_passkey(step, outcome):
+        """A virtual authenticator, and a passkey in it enrolled from a page of the step's origin; its id."""
+        tools.call("WebAuthn.enable")
+        authenticator = tools.call("WebAuthn.addVirtualAuthenticator", options={
+            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
+            "hasUserVerification": True, "isUserVerified": True, "automaticPresenceSimulation": True,
+        })["authenticatorId"]
+        base = urllib.parse.urlsplit(step["url"])
+        origin = f"{base.scheme}://{base.netloc}"
+        # The issuer's discovery document: a page of the origin without a policy restricting what its scripts fetch.
+        discovery = origin + "/" + base.path.strip("/").split("/")[0] + "/.well-known/openid-configuration"
+        tools.navigate(discovery)
+        poll(lambda: tools.try_evaluate("location.href") == discovery, "a page of " + origin)
+        outcome["enrolled"] = tools.evaluate(
+            f"{ENROLL}({json.dumps(os.environ['FLINT_API_KEY'])}, {json.dumps(step['id_token'])})")
+        return authenticator
+
     try:
         with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
             # Every document request, redirects' hops included (Network events arrive while a command is awaited).
@@ -133,9 +213,11 @@ def main():
             for step in plan:
                 outcome = {"name": step["name"], "kind": step["kind"]}
                 result["steps"].append(outcome)
+                kind = step["kind"]
+                authenticator = enroll_passkey(step, outcome) if kind == "passkey" else None
+                mark = len(result["navigations"])
                 tools.navigate(step["url"])
                 outcome["page"] = sign_in_page()
-                kind = step["kind"]
                 if kind == "sign_up":
                     open_section("sign-up")
                     type_into("new-email", step["email"])
@@ -158,6 +240,8 @@ def main():
                     type_into("password", step["password"])
                     mark = len(result["navigations"])
                     click("sign-in-button")
+                    if "sms_to" in step:
+                        before = len(inbox(step["sms_to"]))
                     if "totp_secret" in step:
                         second = poll(lambda: (lambda s: s if s and s["open"] == ["second-factor"] else None)(state()),
                                       "the second-factor section")
@@ -168,6 +252,13 @@ def main():
                             time.sleep(30 - time.time() % 30 + 0.2)
                         type_into("code", totp(step["totp_secret"]))
                         click("second-factor-button")
+                    elif "sms_to" in step:
+                        second = poll(lambda: (lambda s: s if s and s["open"] == ["second-factor"] else None)(state()),
+                                      "the second-factor section")
+                        outcome["second_factor"] = {"focused": second["focused"], "labels": second["inputs"],
+                                                    "navigations": result["navigations"][mark:]}
+                        type_into("code", newest(step["sms_to"], before, r"\b(\d{6})\b", "SMS code"))
+                        click("second-factor-button")
                     outcome["callback"] = callback(mark)
                 elif kind == "reset":
                     open_section("reset")
@@ -175,6 +266,36 @@ def main():
                     click("reset-button")
                     shown = poll(lambda: (lambda s: s if s and s["notice"] else None)(state()), "the notice")
                     outcome["reset"] = {"notice": shown["notice"], "error": shown["error"], "open": shown["open"]}
+                elif kind == "email_link":
+                    before = len(inbox(step["email"]))
+                    open_section("email-link")
+                    type_into("link-email", step["email"])
+                    click("email-link-button")
+                    shown = poll(lambda: (lambda s: s if s and s["notice"] else None)(state()), "the link's notice")
+                    outcome["sent"] = {"notice": shown["notice"], "error": shown["error"]}
+                    link = newest(step["email"], before, r"https?://[^\s\"'<>]+/__/auth/(?:links|action)\?[^\s\"'<>]+", "sign-in link")
+                    outcome["link"] = link
+                    mark = len(result["navigations"])
+                    tools.navigate(link)
+                    outcome["callback"] = callback(mark)
+                elif kind == "phone":
+                    before = len(inbox(step["phone"]))
+                    open_section("phone")
+                    type_into("phone-number", step["phone"])
+                    click("phone-button")
+                    poll(lambda: (lambda s: s if s and s["open"] == ["phone-code"] else None)(state()), "the code section")
+                    type_into("sms-code", newest(step["phone"], before, r"\b(\d{6})\b", "SMS code"))
+                    mark = len(result["navigations"])
+                    click("phone-code-button")
+                    outcome["callback"] = callback(mark)
+                elif kind == "passkey":
+                    click("passkey-button")
+                    outcome["callback"] = callback(mark)
+                    tools.call("WebAuthn.removeVirtualAuthenticator", authenticatorId=authenticator)
+                elif kind == "provider":
+                    mark = len(result["navigations"])
+                    tools.evaluate("document.querySelector('[data-provider=\"%s\"]').click()" % step["provider"])
+                    outcome["callback"] = callback(mark)
                 else:
                     raise RuntimeError(f"unknown step kind {kind!r}")
             result["log"] = tools.log

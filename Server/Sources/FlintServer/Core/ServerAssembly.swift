@@ -85,7 +85,8 @@ struct ServerAssembly: Sendable {
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
         oauthClients = OAuthClientRegistry(core: core)
         oauthConsents = OAuthConsents(store: core.store.oauth, clients: oauthClients, clock: core.clock)
-        provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http)
+        provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http,
+                                 proofOfWork: proofOfWork)
     }
 
     /// Every feature's endpoints, the OpenAPI document's own included: the route table.

@@ -181,11 +181,17 @@ public struct FederatedService: Sendable {
     }
 
     /// The provider's authorization URL of a new redirect flow, once the provider is configured and enabled.
+    /// Whether the redirect flow (`startRedirectFlow`, the hosted handler) signs users in with `providerID`: the
+    /// providers with a code flow, and SAML.
+    static func hasRedirectFlow(_ providerID: String) -> Bool {
+        providerID.hasPrefix(ProviderID.samlPrefix) || CodeFlowProviders.hasCodeFlow(providerID)
+    }
+
     func startRedirectFlow(providerID: String, redirectURI: String, sessionHash: String, scopes: [String],
                            customParameters: [String: String], handlerReturn: AuthorizationCodeFlow.HandlerReturn? = nil,
                            caller: Caller) async throws -> String {
         let isSAML = providerID.hasPrefix(ProviderID.samlPrefix)
-        guard isSAML || providers.provider(for: providerID) != nil else { throw AuthorizationCodeFlow.unsupportedProvider }
+        guard Self.hasRedirectFlow(providerID) else { throw AuthorizationCodeFlow.unsupportedProvider }
         guard let configuration = caller.project.settings.identityProviders[providerID], configuration.enabled else {
             throw FlintError(.operationNotAllowed, "The identity provider configuration is not found or disabled.")
         }

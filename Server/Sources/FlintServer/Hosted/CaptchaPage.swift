@@ -97,10 +97,39 @@ enum CaptchaPage {
         @media (prefers-color-scheme:dark){body{color:#e3e3e3;background:#1f1f1f}a{color:#a8c7fa}}
         """
 
-    /// Finds the nonce in batches of concurrent digests (one digest per promise is slow), shows the
-    /// chance of being done so far, then trades the nonce for a token and returns to the app. Every
-    /// outcome ends at the callback URL, which is also put in the #return link first.
-    static let script = """
+    /// `solveProofOfWork(challenge, bits, onProgress)`: finds a nonce giving SHA-256(`challenge:nonce`) `bits` leading
+    /// zero bits, in batches of concurrent digests (one digest per promise is slow), telling `onProgress` the chance
+    /// of being done so far. Shared by every page that asks for Flint's captcha.
+    static let solver = """
+        const solveProofOfWork = async (challenge, bits, onProgress) => {
+          const zeroBits = (bytes) => {
+            let count = 0;
+            for (const byte of bytes) {
+              if (byte !== 0) return count + Math.clz32(byte) - 24;
+              count += 8;
+            }
+            return count;
+          };
+          const encoder = new TextEncoder();
+          const prefix = challenge + ':';
+          const expected = 2 ** bits;
+          const batch = 256;
+          for (let start = 0; ; start += batch) {
+            const candidates = [];
+            for (let i = 0; i < batch; i++) candidates.push((start + i).toString(36));
+            const digests = await Promise.all(
+              candidates.map((candidate) => crypto.subtle.digest('SHA-256', encoder.encode(prefix + candidate))));
+            const index = digests.findIndex((digest) => zeroBits(new Uint8Array(digest)) >= bits);
+            if (index >= 0) { onProgress(1); return candidates[index]; }
+            onProgress(1 - Math.exp(-(start + batch) / expected));
+          }
+        };
+
+        """
+
+    /// Finds the nonce (`solver`), shows the chance of being done so far, then trades the nonce for a token and
+    /// returns to the app. Every outcome ends at the callback URL, which is also put in the #return link first.
+    static let script = solver + """
         (async () => {
           const config = JSON.parse(document.getElementById('flint-config').textContent);
           const status = document.getElementById('status');
@@ -119,29 +148,9 @@ enum CaptchaPage {
           };
           const failure = (code, message) =>
             callback({ firebaseError: JSON.stringify({ code: code, message: message }) });
-          const zeroBits = (bytes) => {
-            let count = 0;
-            for (const byte of bytes) {
-              if (byte !== 0) return count + Math.clz32(byte) - 24;
-              count += 8;
-            }
-            return count;
-          };
           let nonce = null;
           try {
-            const encoder = new TextEncoder();
-            const prefix = config.challenge + ':';
-            const expected = 2 ** config.bits;
-            const batch = 256;
-            for (let start = 0; nonce === null; start += batch) {
-              const candidates = [];
-              for (let i = 0; i < batch; i++) candidates.push((start + i).toString(36));
-              const digests = await Promise.all(
-                candidates.map((candidate) => crypto.subtle.digest('SHA-256', encoder.encode(prefix + candidate))));
-              const index = digests.findIndex((digest) => zeroBits(new Uint8Array(digest)) >= config.bits);
-              if (index >= 0) nonce = candidates[index];
-              progress.value = nonce === null ? 1 - Math.exp(-(start + batch) / expected) : 1;
-            }
+            nonce = await solveProofOfWork(config.challenge, config.bits, (chance) => { progress.value = chance; });
           } catch (error) {
             finish(failure('auth/internal-error', 'This browser cannot compute the check: ' + error), config.failed);
             return;

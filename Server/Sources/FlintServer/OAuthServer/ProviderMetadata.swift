@@ -19,6 +19,8 @@ enum ProviderEndpoints {
     static let signInPage = "/__/oauth/signin"
     static let sessionEndpoint = "/__/oauth/session"
     static let consentPage = "/__/oauth/consent"
+    /// A proof-of-work challenge for the sign-in page, before it asks for an SMS.
+    static let challengeEndpoint = "/__/oauth/challenge"
 }
 
 /// The provider's metadata: OpenID Connect Discovery's document and RFC 8414's, which are the same JSON.

@@ -18,10 +18,23 @@ extension ProviderRoutes {
         var location: String
     }
 
+    /// What the sign-in page posts for a proof-of-work challenge.
+    struct ChallengeRequest: Codable, Sendable {
+        var authorizationId: String?
+        var formToken: String?
+    }
+
+    struct ChallengeResponse: Codable, Sendable {
+        var challenge: String
+        var bits: Int
+    }
+
     var pageEndpoints: [Endpoint] {
         let routes = self
         return [
-            Endpoint(method: .get, paths: [ProviderEndpoints.signInPage], contract: .page(query: ["authorization_id"])) {
+            // The email link comes back with the action page's parameters, a provider with the link in the fragment.
+            Endpoint(method: .get, paths: [ProviderEndpoints.signInPage],
+                     contract: .page(query: ["authorization_id"] + ActionRoutes.carriedParameters)) {
                 request, _ in try await routes.signInPage(request)
             },
             Endpoint(method: .post, paths: [ProviderEndpoints.sessionEndpoint],
@@ -29,6 +42,12 @@ extension ProviderRoutes {
                                                 response: .json(SessionResponse.self))) { request, _ in
                 let body = try await JSONBody.decode(SessionRequest.self, from: request)
                 return try await routes.beginSession(request, body)
+            },
+            Endpoint(method: .post, paths: [ProviderEndpoints.challengeEndpoint],
+                     contract: EndpointContract(credentials: .none, request: [.json(ChallengeRequest.self)],
+                                                response: .json(ChallengeResponse.self))) { request, _ in
+                let body = try await JSONBody.decode(ChallengeRequest.self, from: request)
+                return try JSONBody.response(try await routes.challenge(request, body))
             },
             Endpoint(method: .get, paths: [ProviderEndpoints.consentPage], contract: .page(query: ["authorization_id"])) {
                 request, _ in try await routes.consentPage(request)
@@ -60,13 +79,41 @@ extension ProviderRoutes {
         guard let authorizationID, let (pending, realm, client, browser) = try await flow(request, authorizationID: authorizationID)
         else { return Self.expired }
         let (language, text) = ProviderPageText.forLocales(pending.uiLocales)
-        let passwordEnabled = realm.settings.signIn.emailPasswordEnabled
         return try ProviderPages.signIn(
             ProviderPages.SignInConfiguration(
                 apiKey: try await apiKey(realm.realm.projectID), tenantId: realm.realm.tenantID, authorizationId: authorizationID,
                 formToken: authorization.formToken(authorizationID: authorizationID, browser: browser),
-                loginHint: pending.loginHint, passwordEnabled: passwordEnabled, signUpEnabled: passwordEnabled, text: text),
+                loginHint: pending.loginHint, methods: Self.methods(of: realm.settings), text: text),
             clientName: client.settings.displayName, brand: ProviderPages.Brand(realm), language: language)
+    }
+
+    /// The methods the realm has enabled that a browser page can offer. Phone sign-in needs Flint's own captcha (or
+    /// none): a siteverify service's widget is the app's to show, so with one the page offers no phone.
+    static func methods(of settings: ProjectSettings) -> ProviderPages.Methods {
+        let signIn = settings.signIn
+        let captcha = settings.phone.appVerificationRequired
+        let phone = signIn.phoneEnabled && (!captcha || settings.phone.captcha == .proofOfWork)
+        let providers = settings.identityProviders
+            .filter { $0.value.enabled && FederatedService.hasRedirectFlow($0.key) }
+            .map { ProviderPages.FederatedButton(providerId: $0.key, name: $0.value.displayName ?? Self.providerNames[$0.key] ?? $0.key) }
+            .sorted { $0.name < $1.name }
+        return ProviderPages.Methods(
+            password: signIn.emailPasswordEnabled, signUp: signIn.emailPasswordEnabled, emailLink: signIn.emailLinkEnabled,
+            phone: phone, passkey: settings.passkeys != nil, captcha: captcha && settings.phone.captcha == .proofOfWork,
+            providers: providers)
+    }
+
+    private static let providerNames = [ProviderID.google: "Google", ProviderID.gitHub: "GitHub", ProviderID.microsoft: "Microsoft"]
+
+    /// A proof-of-work challenge for the sign-in page's SMS (phone sign-in or a second factor), only for the browser
+    /// the authorization began in. The SMS itself is budgeted as every SMS is.
+    private func challenge(_ request: Request, _ body: ChallengeRequest) async throws -> ChallengeResponse {
+        guard let (pending, realm, _, browser) = try await flow(request, authorizationID: body.authorizationId),
+              let authorizationID = body.authorizationId,
+              authorization.isFromItsBrowser(pending, authorizationID: authorizationID, browser: browser, formToken: body.formToken)
+        else { throw FlintError(.invalidAuthorizationID, "The sign-in has expired or began in another browser.") }
+        let bits = realm.settings.phone.proofOfWorkBits
+        return ChallengeResponse(challenge: try proofOfWork.challenge(projectID: realm.realm.projectID, bits: bits), bits: bits)
     }
 
     /// The sign-in page's user signed in: their ID token (of the realm, fresh: signed in within five minutes) begins a

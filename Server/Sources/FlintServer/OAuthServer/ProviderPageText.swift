@@ -17,6 +17,20 @@ struct ProviderPageText: Encodable, Sendable {
     var authenticatorCode: String
     var verify: String
     var noMethods: String
+    var emailLinkHeading: String
+    var sendSignInLink: String
+    var linkSent: String
+    var confirmEmailHeading: String
+    var continueButton: String
+    var phoneHeading: String
+    var phoneNumber: String
+    var sendCode: String
+    var smsCode: String
+    var checking: String
+    var usePasskey: String
+    var otherMethods: String
+    var continueWithFormat: String
+    var codeSentFormat: String
     var allow: String
     var deny: String
     var continueToFormat: String
@@ -33,6 +47,7 @@ struct ProviderPageText: Encodable, Sendable {
     func wantsTo(_ client: String) -> String { wantsToFormat.replacingOccurrences(of: "%@", with: client) }
     func signedInAs(_ account: String) -> String { signedInAsFormat.replacingOccurrences(of: "%@", with: account) }
     func by(_ owner: String) -> String { byFormat.replacingOccurrences(of: "%@", with: owner) }
+    func continueWith(_ provider: String) -> String { continueWithFormat.replacingOccurrences(of: "%@", with: provider) }
     func describe(scope: String) -> String { scopeDescriptions[scope] ?? scope }
 
     /// The first of `locales` Flint has words for (by language: `fr-CA` is French), else English.
@@ -50,7 +65,13 @@ struct ProviderPageText: Encodable, Sendable {
         createAccount: "Create an account", forgotPassword: "Forgot your password?", sendResetLink: "Send a reset link",
         resetSent: "If an account uses this email, a link to reset its password is on its way.", back: "Back",
         secondFactorHeading: "Two-step verification", authenticatorCode: "Code from your authenticator app", verify: "Verify",
-        noMethods: "No sign-in method is enabled for this service.", allow: "Allow", deny: "Deny",
+        noMethods: "No sign-in method is enabled for this service.",
+        emailLinkHeading: "Sign in with a link", sendSignInLink: "Email me a sign-in link",
+        linkSent: "Check your email: the link we sent signs you in. Open it in this browser.",
+        confirmEmailHeading: "Confirm your email", continueButton: "Continue", phoneHeading: "Sign in with your phone",
+        phoneNumber: "Phone number", sendCode: "Text me a code", smsCode: "Code from the text message",
+        checking: "Checking this browser…", usePasskey: "Sign in with a passkey", otherMethods: "Other ways to sign in",
+        continueWithFormat: "Continue with %@", codeSentFormat: "We sent a code to %@.", allow: "Allow", deny: "Deny",
         continueToFormat: "Sign in to continue to %@", consentFormat: "%@ wants to access your account",
         wantsToFormat: "%@ is asking to:", signedInAsFormat: "Signed in as %@", byFormat: "by %@",
         scopeDescriptions: [
@@ -63,6 +84,10 @@ struct ProviderPageText: Encodable, Sendable {
             "INVALID_CODE": "The code is not right.", "USER_DISABLED": "This account is disabled.",
             "TOO_MANY_ATTEMPTS_TRY_LATER": "Too many attempts. Try again later.",
             "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": "Please sign in again.",
+            "INVALID_PHONE_NUMBER": "Enter the number with its country code, like +14155550100.",
+            "SESSION_EXPIRED": "The code has expired. Ask for a new one.", "INVALID_OOB_CODE": "This link is not valid any more.",
+            "EXPIRED_OOB_CODE": "This link has expired. Ask for a new one.", "QUOTA_EXCEEDED": "Too many codes. Try again later.",
+            "passkey": "No passkey was used.",
             "default": "Something went wrong. Please try again.",
         ])
 
@@ -72,7 +97,14 @@ struct ProviderPageText: Encodable, Sendable {
         sendResetLink: "Envoyer un lien de réinitialisation",
         resetSent: "Si un compte utilise cette adresse, un lien pour réinitialiser son mot de passe est en route.", back: "Retour",
         secondFactorHeading: "Validation en deux étapes", authenticatorCode: "Code de votre application d’authentification",
-        verify: "Valider", noMethods: "Aucun moyen de connexion n’est activé pour ce service.", allow: "Autoriser", deny: "Refuser",
+        verify: "Valider", noMethods: "Aucun moyen de connexion n’est activé pour ce service.",
+        emailLinkHeading: "Se connecter par un lien", sendSignInLink: "M’envoyer un lien de connexion",
+        linkSent: "Consultez vos e-mails : le lien envoyé vous connecte. Ouvrez-le dans ce navigateur.",
+        confirmEmailHeading: "Confirmez votre adresse", continueButton: "Continuer", phoneHeading: "Se connecter par téléphone",
+        phoneNumber: "Numéro de téléphone", sendCode: "M’envoyer un code par SMS", smsCode: "Code reçu par SMS",
+        checking: "Vérification du navigateur…", usePasskey: "Se connecter avec une clé d’accès",
+        otherMethods: "Autres moyens de connexion", continueWithFormat: "Continuer avec %@", codeSentFormat: "Code envoyé au %@.",
+        allow: "Autoriser", deny: "Refuser",
         continueToFormat: "Connectez-vous pour continuer vers %@", consentFormat: "%@ souhaite accéder à votre compte",
         wantsToFormat: "%@ demande à :", signedInAsFormat: "Connecté en tant que %@", byFormat: "par %@",
         scopeDescriptions: [
@@ -85,6 +117,10 @@ struct ProviderPageText: Encodable, Sendable {
             "INVALID_EMAIL": "Saisissez une adresse e-mail valide.", "INVALID_CODE": "Le code est incorrect.",
             "USER_DISABLED": "Ce compte est désactivé.", "TOO_MANY_ATTEMPTS_TRY_LATER": "Trop de tentatives. Réessayez plus tard.",
             "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": "Veuillez vous reconnecter.",
+            "INVALID_PHONE_NUMBER": "Saisissez le numéro avec son indicatif, comme +33612345678.",
+            "SESSION_EXPIRED": "Le code a expiré. Demandez-en un nouveau.", "INVALID_OOB_CODE": "Ce lien n’est plus valide.",
+            "EXPIRED_OOB_CODE": "Ce lien a expiré. Demandez-en un nouveau.", "QUOTA_EXCEEDED": "Trop de codes. Réessayez plus tard.",
+            "passkey": "Aucune clé d’accès n’a été utilisée.",
             "default": "Une erreur est survenue. Veuillez réessayer.",
         ])
 }

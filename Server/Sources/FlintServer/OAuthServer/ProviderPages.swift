@@ -46,7 +46,8 @@ enum ProviderPages {
         label{display:block;margin:.75rem 0 .25rem}input{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem}
         button{margin-top:1rem;padding:.6rem 1rem;font-size:1rem;border:0;border-radius:.4rem;background:\(brand.accentColor);color:#fff}
         button.link,button[value=deny]{background:none;color:\(brand.accentColor);padding:.25rem}
-        #error:empty,#notice:empty{display:none}#error{color:#b42318}#notice{color:#05603a}
+        .methods{display:flex;flex-direction:column;gap:.5rem}.methods button{margin-top:0}
+        #error:empty,#notice:empty,#factor-hint:empty{display:none}#error{color:#b42318}#notice{color:#05603a}
         :focus-visible{outline:3px solid \(brand.accentColor);outline-offset:2px}
         """
     }
@@ -104,58 +105,41 @@ enum ProviderPages {
         var authorizationId: String
         var formToken: String
         var sessionEndpoint = ProviderEndpoints.sessionEndpoint
+        /// Where the script gets a proof-of-work challenge before it asks for an SMS (`methods.captcha`).
+        var challengeEndpoint = ProviderEndpoints.challengeEndpoint
+        /// Where it trades the work for a `recaptchaToken`.
+        var captchaVerifyEndpoint = HostedRoutes.verifyPath
+        /// The hosted handler, which takes the browser to a federated or SAML provider and back to this page.
+        var handlerEndpoint = HostedRoutes.handlerPath
         var loginHint: String?
-        var passwordEnabled: Bool
-        var signUpEnabled: Bool
+        var methods: Methods
         var text: ProviderPageText
+    }
+
+    /// The sign-in methods the realm has enabled, as the page offers them.
+    struct Methods: Encodable {
+        var password: Bool
+        var signUp: Bool
+        var emailLink: Bool
+        var phone: Bool
+        var passkey: Bool
+        /// Whether an SMS needs Flint's proof of work first (phone sign-in and SMS second factors).
+        var captcha: Bool
+        var providers: [FederatedButton]
+
+        var any: Bool { password || emailLink || phone || passkey || !providers.isEmpty }
+    }
+
+    /// A button sending the browser to a federated or SAML provider.
+    struct FederatedButton: Encodable {
+        var providerId: String
+        var name: String
     }
 
     static func signIn(_ configuration: SignInConfiguration, clientName: String, brand: Brand, language: String) throws -> Response {
         let text = configuration.text
+        let methods = configuration.methods
         let style = style(brand)
-        let hint = HTML.escape(configuration.loginHint ?? "")
-        let passwordForms = !configuration.passwordEnabled ? "<p>\(HTML.escape(text.noMethods))</p>" : """
-            <section id="sign-in">
-            <h2 id="sign-in-heading">\(HTML.escape(text.signInHeading))</h2>
-            <form id="sign-in-form" aria-labelledby="sign-in-heading">
-            <label for="email">\(HTML.escape(text.email))</label>
-            <input id="email" name="email" type="email" autocomplete="username" value="\(hint)" required>
-            <label for="password">\(HTML.escape(text.password))</label>
-            <input id="password" name="password" type="password" autocomplete="current-password" required>
-            <button type="submit" id="sign-in-button">\(HTML.escape(text.signIn))</button>
-            </form>
-            <p>\(configuration.signUpEnabled ? "<button type=\"button\" class=\"link\" data-show=\"sign-up\">\(HTML.escape(text.createAccount))</button>" : "")
-            <button type="button" class="link" data-show="reset">\(HTML.escape(text.forgotPassword))</button></p>
-            </section>
-            <section id="sign-up" hidden>
-            <h2 id="sign-up-heading">\(HTML.escape(text.createAccount))</h2>
-            <form id="sign-up-form" aria-labelledby="sign-up-heading">
-            <label for="new-email">\(HTML.escape(text.email))</label>
-            <input id="new-email" name="email" type="email" autocomplete="username" value="\(hint)" required>
-            <label for="new-password">\(HTML.escape(text.newPassword))</label>
-            <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="6" required>
-            <button type="submit" id="sign-up-button">\(HTML.escape(text.createAccount))</button>
-            </form>
-            <p><button type="button" class="link" data-show="sign-in">\(HTML.escape(text.back))</button></p>
-            </section>
-            <section id="reset" hidden>
-            <h2 id="reset-heading">\(HTML.escape(text.forgotPassword))</h2>
-            <form id="reset-form" aria-labelledby="reset-heading">
-            <label for="reset-email">\(HTML.escape(text.email))</label>
-            <input id="reset-email" name="email" type="email" autocomplete="username" value="\(hint)" required>
-            <button type="submit" id="reset-button">\(HTML.escape(text.sendResetLink))</button>
-            </form>
-            <p><button type="button" class="link" data-show="sign-in">\(HTML.escape(text.back))</button></p>
-            </section>
-            <section id="second-factor" hidden>
-            <h2 id="second-factor-heading">\(HTML.escape(text.secondFactorHeading))</h2>
-            <form id="second-factor-form" aria-labelledby="second-factor-heading">
-            <label for="code">\(HTML.escape(text.authenticatorCode))</label>
-            <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required>
-            <button type="submit" id="second-factor-button">\(HTML.escape(text.verify))</button>
-            </form>
-            </section>
-            """
         let page = try HostedPage.scripted(
             language: language, title: text.signInHeading, style: style, script: ProviderPageScript.signIn,
             configuration: configuration, body: """
@@ -163,7 +147,8 @@ enum ProviderPages {
                 <h1>\(HTML.escape(text.continueTo(clientName)))</h1>
                 <p id="error" role="alert" aria-live="assertive"></p>
                 <p id="notice" role="status" aria-live="polite"></p>
-                \(passwordForms)
+                \(methods.any ? SignInSections.all(methods, hint: configuration.loginHint ?? "", text: text)
+                               : "<p>\(HTML.escape(text.noMethods))</p>")
                 """)
         return html(page, script: ProviderPageScript.signIn, style: style)
     }

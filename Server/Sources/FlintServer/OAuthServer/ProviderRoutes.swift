@@ -20,6 +20,8 @@ struct ProviderRoutes: Sendable {
     let clock: any FlintClock
     let random: any RandomSource
     let address: PublicAddress
+    /// Flint's captcha, which the sign-in page solves before it asks for an SMS.
+    let proofOfWork: ProofOfWork
     let apiKey: @Sendable (String) async throws -> String
 
     // MARK: The route table
@@ -278,7 +280,8 @@ extension ProviderRoutes {
     /// The provider, built from the core with the clients, the signing keys, Firebase's ID-token verification (the
     /// sign-in pages end with an ID token of the realm's user) and the outside HTTP client that fetches `private_key_jwt`
     /// clients' keys.
-    init(core: ServerCore, clients: OAuthClientRegistry, keyring: SigningKeyring, idTokens: TokenService, http: OutsideHTTP) {
+    init(core: ServerCore, clients: OAuthClientRegistry, keyring: SigningKeyring, idTokens: TokenService, http: OutsideHTTP,
+         proofOfWork: ProofOfWork) {
         let address = core.address
         let tokens = OAuthTokens(keyring: keyring, clock: core.clock, random: core.random, address: address)
         let sessions = ProviderSessions(store: core.store.oauth, accounts: core.store.accounts, clock: core.clock, random: core.random,
@@ -292,7 +295,7 @@ extension ProviderRoutes {
                                    projects: core.projects, budgets: core.budgets, clock: core.clock, random: core.random,
                                    assertions: ClientAssertions(http: http, counters: core.store.counters, clock: core.clock)),
             sessions: sessions, tokens: tokens, idTokens: idTokens, projects: core.projects, budgets: core.budgets,
-            keyring: keyring, clock: core.clock, random: core.random, address: address,
+            keyring: keyring, clock: core.clock, random: core.random, address: address, proofOfWork: proofOfWork,
             apiKey: { projectID in try await core.apiKey(forProject: projectID) })
     }
 }

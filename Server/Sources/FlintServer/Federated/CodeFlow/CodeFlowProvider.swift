@@ -61,6 +61,11 @@ struct CodeFlowProviders: Sendable {
     let microsoft: MicrosoftSignIn
     let oidc: OIDCSignIn
 
+    /// Whether `providerID` has a code flow (`provider(for:)` is not nil; keep the two together).
+    static func hasCodeFlow(_ providerID: String) -> Bool {
+        [ProviderID.google, ProviderID.gitHub, ProviderID.microsoft].contains(providerID) || providerID.hasPrefix(ProviderID.oidcPrefix)
+    }
+
     func provider(for providerID: String) -> (any CodeFlowProvider)? {
         switch providerID {
         case ProviderID.google: google

@@ -1,0 +1,156 @@
+@testable import FlintServer
+import FlintTestSupport
+import FlintWire
+import Foundation
+import Testing
+
+/// The other methods of Flint's hosted sign-in page, in headless Chromium (Tests/python/oauth_signin_browser.py), each
+/// through an authorization request of a first-party client, on SQLite and on PostgreSQL, at `http://localhost` (a
+/// secure context, and a passkey RP ID): an email link (the mail's link opened in the same browser comes back to the
+/// page, which finishes it), a phone number (Flint's proof of work solved in the page, the SMS through a Twilio fake),
+/// a password with an SMS second factor, a passkey in a DevTools virtual authenticator, and Google through the hosted
+/// handler and a fake Google. Each ends with a code at the client, exchanged for an ID token of the right account and
+/// methods. The mailbox and the phone are read by the driver through a `FakeInbox`.
+@Suite struct OAuthSignInMethodsBrowserTests {
+    static let redirectURI = "http://127.0.0.1:9/cb"
+
+    @Test(arguments: TestDatabase.allCases)
+    func everyOtherMethodOfTheSignInPageWorksInChromium(database: TestDatabase) async throws {
+        let chromium = try #require(
+            Chromium.executable(),
+            "chromium is not installed: scripts/test.sh installs Debian's chromium package (apt-get install -y chromium)")
+        let smtp = try await SMTPTestServer.start(mode: .plain)
+        let twilio = try await FakeTwilio.start()
+        let inbox = try await FakeInbox.start { to in
+            smtp.received.all.filter { $0.to.contains(to) }.map { $0.text + "\n" + ($0.html ?? "") }
+                + twilio.messages.all.filter { $0.to == to }.map(\.body)
+        }
+        do {
+            try await Self.scenario(database: database, chromium: chromium, smtp: smtp, twilio: twilio, inbox: inbox)
+        } catch {
+            await inbox.stop()
+            await twilio.stop()
+            await smtp.stop()
+            throw error
+        }
+        await inbox.stop()
+        await twilio.stop()
+        await smtp.stop()
+    }
+
+    private static func scenario(database: TestDatabase, chromium: String, smtp: SMTPTestServer, twilio: FakeTwilio,
+                                 inbox: FakeInbox) async throws {
+        try await FederatedProviders.withServer(database: database, configure: { configuration in
+            configuration.delivery.email = .smtp(smtp.configuration(from: "noreply@flint.test"))
+            configuration.delivery.sms = twilio.provider()
+        }) { server, providers in
+            let client = TestClient(server)
+            let key = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            let bearer = try key.signedJWT(audience: "https://identitytoolkit.googleapis.com/", now: server.clock.seconds)
+            let fixture = ProviderFixture(server: server, client: client, admin: ["Authorization": "Bearer \(bearer)"])
+            let origin = "http://localhost:\(server.port)"
+            _ = try await server.server.configurePasskeys(server.projectID, PasskeyConfig(rpId: "localhost", expectedOrigins: [origin]))
+            _ = try await server.server.projects.updateSettings(server.projectID) { settings in
+                settings.multiFactor.enabled = true
+                settings.multiFactor.phone = true
+                // Real work, kept small: the page solves it in Chromium.
+                settings.phone.proofOfWorkBits = 6
+            }
+            let (clientID, secret) = try await fixture.register([
+                "displayName": "Dashboard", "redirectUris": [.string(redirectURI)], "firstParty": true,
+            ])
+            var states = 0
+            /// A new authorization request at `localhost`, its own state and nonce.
+            func authorize(scope: String = "openid email") -> (url: String, state: String, nonce: String) {
+                states += 1
+                let (state, nonce) = ("state-\(states)", "nonce-\(states)")
+                let url = origin + "/" + server.projectID + "/authorize?" + FormURLEncoding.encode([
+                    ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI), ("scope", scope),
+                    ("state", state), ("nonce", nonce), ("code_challenge", ProviderFixture.challenge),
+                    ("code_challenge_method", "S256"), ("prompt", "login"),
+                ])
+                return (url, state, nonce)
+            }
+
+            // The accounts the steps sign in to: a password with an SMS second factor, and one for the passkey.
+            let mfaEmail = "sms.\(database)@example.com", mfaPhone = "+15555550142", password = "correct-horse-7"
+            let mfaUser = try #require(try await client.signUp(email: mfaEmail, password: password).string("localId"))
+            let enrolled = try await client.post("/v1/projects/\(server.projectID)/accounts:update", [
+                "localId": .string(mfaUser), "emailVerified": true, "mfa": ["enrollments": [["phoneInfo": .string(mfaPhone)]]],
+            ], headers: fixture.admin)
+            #expect(enrolled.status == 200, "\(enrolled.body)")
+            let passkeyEmail = "key.\(database)@example.com"
+            let passkeyUser = try await client.signUp(email: passkeyEmail, password: password)
+            let passkeyUID = try #require(passkeyUser.string("localId"))
+            providers.google.codeGrants.browserUser.withLockedValue { $0 = (subject: "g-\(database)", email: "grace.\(database)@gmail.example") }
+
+            let linkEmail = "link.\(database)@example.com", phone = "+15555550177"
+            let requests = (link: authorize(), phone: authorize(scope: "openid phone"), mfa: authorize(), passkey: authorize(),
+                            google: authorize())
+            let run = try await BrowserDriver.run("oauth_signin_browser.py", chromium: chromium, environment: [
+                "FLINT_PLAN": String(decoding: try JSONEncoder().encode(JSONValue.array([
+                    ["name": "email link", "kind": "email_link", "url": .string(requests.link.url), "email": .string(linkEmail)],
+                    ["name": "phone", "kind": "phone", "url": .string(requests.phone.url), "phone": .string(phone)],
+                    ["name": "sms factor", "kind": "sign_in", "url": .string(requests.mfa.url), "email": .string(mfaEmail),
+                     "password": .string(password), "sms_to": .string(mfaPhone)],
+                    ["name": "google", "kind": "provider", "url": .string(requests.google.url), "provider": "google.com"],
+                    ["name": "passkey", "kind": "passkey", "url": .string(requests.passkey.url),
+                     "id_token": .string(try #require(passkeyUser.string("idToken")))],
+                ])), as: UTF8.self),
+                "FLINT_REDIRECT_URI": redirectURI, "FLINT_INBOX": inbox.url, "FLINT_API_KEY": server.apiKey,
+            ], timeoutSeconds: 120)
+            let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
+            let diagnostics = """
+                \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
+                steps: \(run["steps"] ?? .null)
+                navigations: \(navigations.joined(separator: "\n  "))
+                log: \(run["log"] ?? .null)
+                """
+            #expect(run["error"] == nil, "\(diagnostics)")
+            let steps = run["steps"]?.arrayValue ?? []
+            #expect(steps.count == 5, "\(diagnostics)")
+
+            /// The step's code at the redirect URI, exchanged for an ID token; its claims.
+            func idClaims(_ index: Int, _ request: (url: String, state: String, nonce: String)) async throws -> [String: JSONValue] {
+                let query = index < steps.count ? steps[index]["callback"]?["query"] : nil
+                #expect(query?["state"]?.stringValue == request.state && query?["iss"]?.stringValue == fixture.issuer, "\(diagnostics)")
+                let code = try #require(query?["code"]?.stringValue, "\(diagnostics)")
+                let tokens = try await fixture.exchange(code, clientID: clientID, secret: secret, redirectURI: redirectURI)
+                #expect(tokens.status == 200, "\(tokens.body)")
+                let claims = ProviderFixture.claims(try #require(tokens.json["id_token"]?.stringValue, "\(tokens.body)"))
+                #expect(claims["aud"]?.stringValue == clientID && claims["nonce"]?.stringValue == request.nonce, "\(claims)")
+                return claims
+            }
+
+            // The email link: one mail, whose link brought the browser back to the page, which finished it.
+            #expect(steps.first?["sent"]?["error"] == "", "\(diagnostics)")
+            #expect(steps.first?["link"]?.stringValue?.contains("oobCode") == true, "\(diagnostics)")
+            let linked = try await idClaims(0, requests.link)
+            #expect(linked["email"]?.stringValue == linkEmail && linked["email_verified"] == .bool(true), "\(linked)")
+
+            // The phone: an SMS to the number, after the page's proof of work.
+            let phoned = try await idClaims(1, requests.phone)
+            #expect(phoned["phone_number"]?.stringValue == phone && phoned["amr"] == ["sms"], "\(phoned)")
+            #expect(twilio.messages.all.filter { $0.to == phone }.count == 1, "\(twilio.messages.all)")
+
+            // The password, then the code sent to the enrolled number.
+            #expect(steps.count > 2 && steps[2]["second_factor"]?["focused"] == "code", "\(diagnostics)")
+            #expect(steps.count > 2 && steps[2]["second_factor"]?["navigations"] == [], "\(diagnostics)")
+            let twoFactors = try await idClaims(2, requests.mfa)
+            #expect(twoFactors["sub"]?.stringValue == mfaUser, "\(twoFactors)")
+            #expect(twoFactors["acr"]?.stringValue == AuthenticationLevel.multiFactor.rawValue, "\(twoFactors)")
+            #expect(twoFactors["amr"] == ["pwd", "sms", "mfa"], "\(twoFactors)")
+            #expect(twilio.messages.all.filter { $0.to == mfaPhone }.count == 1, "\(twilio.messages.all)")
+
+            // Google, through the hosted handler and back to the page.
+            #expect(navigations.contains { $0.contains("/o/oauth2/v2/auth?") }, "\(diagnostics)")
+            let google = try await idClaims(3, requests.google)
+            #expect(google["email"]?.stringValue == "grace.\(database)@gmail.example" && google["amr"] == ["fed"], "\(google)")
+
+            // The passkey: enrolled from the origin, then the page's button.
+            #expect(steps.count > 4 && steps[4]["enrolled"] == 200, "\(diagnostics)")
+            let passkey = try await idClaims(4, requests.passkey)
+            #expect(passkey["sub"]?.stringValue == passkeyUID && passkey["amr"] == ["hwk", "user"], "\(passkey)")
+        }
+    }
+}
