@@ -8,8 +8,8 @@ import Testing
 /// through an authorization request of a first-party client, on SQLite and on PostgreSQL, at `http://localhost` (a
 /// secure context, and a passkey RP ID): an email link (the mail's link opened in the same browser comes back to the
 /// page, which finishes it), a phone number (Flint's proof of work solved in the page, the SMS through a Twilio fake),
-/// a password with an SMS second factor, a passkey in a DevTools virtual authenticator, and Google through the hosted
-/// handler and a fake Google. Each ends with a code at the client, exchanged for an ID token of the right account and
+/// a password with an SMS second factor, Google through the hosted handler and a fake Google, and a passkey in a DevTools
+/// virtual authenticator, by the page's button and by the username field's autofill. Each ends with a code at the client, exchanged for an ID token of the right account and
 /// methods. The mailbox and the phone are read by the driver through a `FakeInbox`.
 @Suite struct OAuthSignInMethodsBrowserTests {
     static let redirectURI = "http://127.0.0.1:9/cb"
@@ -85,8 +85,9 @@ import Testing
             providers.google.codeGrants.browserUser.withLockedValue { $0 = (subject: "g-\(database)", email: "grace.\(database)@gmail.example") }
 
             let linkEmail = "link.\(database)@example.com", phone = "+15555550177"
+            let passkeyToken = try #require(passkeyUser.string("idToken"))
             let requests = (link: authorize(), phone: authorize(scope: "openid phone"), mfa: authorize(), passkey: authorize(),
-                            google: authorize())
+                            google: authorize(), autofill: authorize())
             let run = try await BrowserDriver.run("oauth_signin_browser.py", chromium: chromium, environment: [
                 "FLINT_PLAN": String(decoding: try JSONEncoder().encode(JSONValue.array([
                     ["name": "email link", "kind": "email_link", "url": .string(requests.link.url), "email": .string(linkEmail)],
@@ -94,8 +95,9 @@ import Testing
                     ["name": "sms factor", "kind": "sign_in", "url": .string(requests.mfa.url), "email": .string(mfaEmail),
                      "password": .string(password), "sms_to": .string(mfaPhone)],
                     ["name": "google", "kind": "provider", "url": .string(requests.google.url), "provider": "google.com"],
-                    ["name": "passkey", "kind": "passkey", "url": .string(requests.passkey.url),
-                     "id_token": .string(try #require(passkeyUser.string("idToken")))],
+                    ["name": "passkey", "kind": "passkey", "url": .string(requests.passkey.url), "id_token": .string(passkeyToken)],
+                    ["name": "passkey autofill", "kind": "passkey", "url": .string(requests.autofill.url),
+                     "id_token": .string(passkeyToken), "autofill": true],
                 ])), as: UTF8.self),
                 "FLINT_REDIRECT_URI": redirectURI, "FLINT_INBOX": inbox.url, "FLINT_API_KEY": server.apiKey,
             ], timeoutSeconds: 120)
@@ -108,7 +110,7 @@ import Testing
                 """
             #expect(run["error"] == nil, "\(diagnostics)")
             let steps = run["steps"]?.arrayValue ?? []
-            #expect(steps.count == 5, "\(diagnostics)")
+            #expect(steps.count == 6, "\(diagnostics)")
 
             /// The step's code at the redirect URI, exchanged for an ID token; its claims.
             func idClaims(_ index: Int, _ request: (url: String, state: String, nonce: String)) async throws -> [String: JSONValue] {
@@ -147,10 +149,12 @@ import Testing
             let google = try await idClaims(3, requests.google)
             #expect(google["email"]?.stringValue == "grace.\(database)@gmail.example" && google["amr"] == ["fed"], "\(google)")
 
-            // The passkey: enrolled from the origin, then the page's button.
-            #expect(steps.count > 4 && steps[4]["enrolled"] == 200, "\(diagnostics)")
-            let passkey = try await idClaims(4, requests.passkey)
-            #expect(passkey["sub"]?.stringValue == passkeyUID && passkey["amr"] == ["hwk", "user"], "\(passkey)")
+            // The passkey: enrolled from the origin, then the page's button; again, then the username field's autofill.
+            for (index, request) in [(4, requests.passkey), (5, requests.autofill)] {
+                #expect(steps.count > index && steps[index]["enrolled"] == 200, "\(diagnostics)")
+                let passkey = try await idClaims(index, request)
+                #expect(passkey["sub"]?.stringValue == passkeyUID && passkey["amr"] == ["hwk", "user"], "\(passkey)")
+            }
         }
     }
 }

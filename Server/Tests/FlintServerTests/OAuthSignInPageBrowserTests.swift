@@ -203,7 +203,7 @@ import Testing
 
         let inputs = tags("input", in: html)
         let visible = inputs.filter { $0["type"] != "hidden" }
-        #expect(visible.count == 6, "\(inputs)")
+        #expect(visible.count == 10, "\(inputs)")
         let labelled = Set(tags("label", in: html).compactMap { $0["for"] })
         for input in visible {
             let id = try #require(input["id"], "an input without an id: \(input)")
@@ -211,11 +211,14 @@ import Testing
         }
         let tokens = Dictionary(visible.compactMap { input in input["id"].map { ($0, input["autocomplete"] ?? "") } },
                                 uniquingKeysWith: { first, _ in first })
+        // The project's default methods: email and password, the email link, the phone; no passkeys (no RP ID).
         #expect(tokens == ["email": "username", "password": "current-password", "new-email": "username",
-                           "new-password": "new-password", "reset-email": "username", "code": "one-time-code"], "\(tokens)")
+                           "new-password": "new-password", "reset-email": "username", "link-email": "username",
+                           "confirm-email": "username", "phone-number": "tel", "sms-code": "one-time-code",
+                           "code": "one-time-code"], "\(tokens)")
 
         let forms = html.components(separatedBy: "<form").dropFirst().map { $0.components(separatedBy: "</form>")[0] }
-        #expect(forms.count == 4, "\(forms.count) forms")
+        #expect(forms.count == 8, "\(forms.count) forms")
         for form in forms {
             let submits = tags("button", in: form).filter { $0["type"] == "submit" }.count
                 + tags("input", in: form).filter { $0["type"] == "submit" }.count

@@ -16,8 +16,10 @@ The plan (FLINT_PLAN, a JSON list) is a list of steps, each opening an authoriza
 - `sign_in` with `sms_to` (instead of `totp_secret`): the second factor's code is the newest SMS to that number;
 - `passkey`: a DevTools virtual authenticator (CTAP2, internal, resident keys, user verification) is added, a
   passkey enrolled for the account of `id_token` (passkeyEnrollment:start, navigator.credentials.create,
-  passkeyEnrollment:finalize, run on the issuer's discovery document, a page of the origin), then on the sign-in page `#passkey-button`; the
-  authenticator is removed after the step;
+  passkeyEnrollment:finalize, run on the issuer's discovery document, a page of the origin), then on the sign-in page
+  `#passkey-button` (the page told the browser has no passkey autofill); with `autofill`, nothing is clicked: the
+  page's conditional request, which the virtual authenticator answers, signs in. The authenticator is removed after
+  the step;
 - `provider`: the button `[data-provider=<provider>]`, through the provider's page and back.
 Every step but `reset` ends when the browser asks for the redirect URI (FLINT_REDIRECT_URI, which need not load: its
 request is read from DevTools' Network events). Text is typed with Input.insertText into the focused field, and
@@ -215,8 +217,20 @@ def main():
                 result["steps"].append(outcome)
                 kind = step["kind"]
                 authenticator = enroll_passkey(step, outcome) if kind == "passkey" else None
+                no_autofill = None
+                if kind == "passkey" and not step.get("autofill"):
+                    # The button's path: the page must not find the browser's passkey autofill.
+                    no_autofill = tools.call("Page.addScriptToEvaluateOnNewDocument", source=(
+                        "if (window.PublicKeyCredential) PublicKeyCredential.isConditionalMediationAvailable = "
+                        "async () => false;"))["identifier"]
                 mark = len(result["navigations"])
                 tools.navigate(step["url"])
+                if kind == "passkey" and step.get("autofill"):
+                    # The autofill's path: Chromium's virtual authenticator answers the page's conditional request by
+                    # itself, as a user picking the passkey offered in the username field.
+                    outcome["callback"] = callback(mark)
+                    tools.call("WebAuthn.removeVirtualAuthenticator", authenticatorId=authenticator)
+                    continue
                 outcome["page"] = sign_in_page()
                 if kind == "sign_up":
                     open_section("sign-up")
@@ -292,6 +306,7 @@ def main():
                     click("passkey-button")
                     outcome["callback"] = callback(mark)
                     tools.call("WebAuthn.removeVirtualAuthenticator", authenticatorId=authenticator)
+                    tools.call("Page.removeScriptToEvaluateOnNewDocument", identifier=no_autofill)
                 elif kind == "provider":
                     mark = len(result["navigations"])
                     tools.evaluate("document.querySelector('[data-provider=\"%s\"]').click()" % step["provider"])
