@@ -9,7 +9,7 @@ import Testing
 /// secure context, and a passkey RP ID): an email link (the mail's link opened in the same browser comes back to the
 /// page, which finishes it), a phone number (Flint's proof of work solved in the page, the SMS through a Twilio fake),
 /// a password with an SMS second factor, Google through the hosted handler and a fake Google, and a passkey in a DevTools
-/// virtual authenticator, by the page's button and by the username field's autofill. Each ends with a code at the client, exchanged for an ID token of the right account and
+/// virtual authenticator, by the page's button and by the username field's autofill; then a tenant's phone sign-in. Each ends with a code at the client, exchanged for an ID token of the right account and
 /// methods. The mailbox and the phone are read by the driver through a `FakeInbox`.
 @Suite struct OAuthSignInMethodsBrowserTests {
     static let redirectURI = "http://127.0.0.1:9/cb"
@@ -59,13 +59,22 @@ import Testing
             let (clientID, secret) = try await fixture.register([
                 "displayName": "Dashboard", "redirectUris": [.string(redirectURI)], "firstParty": true,
             ])
+            // A tenant, its own client: its page's phone sign-in works in the tenant.
+            let tenant = try await client.post("/v2/projects/\(server.projectID)/tenants", ["displayName": "Acme"], headers: fixture.admin)
+            let tenantID = try #require(tenant.string("name")?.split(separator: "/").last.map(String.init), "\(tenant.body)")
+            let tenantClient = try await client.post("/v2/projects/\(server.projectID)/tenants/\(tenantID)/oauthClients", [
+                "displayName": "Acme dashboard", "redirectUris": [.string(redirectURI)], "firstParty": true,
+            ], headers: fixture.admin)
+            let tenantClientID = try #require(tenantClient.string("clientId"), "\(tenantClient.body)")
+            let tenantSecret = tenantClient.string("clientSecret")
             var states = 0
             /// A new authorization request at `localhost`, its own state and nonce.
-            func authorize(scope: String = "openid email") -> (url: String, state: String, nonce: String) {
+            func authorize(scope: String = "openid email", tenant: String? = nil) -> (url: String, state: String, nonce: String) {
                 states += 1
                 let (state, nonce) = ("state-\(states)", "nonce-\(states)")
-                let url = origin + "/" + server.projectID + "/authorize?" + FormURLEncoding.encode([
-                    ("response_type", "code"), ("client_id", clientID), ("redirect_uri", redirectURI), ("scope", scope),
+                let issuerPath = "/" + server.projectID + (tenant.map { "/tenants/\($0)" } ?? "")
+                let url = origin + issuerPath + "/authorize?" + FormURLEncoding.encode([
+                    ("response_type", "code"), ("client_id", tenant == nil ? clientID : tenantClientID), ("redirect_uri", redirectURI), ("scope", scope),
                     ("state", state), ("nonce", nonce), ("code_challenge", ProviderFixture.challenge),
                     ("code_challenge_method", "S256"), ("prompt", "login"),
                 ])
@@ -84,10 +93,10 @@ import Testing
             let passkeyUID = try #require(passkeyUser.string("localId"))
             providers.google.codeGrants.browserUser.withLockedValue { $0 = (subject: "g-\(database)", email: "grace.\(database)@gmail.example") }
 
-            let linkEmail = "link.\(database)@example.com", phone = "+15555550177"
+            let linkEmail = "link.\(database)@example.com", phone = "+15555550177", tenantPhone = "+15555550188"
             let passkeyToken = try #require(passkeyUser.string("idToken"))
             let requests = (link: authorize(), phone: authorize(scope: "openid phone"), mfa: authorize(), passkey: authorize(),
-                            google: authorize(), autofill: authorize())
+                            google: authorize(), autofill: authorize(), tenant: authorize(scope: "openid phone", tenant: tenantID))
             let run = try await BrowserDriver.run("oauth_signin_browser.py", chromium: chromium, environment: [
                 "FLINT_PLAN": String(decoding: try JSONEncoder().encode(JSONValue.array([
                     ["name": "email link", "kind": "email_link", "url": .string(requests.link.url), "email": .string(linkEmail)],
@@ -98,6 +107,7 @@ import Testing
                     ["name": "passkey", "kind": "passkey", "url": .string(requests.passkey.url), "id_token": .string(passkeyToken)],
                     ["name": "passkey autofill", "kind": "passkey", "url": .string(requests.autofill.url),
                      "id_token": .string(passkeyToken), "autofill": true],
+                    ["name": "tenant phone", "kind": "phone", "url": .string(requests.tenant.url), "phone": .string(tenantPhone)],
                 ])), as: UTF8.self),
                 "FLINT_REDIRECT_URI": redirectURI, "FLINT_INBOX": inbox.url, "FLINT_API_KEY": server.apiKey,
             ], timeoutSeconds: 120)
@@ -110,17 +120,23 @@ import Testing
                 """
             #expect(run["error"] == nil, "\(diagnostics)")
             let steps = run["steps"]?.arrayValue ?? []
-            #expect(steps.count == 6, "\(diagnostics)")
+            #expect(steps.count == 7, "\(diagnostics)")
 
             /// The step's code at the redirect URI, exchanged for an ID token; its claims.
-            func idClaims(_ index: Int, _ request: (url: String, state: String, nonce: String)) async throws -> [String: JSONValue] {
+            func idClaims(_ index: Int, _ request: (url: String, state: String, nonce: String),
+                          tenant: String? = nil) async throws -> [String: JSONValue] {
                 let query = index < steps.count ? steps[index]["callback"]?["query"] : nil
-                #expect(query?["state"]?.stringValue == request.state && query?["iss"]?.stringValue == fixture.issuer, "\(diagnostics)")
+                let issuer = fixture.issuer + (tenant.map { "/tenants/\($0)" } ?? "")
+                #expect(query?["state"]?.stringValue == request.state && query?["iss"]?.stringValue == issuer, "\(diagnostics)")
                 let code = try #require(query?["code"]?.stringValue, "\(diagnostics)")
-                let tokens = try await fixture.exchange(code, clientID: clientID, secret: secret, redirectURI: redirectURI)
+                let tokens = try await fixture.tokenCall(
+                    [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+                     ("code_verifier", ProviderFixture.verifier)],
+                    clientID: tenant == nil ? clientID : tenantClientID, secret: tenant == nil ? secret : tenantSecret,
+                    endpoint: (tenant.map { "/tenants/\($0)" } ?? "") + "/token")
                 #expect(tokens.status == 200, "\(tokens.body)")
                 let claims = ProviderFixture.claims(try #require(tokens.json["id_token"]?.stringValue, "\(tokens.body)"))
-                #expect(claims["aud"]?.stringValue == clientID && claims["nonce"]?.stringValue == request.nonce, "\(claims)")
+                #expect(claims["iss"]?.stringValue == issuer && claims["nonce"]?.stringValue == request.nonce, "\(claims)")
                 return claims
             }
 
@@ -148,6 +164,11 @@ import Testing
             #expect(navigations.contains { $0.contains("/o/oauth2/v2/auth?") }, "\(diagnostics)")
             let google = try await idClaims(3, requests.google)
             #expect(google["email"]?.stringValue == "grace.\(database)@gmail.example" && google["amr"] == ["fed"], "\(google)")
+
+            // The tenant's phone sign-in: the account is the tenant's.
+            let tenantPhoned = try await idClaims(6, requests.tenant, tenant: tenantID)
+            #expect(tenantPhoned["phone_number"]?.stringValue == tenantPhone && tenantPhoned["tenant"]?.stringValue == tenantID,
+                    "\(tenantPhoned)")
 
             // The passkey: enrolled from the origin, then the page's button; again, then the username field's autofill.
             for (index, request) in [(4, requests.passkey), (5, requests.autofill)] {

@@ -64,7 +64,7 @@ struct HostedRoutes: Sendable {
         guard let challenge = body.challenge, !challenge.isEmpty else { throw FlintError(.invalidArgument, "challenge is required") }
         guard let nonce = body.nonce, !nonce.isEmpty else { throw FlintError(.invalidArgument, "nonce is required") }
         do {
-            return VerifyResponse(token: try await proofOfWork.redeem(challenge: challenge, nonce: nonce, projectID: caller.projectID))
+            return VerifyResponse(token: try await proofOfWork.redeem(challenge: challenge, nonce: nonce, projectID: caller.project.realm.projectID))
         } catch let error as ProofOfWorkError {
             throw error.flintError
         }

@@ -88,7 +88,9 @@ struct AppVerifier: Sendable {
             return false
         case .proofOfWork:
             guard ProofOfWork.isProofOfWorkToken(token) else { return false }
-            return try await proofOfWork.verifyToken(token, projectID: caller.projectID)
+            // Bound to the project, not the tenant: the captcha pages get their work checked under the API key's
+            // project, and a tenant's app sends its code in the tenant.
+            return try await proofOfWork.verifyToken(token, projectID: caller.project.realm.projectID)
         case .siteVerify:
             guard let captcha = delivery.captcha else {
                 throw FlintError(.invalidAppCredential, "No captcha service is configured on the server.")
