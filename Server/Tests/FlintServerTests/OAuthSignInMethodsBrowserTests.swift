@@ -81,11 +81,12 @@ import Testing
                 return (url, state, nonce)
             }
 
-            // The accounts the steps sign in to: a password with an SMS second factor, and one for the passkey.
+            // The accounts the steps sign in to: a password with two SMS second factors (the page asks which), and one
+            // for the passkey.
             let mfaEmail = "sms.\(database)@example.com", mfaPhone = "+15555550142", password = "correct-horse-7"
             let mfaUser = try #require(try await client.signUp(email: mfaEmail, password: password).string("localId"))
             let enrolled = try await client.post("/v1/projects/\(server.projectID)/accounts:update", [
-                "localId": .string(mfaUser), "emailVerified": true, "mfa": ["enrollments": [["phoneInfo": .string(mfaPhone)]]],
+                "localId": .string(mfaUser), "emailVerified": true, "mfa": ["enrollments": [["phoneInfo": "+15555550143"], ["phoneInfo": .string(mfaPhone)]]],
             ], headers: fixture.admin)
             #expect(enrolled.status == 200, "\(enrolled.body)")
             let passkeyEmail = "key.\(database)@example.com"
@@ -152,6 +153,8 @@ import Testing
             #expect(twilio.messages.all.filter { $0.to == phone }.count == 1, "\(twilio.messages.all)")
 
             // The password, then the code sent to the enrolled number.
+            #expect(steps.count > 2 && steps[2]["choices"] == ["Text a code to +*******0143", "Text a code to +*******0142"],
+                    "\(diagnostics)")
             #expect(steps.count > 2 && steps[2]["second_factor"]?["focused"] == "code", "\(diagnostics)")
             #expect(steps.count > 2 && steps[2]["second_factor"]?["navigations"] == [], "\(diagnostics)")
             let twoFactors = try await idClaims(2, requests.mfa)

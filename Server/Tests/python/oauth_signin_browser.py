@@ -13,7 +13,8 @@ The plan (FLINT_PLAN, a JSON list) is a list of steps, each opening an authoriza
   newest mail to `email` in the inbox (FLINT_INBOX) is opened in the same browser, which comes back to the page;
 - `phone`: the phone section, `#phone-number`, `#phone-button`; the code from the newest SMS to `phone` in the inbox
   typed into `#sms-code`, `#phone-code-button`;
-- `sign_in` with `sms_to` (instead of `totp_secret`): the second factor's code is the newest SMS to that number;
+- `sign_in` with `sms_to` (instead of `totp_secret`): the second factor's code is the newest SMS to that number (where
+  the account has several factors, first the choice's button for that number);
 - `passkey`: a DevTools virtual authenticator (CTAP2, internal, resident keys, user verification) is added, a
   passkey enrolled for the account of `id_token` (passkeyEnrollment:start, navigator.credentials.create,
   passkeyEnrollment:finalize, run on the issuer's discovery document, a page of the origin), then on the sign-in page
@@ -267,6 +268,14 @@ def main():
                         type_into("code", totp(step["totp_secret"]))
                         click("second-factor-button")
                     elif "sms_to" in step:
+                        shown = poll(lambda: (lambda s: s if s and s["open"] in (["second-factor"], ["factor-choice"])
+                                              else None)(state()), "the second-factor section or the choice of factors")
+                        if shown["open"] == ["factor-choice"]:
+                            # Several factors: the one texting the number (shown masked, its last four digits kept).
+                            outcome["choices"] = tools.evaluate(
+                                "[...document.querySelectorAll('#factors button')].map((b) => b.textContent)")
+                            tools.evaluate("[...document.querySelectorAll('#factors button')].find((b) => "
+                                           "b.textContent.endsWith(%s)).click()" % json.dumps(step["sms_to"][-4:]))
                         second = poll(lambda: (lambda s: s if s and s["open"] == ["second-factor"] else None)(state()),
                                       "the second-factor section")
                         outcome["second_factor"] = {"focused": second["focused"], "labels": second["inputs"],

@@ -65,14 +65,33 @@ enum ProviderPageScript {
       async function signedIn(answer) {
         if (answer.needConfirmation) throw new Error('EMAIL_EXISTS');
         if (!answer.mfaPendingCredential) return finish(answer.idToken);
-        const factors = answer.mfaInfo || [];
-        const factor = factors.find((info) => info.totpInfo !== undefined) || factors.find((info) => info.phoneInfo !== undefined);
-        if (!factor) throw new Error('default');
-        pending = { credential: answer.mfaPendingCredential, enrollmentID: factor.mfaEnrollmentId };
+        const factors = (answer.mfaInfo || []).filter((info) => info.totpInfo !== undefined || info.phoneInfo !== undefined);
+        if (factors.length === 0) throw new Error('default');
+        if (factors.length === 1) return secondFactor(answer.mfaPendingCredential, factors[0]);
+        // Several: the user picks one.
+        const list = byID('factors');
+        list.replaceChildren(...factors.map((factor) => {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.dataset.factor = factor.mfaEnrollmentId;
+          button.textContent = factor.totpInfo !== undefined
+            ? text.useAuthenticator : text.useTextMessageFormat.replace('%@', factor.phoneInfo);
+          button.addEventListener('click', async () => {
+            button.disabled = true;
+            try { await secondFactor(answer.mfaPendingCredential, factor); } catch (error) { say('error', message(error)); }
+            finally { button.disabled = false; }
+          });
+          return button;
+        }));
+        show('factor-choice');
+      }
+      // The chosen factor: an SMS sent (after the proof of work) for a phone, nothing to send for a TOTP app.
+      async function secondFactor(credential, factor) {
+        pending = { credential, enrollmentID: factor.mfaEnrollmentId };
         const label = document.querySelector('label[for=code]');
         if (factor.phoneInfo !== undefined) {
           const started = await call('/v2/accounts/mfaSignIn:start', {
-            mfaPendingCredential: pending.credential, mfaEnrollmentId: pending.enrollmentID,
+            mfaPendingCredential: credential, mfaEnrollmentId: factor.mfaEnrollmentId,
             phoneSignInInfo: { recaptchaToken: await captchaToken() } });
           pending.sessionInfo = started.phoneResponseInfo.sessionInfo;
           label.textContent = text.smsCode;

@@ -31,6 +31,8 @@ struct ProviderPageText: Encodable, Sendable {
     var otherMethods: String
     var continueWithFormat: String
     var codeSentFormat: String
+    var useAuthenticator: String
+    var useTextMessageFormat: String
     var allow: String
     var deny: String
     var continueToFormat: String
@@ -71,7 +73,8 @@ struct ProviderPageText: Encodable, Sendable {
         confirmEmailHeading: "Confirm your email", continueButton: "Continue", phoneHeading: "Sign in with your phone",
         phoneNumber: "Phone number", sendCode: "Text me a code", smsCode: "Code from the text message",
         checking: "Checking this browser…", usePasskey: "Sign in with a passkey", otherMethods: "Other ways to sign in",
-        continueWithFormat: "Continue with %@", codeSentFormat: "We sent a code to %@.", allow: "Allow", deny: "Deny",
+        continueWithFormat: "Continue with %@", codeSentFormat: "We sent a code to %@.",
+        useAuthenticator: "Use your authenticator app", useTextMessageFormat: "Text a code to %@", allow: "Allow", deny: "Deny",
         continueToFormat: "Sign in to continue to %@", consentFormat: "%@ wants to access your account",
         wantsToFormat: "%@ is asking to:", signedInAsFormat: "Signed in as %@", byFormat: "by %@",
         scopeDescriptions: [
@@ -104,6 +107,7 @@ struct ProviderPageText: Encodable, Sendable {
         phoneNumber: "Numéro de téléphone", sendCode: "M’envoyer un code par SMS", smsCode: "Code reçu par SMS",
         checking: "Vérification du navigateur…", usePasskey: "Se connecter avec une clé d’accès",
         otherMethods: "Autres moyens de connexion", continueWithFormat: "Continuer avec %@", codeSentFormat: "Code envoyé au %@.",
+        useAuthenticator: "Utiliser votre application d’authentification", useTextMessageFormat: "Recevoir un code par SMS au %@",
         allow: "Autoriser", deny: "Refuser",
         continueToFormat: "Connectez-vous pour continuer vers %@", consentFormat: "%@ souhaite accéder à votre compte",
         wantsToFormat: "%@ demande à :", signedInAsFormat: "Connecté en tant que %@", byFormat: "par %@",

@@ -27,7 +27,14 @@ enum SignInSections {
             sections.append(section("phone-code", heading: text.phoneHeading, fields: [codeField("sms-code", label: text.smsCode)],
                                     submit: text.verify, back: text.back))
         }
-        // The second factor the account has: a TOTP app's code, or a code sent by SMS (the script sets the label).
+        // An account with several second factors chooses one (the script adds a button for each).
+        sections.append("""
+            <section id="factor-choice" hidden>
+            <h2 id="factor-choice-heading">\(HTML.escape(text.secondFactorHeading))</h2>
+            <div id="factors" class="methods" role="group" aria-labelledby="factor-choice-heading"></div>
+            </section>
+            """)
+        // The second factor chosen: a TOTP app's code, or a code sent by SMS (the script sets the label).
         sections.append(section("second-factor", heading: text.secondFactorHeading, fields: [
             "<p id=\"factor-hint\"></p>", codeField("code", label: text.authenticatorCode),
         ], submit: text.verify))
