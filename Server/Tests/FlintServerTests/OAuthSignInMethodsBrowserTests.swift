@@ -9,7 +9,8 @@ import Testing
 /// secure context, and a passkey RP ID): an email link (the mail's link opened in the same browser comes back to the
 /// page, which finishes it), a phone number (Flint's proof of work solved in the page, the SMS through a Twilio fake),
 /// a password with an SMS second factor, Google through the hosted handler and a fake Google, and a passkey in a DevTools
-/// virtual authenticator, by the page's button and by the username field's autofill; then a tenant's phone sign-in. Each ends with a code at the client, exchanged for an ID token of the right account and
+/// virtual authenticator, by the page's button and by the username field's autofill; a tenant's phone sign-in; and a
+/// SAML IdP written in Python (saml_flow.IdP), configured through the admin API. Each ends with a code at the client, exchanged for an ID token of the right account and
 /// methods. The mailbox and the phone are read by the driver through a `FakeInbox`.
 @Suite struct OAuthSignInMethodsBrowserTests {
     static let redirectURI = "http://127.0.0.1:9/cb"
@@ -40,7 +41,8 @@ import Testing
 
     private static func scenario(database: TestDatabase, chromium: String, smtp: SMTPTestServer, twilio: FakeTwilio,
                                  inbox: FakeInbox) async throws {
-        try await FederatedProviders.withServer(database: database, configure: { configuration in
+        // The SAML IdP dates its response by the wall clock: the server's runs with it.
+        try await FederatedProviders.withServer(database: database, clock: .running(), configure: { configuration in
             configuration.delivery.email = .smtp(smtp.configuration(from: "noreply@flint.test"))
             configuration.delivery.sms = twilio.provider()
         }) { server, providers in
@@ -97,7 +99,7 @@ import Testing
             let linkEmail = "link.\(database)@example.com", phone = "+15555550177", tenantPhone = "+15555550188"
             let passkeyToken = try #require(passkeyUser.string("idToken"))
             let requests = (link: authorize(), phone: authorize(scope: "openid phone"), mfa: authorize(), passkey: authorize(),
-                            google: authorize(), autofill: authorize(), tenant: authorize(scope: "openid phone", tenant: tenantID))
+                            google: authorize(), autofill: authorize(), tenant: authorize(scope: "openid phone", tenant: tenantID), saml: authorize())
             let run = try await BrowserDriver.run("oauth_signin_browser.py", chromium: chromium, environment: [
                 "FLINT_PLAN": String(decoding: try JSONEncoder().encode(JSONValue.array([
                     ["name": "email link", "kind": "email_link", "url": .string(requests.link.url), "email": .string(linkEmail)],
@@ -109,8 +111,11 @@ import Testing
                     ["name": "passkey autofill", "kind": "passkey", "url": .string(requests.autofill.url),
                      "id_token": .string(passkeyToken), "autofill": true],
                     ["name": "tenant phone", "kind": "phone", "url": .string(requests.tenant.url), "phone": .string(tenantPhone)],
+                    ["name": "saml", "kind": "saml", "url": .string(requests.saml.url), "provider": "saml.acme",
+                     "name_id": "Grace@Acme.test"],
                 ])), as: UTF8.self),
                 "FLINT_REDIRECT_URI": redirectURI, "FLINT_INBOX": inbox.url, "FLINT_API_KEY": server.apiKey,
+                "FLINT_PROJECT": server.projectID, "FLINT_ADMIN_AUTHORIZATION": "Bearer \(bearer)",
             ], timeoutSeconds: 120)
             let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
             let diagnostics = """
@@ -121,7 +126,7 @@ import Testing
                 """
             #expect(run["error"] == nil, "\(diagnostics)")
             let steps = run["steps"]?.arrayValue ?? []
-            #expect(steps.count == 7, "\(diagnostics)")
+            #expect(steps.count == 8, "\(diagnostics)")
 
             /// The step's code at the redirect URI, exchanged for an ID token; its claims.
             func idClaims(_ index: Int, _ request: (url: String, state: String, nonce: String),
@@ -172,6 +177,12 @@ import Testing
             let tenantPhoned = try await idClaims(6, requests.tenant, tenant: tenantID)
             #expect(tenantPhoned["phone_number"]?.stringValue == tenantPhone && tenantPhoned["tenant"]?.stringValue == tenantID,
                     "\(tenantPhoned)")
+
+            // SAML: one signed AuthnRequest to the IdP, its response back through the hosted handler.
+            let samlRequests = run["saml_requests"]?.arrayValue ?? []
+            #expect(samlRequests.count == 1 && samlRequests.first?["signature_verified"] == true, "\(diagnostics)")
+            let saml = try await idClaims(7, requests.saml)
+            #expect(saml["email"]?.stringValue == "grace@acme.test" && saml["amr"] == ["fed"], "\(saml)")
 
             // The passkey: enrolled from the origin, then the page's button; again, then the username field's autofill.
             for (index, request) in [(4, requests.passkey), (5, requests.autofill)] {

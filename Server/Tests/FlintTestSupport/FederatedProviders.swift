@@ -92,10 +92,9 @@ public struct FederatedProviders: Sendable {
 
     /// Runs `body` with the fakes and a server (production mode unless `emulator`) set up for them (and
     /// then changed by `configure`), and stops everything afterwards, whether `body` succeeds or not.
-    public static func withServer(emulator: Bool = false, database: TestDatabase = .sqlite,
+    public static func withServer(emulator: Bool = false, database: TestDatabase = .sqlite, clock: TestClock = TestClock(),
                                   configure: (inout ServerConfiguration) -> Void = { _ in },
                                   _ body: (TestServer, FederatedProviders) async throws -> Void) async throws {
-        let clock = TestClock()
         let providers = try await start(clock: clock)
         do {
             try await FlintTestSupport.withServer(emulator: emulator, database: database, clock: clock, configure: { configuration in

@@ -21,15 +21,19 @@ The plan (FLINT_PLAN, a JSON list) is a list of steps, each opening an authoriza
   `#passkey-button` (the page told the browser has no passkey autofill); with `autofill`, nothing is clicked: the
   page's conditional request, which the virtual authenticator answers, signs in. The authenticator is removed after
   the step;
-- `provider`: the button `[data-provider=<provider>]`, through the provider's page and back.
+- `provider`: the button `[data-provider=<provider>]`, through the provider's page and back;
+- `saml`: a test IdP (saml_flow.IdP) is started and configured as `provider` through the admin API (FLINT_PROJECT,
+  FLINT_ADMIN_AUTHORIZATION) before the page loads, with `name_id` as the user; then its button, the IdP's signed
+  response posted back to the hosted handler, and on to the page.
 Every step but `reset` ends when the browser asks for the redirect URI (FLINT_REDIRECT_URI, which need not load: its
 request is read from DevTools' Network events). Text is typed with Input.insertText into the focused field, and
 buttons are clicked.
 
-Environment: FLINT_CHROMIUM, FLINT_TIMEOUT, FLINT_PLAN, FLINT_REDIRECT_URI; FLINT_INBOX (`<url>/messages?to=…` answers the
-texts sent to an address or number, oldest first) and FLINT_API_KEY for the steps that need them. Prints one JSON object: each step's
-outcome (`steps`, in order), every document request the browser made (`navigations`) and the browser's log; `error`
-(and `last_url`) if a step failed.
+Environment: FLINT_CHROMIUM, FLINT_TIMEOUT, FLINT_PLAN, FLINT_REDIRECT_URI; for the steps that need them FLINT_API_KEY,
+FLINT_PROJECT, FLINT_ADMIN_AUTHORIZATION and FLINT_INBOX (`<url>/messages?to=…` answers the texts sent to an address or
+number, oldest first). Prints one JSON object: each step's outcome (`steps`, in order), the SAML IdPs' view of each
+AuthnRequest (`saml_requests`), every document request the browser made (`navigations`) and the browser's log;
+`error` (and `last_url`) if a step failed.
 """
 
 import base64
@@ -46,6 +50,7 @@ import urllib.parse
 import urllib.request
 
 import devtools
+import saml_flow
 
 # What the page shows, as the user sees it: which section is open, its messages, and (for the form checks) each
 # input's labels, autocomplete token and visibility, and each form's submit buttons.
@@ -131,6 +136,7 @@ def main():
     redirect_uri = os.environ["FLINT_REDIRECT_URI"]
     result = {"steps": [], "navigations": []}
     tools = None
+    idps = []
     seen = {"href": None}
 
     def poll(condition, what):
@@ -218,6 +224,13 @@ def main():
                 result["steps"].append(outcome)
                 kind = step["kind"]
                 authenticator = enroll_passkey(step, outcome) if kind == "passkey" else None
+                if kind == "saml":
+                    keys = saml_flow.keypair("Acme test IdP")
+                    idps.append(saml_flow.IdP(keys, "https://idp.acme.test/metadata", {"name_id": step["name_id"]}, ""))
+                    base = urllib.parse.urlsplit(step["url"])
+                    idps[-1].configure(f"{base.scheme}://{base.netloc}", os.environ["FLINT_ADMIN_AUTHORIZATION"],
+                                       os.environ["FLINT_PROJECT"], step["provider"], "https://flint.acme.test/sp",
+                                       devtools.remaining())
                 no_autofill = None
                 if kind == "passkey" and not step.get("autofill"):
                     # The button's path: the page must not find the browser's passkey autofill.
@@ -316,7 +329,7 @@ def main():
                     outcome["callback"] = callback(mark)
                     tools.call("WebAuthn.removeVirtualAuthenticator", authenticatorId=authenticator)
                     tools.call("Page.removeScriptToEvaluateOnNewDocument", identifier=no_autofill)
-                elif kind == "provider":
+                elif kind in ("provider", "saml"):
                     mark = len(result["navigations"])
                     tools.evaluate("document.querySelector('[data-provider=\"%s\"]').click()" % step["provider"])
                     outcome["callback"] = callback(mark)
@@ -328,6 +341,10 @@ def main():
         result["last_url"] = seen["href"]
         if tools is not None:
             result["log"] = tools.log
+    finally:
+        for idp in idps:
+            result.setdefault("saml_requests", []).extend(idp.requests)
+            idp.close()
     json.dump(result, sys.stdout)
 
 

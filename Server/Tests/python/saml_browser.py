@@ -17,7 +17,6 @@ import json
 import os
 import sys
 import urllib.parse
-import urllib.request
 
 import devtools
 import saml_flow
@@ -43,14 +42,6 @@ APP_PAGE = r"""<!doctype html><html><body><script>
 </script></body></html>"""
 
 
-def admin(method, path, body=None):
-    request = urllib.request.Request(
-        os.environ["FLINT_BASE"] + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-        headers={"content-type": "application/json", "authorization": os.environ["FLINT_ADMIN_AUTHORIZATION"]})
-    with urllib.request.urlopen(request, timeout=devtools.remaining()) as reply:
-        return json.load(reply)
-
-
 def main():
     devtools.set_deadline(float(os.environ["FLINT_TIMEOUT"]))
     devtools.exit_on_sigterm()
@@ -63,16 +54,8 @@ def main():
     }, page)
     result = {}
     try:
-        config = admin("POST", f"/v2/projects/{project}/inboundSamlConfigs?inboundSamlConfigId={PROVIDER}", {
-            "displayName": "Acme", "enabled": True,
-            "idpConfig": {"idpEntityId": IDP_ENTITY, "ssoUrl": f"http://127.0.0.1:{idp.port}/sso", "signRequest": True,
-                          "idpCertificates": [{"x509Certificate": keys["cert_pem"]}]},
-            "spConfig": {"spEntityId": SP_ENTITY, "callbackUri": base + "/__/auth/handler"},
-        })
-        result["config"] = config
-        idp.sp_cert_der_b64 = "".join(
-            line for line in config["spConfig"]["spCertificates"][0]["x509Certificate"].splitlines()
-            if not line.startswith("-----"))
+        result["config"] = idp.configure(base, os.environ["FLINT_ADMIN_AUTHORIZATION"], project, PROVIDER, SP_ENTITY,
+                                         devtools.remaining())
         handler = base + "/__/auth/handler?" + urllib.parse.urlencode({
             "apiKey": key, "authType": "signInViaRedirect", "providerId": PROVIDER,
             "sessionId": hashlib.sha256(SESSION_ID.encode()).hexdigest(), "eventId": "evt-saml-1",

@@ -17,6 +17,7 @@ import json
 import sys
 import threading
 import urllib.parse
+import urllib.request
 import xml.etree.ElementTree as ElementTree
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -128,6 +129,8 @@ class IdP:
 
     def __init__(self, idp, entity_id, user, app_page):
         self.requests = []
+        self.keys = idp
+        self.entity_id = entity_id
         # The SP certificate the requests' signatures are checked with, once the provider is configured.
         self.sp_cert_der_b64 = None
         owner = self
@@ -167,6 +170,25 @@ class IdP:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def configure(self, base, authorization, project, provider, sp_entity, timeout):
+        """Configures `provider` in `project` for this IdP through Flint's admin API at `base` (signed requests, the
+        callback Flint's hosted handler), and checks requests with the SP certificate the answer shows; returns it."""
+        body = {
+            "displayName": "Acme", "enabled": True,
+            "idpConfig": {"idpEntityId": self.entity_id, "ssoUrl": f"http://127.0.0.1:{self.port}/sso", "signRequest": True,
+                          "idpCertificates": [{"x509Certificate": self.keys["cert_pem"]}]},
+            "spConfig": {"spEntityId": sp_entity, "callbackUri": base + "/__/auth/handler"},
+        }
+        request = urllib.request.Request(
+            f"{base}/v2/projects/{project}/inboundSamlConfigs?inboundSamlConfigId={provider}", method="POST",
+            data=json.dumps(body).encode(), headers={"content-type": "application/json", "authorization": authorization})
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            config = json.load(reply)
+        self.sp_cert_der_b64 = "".join(
+            line for line in config["spConfig"]["spCertificates"][0]["x509Certificate"].splitlines()
+            if not line.startswith("-----"))
+        return config
 
     def close(self):
         self.server.shutdown()
