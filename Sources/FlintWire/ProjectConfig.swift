@@ -93,14 +93,18 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public var accentColor: String?
         /// Custom claim names by scope: `{"roles": ["role", "team"]}`.
         public var customClaimScopes: [String: [String]]?
+        /// The words of Flint's sign-in and consent pages by language (`"de"`), each by its field
+        /// (`"signInHeading"`, `"errors.INVALID_CODE"`, `"scopes.email"`); the rest are Flint's.
+        public var pageText: [String: [String: String]]?
 
         public init(signInPageUrl: String? = nil, brandName: String? = nil, logoUrl: String? = nil, accentColor: String? = nil,
-                    customClaimScopes: [String: [String]]? = nil) {
+                    customClaimScopes: [String: [String]]? = nil, pageText: [String: [String: String]]? = nil) {
             self.signInPageUrl = signInPageUrl
             self.brandName = brandName
             self.logoUrl = logoUrl
             self.accentColor = accentColor
             self.customClaimScopes = customClaimScopes
+            self.pageText = pageText
         }
     }
 

@@ -424,6 +424,44 @@ struct ProviderFixture {
         }
     }
 
+    @Test func theProjectWritesThePagesWordsInItsOwnLanguages() async throws {
+        try await ProviderFixture.with { fixture in
+            let (clientID, _) = try await fixture.register(["displayName": "Dashboard", "redirectUris": ["http://127.0.0.1:4567/callback"]])
+            func configure(_ pageText: String) async throws -> TestClient.Reply {
+                try await fixture.client.send(
+                    "PATCH", "/v2/projects/\(fixture.server.projectID)/config?updateMask=oauthServer",
+                    body: Data(#"{"oauthServer":{"pageText":\#(pageText)}}"#.utf8), headers: fixture.admin)
+            }
+            // Unknown fields, formats without their placeholder, and what is not a language are refused.
+            for bad in [#"{"de":{"nope":"x"}}"#, #"{"de":{"continueToFormat":"Weiter"}}"#, #"{"DE-ch":{"signIn":"x"}}"#,
+                        #"{"de":{"signIn":""}}"#, #"{"de":{"errors.":"x"}}"#] {
+                let refused = try await configure(bad)
+                #expect(refused.status == 400 && refused.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "\(bad): \(refused.body)")
+            }
+            let set = try await configure(#"""
+                {"de":{"signInHeading":"Anmelden","continueToFormat":"Weiter zu %@","errors.INVALID_LOGIN_CREDENTIALS":"Falsch."},
+                 "fr":{"signIn":"Entrer"}}
+                """#)
+            #expect(set.status == 200 && set["oauthServer"]?["pageText"]?["de"]?["signInHeading"] == "Anmelden", "\(set.body)")
+            /// The sign-in page of a new authorization asking for `locales`.
+            func page(_ locales: String) async throws -> String {
+                let browser = CookieBrowser()
+                let start = try await browser.send("GET", fixture.authorizeURL(clientID: clientID, extra: [("ui_locales", locales)]))
+                let location = try #require(start.headers["location"])
+                return try await browser.send("GET", fixture.server.baseURL.absoluteString + location).body
+            }
+            // A language Flint does not ship, in the project's words, Flint's English for the rest.
+            let german = try await page("de-CH en")
+            #expect(german.contains(#"<html lang="de">"#) && german.contains("Anmelden") && german.contains("Weiter zu Dashboard"))
+            #expect(german.contains("Falsch.") && german.contains(">Password<"), "\(german)")
+            // A shipped language with one field replaced; English untouched.
+            let french = try await page("fr")
+            #expect(french.contains("Entrer") && french.contains("Mot de passe"), "\(french)")
+            let english = try await page("en")
+            #expect(english.contains(">Sign in<") && !english.contains("Anmelden"), "\(english)")
+        }
+    }
+
     @Test func usersAndAdminsListAndRevokeConsents() async throws {
         try await ProviderFixture.with { fixture in
             let (clientID, secret) = try await fixture.register(["displayName": "Dashboard", "redirectUris": ["http://127.0.0.1:4567/callback"]])

@@ -15,14 +15,17 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
     public var accentColor: String?
     /// Custom claims (`setCustomUserClaims`) that each scope releases into ID tokens and userinfo.
     public var customClaimScopes: [String: [String]] = [:]
+    /// The project's words for the pages, by language and field (see `ProviderPageText.overridden(by:)`).
+    public var pageText: [String: [String: String]] = [:]
 
     public init(signInPageURL: String? = nil, brandName: String? = nil, logoURL: String? = nil, accentColor: String? = nil,
-                customClaimScopes: [String: [String]] = [:]) {
+                customClaimScopes: [String: [String]] = [:], pageText: [String: [String: String]] = [:]) {
         self.signInPageURL = signInPageURL
         self.brandName = brandName
         self.logoURL = logoURL
         self.accentColor = accentColor
         self.customClaimScopes = customClaimScopes
+        self.pageText = pageText
     }
 
     public init(from decoder: any Decoder) throws {
@@ -32,6 +35,7 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
         logoURL = try container.decodeIfPresent(String.self, forKey: .logoURL)
         accentColor = try container.decodeIfPresent(String.self, forKey: .accentColor)
         customClaimScopes = try container.decodeIfPresent([String: [String]].self, forKey: .customClaimScopes) ?? [:]
+        pageText = try container.decodeIfPresent([String: [String: String]].self, forKey: .pageText) ?? [:]
     }
 }
 
@@ -56,14 +60,24 @@ extension OAuthServerSettings {
                 throw FlintError(.invalidArgument, "oauthServer.customClaimScopes: \(scope) must be a scope, and its claims not registered ones.")
             }
         }
+        let pageText = config.pageText ?? [:]
+        for (language, texts) in pageText {
+            guard ProviderPageText.isLanguage(language) else {
+                throw FlintError(.invalidArgument, "oauthServer.pageText: \(language) must be a language code (en, fr, de…).")
+            }
+            if let problem = ProviderPageText.problem(with: texts) {
+                throw FlintError(.invalidArgument, "oauthServer.pageText.\(language): \(problem)")
+            }
+        }
         let brand = config.brandName.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) }
         return OAuthServerSettings(signInPageURL: try url(config.signInPageUrl, "signInPageUrl"), brandName: brand,
-                                   logoURL: try url(config.logoUrl, "logoUrl"), accentColor: color, customClaimScopes: claims)
+                                   logoURL: try url(config.logoUrl, "logoUrl"), accentColor: color, customClaimScopes: claims,
+                                   pageText: pageText)
     }
 
     /// As the v2 config shows them.
     var shown: ProjectConfig.OAuthServer {
         ProjectConfig.OAuthServer(signInPageUrl: signInPageURL, brandName: brandName, logoUrl: logoURL, accentColor: accentColor,
-                                  customClaimScopes: customClaimScopes)
+                                  customClaimScopes: customClaimScopes, pageText: pageText.isEmpty ? nil : pageText)
     }
 }

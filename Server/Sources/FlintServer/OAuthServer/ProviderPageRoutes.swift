@@ -78,7 +78,7 @@ extension ProviderRoutes {
         let authorizationID = request.uri.queryParameters.get("authorization_id")
         guard let authorizationID, let (pending, realm, client, browser) = try await flow(request, authorizationID: authorizationID)
         else { return Self.expired }
-        let (language, text) = ProviderPageText.forLocales(pending.uiLocales)
+        let (language, text) = ProviderPageText.forLocales(pending.uiLocales, custom: realm.settings.oauthServer?.pageText ?? [:])
         return try ProviderPages.signIn(
             ProviderPages.SignInConfiguration(
                 apiKey: try await apiKey(realm.realm.projectID), tenantId: realm.realm.tenantID, authorizationId: authorizationID,
@@ -161,7 +161,7 @@ extension ProviderRoutes {
             return Self.redirect(.interact(RedirectURI.adding([("authorization_id", authorizationID)], to: ProviderEndpoints.signInPage)))
         }
         let account = try await grants.accounts.user(projectID: pending.realm, localID: session.localID)
-        let (language, text) = ProviderPageText.forLocales(pending.uiLocales)
+        let (language, text) = ProviderPageText.forLocales(pending.uiLocales, custom: realm.settings.oauthServer?.pageText ?? [:])
         return ProviderPages.consent(
             clientName: client.settings.displayName, ownerName: client.settings.ownerName, scopes: pending.scopes,
             account: account?.email ?? account?.phoneNumber ?? account?.displayName ?? session.localID,

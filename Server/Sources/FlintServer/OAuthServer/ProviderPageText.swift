@@ -1,8 +1,9 @@
+import FlintWire
 import Foundation
 
-/// The words of the provider's pages, in the languages Flint ships (`ui_locales` picks one, else the browser's
-/// `X-Firebase-Locale`, else English). Messages for the REST API's errors are the script's to show.
-struct ProviderPageText: Encodable, Sendable {
+/// The words of the provider's pages, in the languages Flint ships and those the project writes (`oauthServer.pageText`;
+/// `ui_locales` picks one, else English). Messages for the REST API's errors are the script's to show.
+struct ProviderPageText: Codable, Sendable {
     var signInHeading: String
     var email: String
     var password: String
@@ -52,14 +53,59 @@ struct ProviderPageText: Encodable, Sendable {
     func continueWith(_ provider: String) -> String { continueWithFormat.replacingOccurrences(of: "%@", with: provider) }
     func describe(scope: String) -> String { scopeDescriptions[scope] ?? scope }
 
-    /// The first of `locales` Flint has words for (by language: `fr-CA` is French), else English.
-    static func forLocales(_ locales: [String]) -> (language: String, text: ProviderPageText) {
-        for locale in locales {
-            let language = String(locale.lowercased().prefix { $0.isLetter })
-            if language == "fr" { return ("fr", french) }
-            if language == "en" { return ("en", english) }
+    /// The first of `locales` (by language: `fr-CA` is French) that Flint or the project (`custom`, by language) has
+    /// words for, else English; the project's words over Flint's.
+    static func forLocales(_ locales: [String], custom: [String: [String: String]] = [:])
+        -> (language: String, text: ProviderPageText) {
+        let language = locales.lazy.map { String($0.lowercased().prefix { $0.isLetter }) }
+            .first { shipped[$0] != nil || custom[$0] != nil } ?? "en"
+        return (language, (shipped[language] ?? english).overridden(by: custom[language] ?? [:]))
+    }
+
+    private static let shipped = ["en": english, "fr": french]
+
+    /// These words with some replaced: a field by its name (`signInHeading`), an error's message or a scope's
+    /// description by `errors.<CODE>` or `scopes.<scope>`. Fields are checked when the project sets them (`problem`).
+    func overridden(by texts: [String: String]) -> ProviderPageText {
+        guard !texts.isEmpty, case .object(var fields)? = json else { return self }
+        for (name, words) in texts {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2, let group = Self.groups[parts[0]], case .object(var entries)? = fields[group] {
+                entries[parts[1]] = .string(words)
+                fields[group] = .object(entries)
+            } else if case .string? = fields[name] {
+                fields[name] = .string(words)
+            }
         }
-        return ("en", english)
+        return (try? JSONDecoder().decode(ProviderPageText.self, from: JSONEncoder().encode(JSONValue.object(fields)))) ?? self
+    }
+
+    /// The words as JSON, field by field.
+    private var json: JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(self))
+    }
+
+    /// The groups a dotted field name may name, by prefix.
+    private static let groups = ["errors": "errors", "scopes": "scopeDescriptions"]
+
+    /// What is wrong with a project's words for one language, or nil: an unknown field, a format without its `%@`,
+    /// empty or overlong words.
+    static func problem(with texts: [String: String]) -> String? {
+        guard case .object(let fields)? = english.json else { return "cannot be read" }
+        for (name, words) in texts {
+            let parts = name.split(separator: ".", maxSplits: 1)
+            let known = parts.count == 2 ? groups[String(parts[0])] != nil && !parts[1].isEmpty && parts[1].count <= 64
+                : fields[name]?.stringValue != nil
+            guard known else { return "\(name) is not a field of the pages." }
+            guard !words.isEmpty, words.count <= 1000 else { return "\(name) must be 1 to 1000 characters." }
+            guard !name.hasSuffix("Format") || words.contains("%@") else { return "\(name) must contain %@." }
+        }
+        return nil
+    }
+
+    /// A primary language subtag: two or three lowercase letters.
+    static func isLanguage(_ text: String) -> Bool {
+        (2...3).contains(text.count) && text.allSatisfy { $0.isASCII && $0.isLowercase }
     }
 
     static let english = ProviderPageText(
