@@ -91,10 +91,10 @@ import Testing
         }
     }
 
-    /// Starts an Apache protecting `/protected/` with mod_auth_openidc as a client registered for its port, runs `body`,
-    /// and stops the Apache however `body` ends.
-    private static func withApache(_ fixture: ProviderFixture, name: String,
-                                   _ body: (Apache, (id: String, redirectURI: String)) async throws -> Void) async throws {
+    /// Starts an Apache protecting `/protected/` with mod_auth_openidc as a client registered for its port (serving
+    /// `pages` too, unprotected), runs `body`, and stops the Apache however `body` ends.
+    static func withApache(_ fixture: ProviderFixture, name: String, pages: [String: String] = [:],
+                           _ body: (Apache, (id: String, redirectURI: String)) async throws -> Void) async throws {
         var registered: (id: String, redirectURI: String)?
         let apache = try await Apache.openIDConnect(pages: [
             "protected/index.shtml": """
@@ -109,7 +109,7 @@ import Testing
 
                 """,
             "loggedout.html": "<!doctype html><title>\(name)</title><h1 id=\"logged-out\">Signed out of \(name)</h1>\n",
-        ]) { port in
+        ].merging(pages) { _, page in page }) { port in
             let origin = "http://127.0.0.1:\(port)"
             let redirectURI = origin + "/protected/redirect_uri"
             let (id, secret) = try await fixture.register([
@@ -150,9 +150,9 @@ import Testing
         await apache.stop()
     }
 
-    private static func origin(_ apache: Apache) -> String { "http://127.0.0.1:\(apache.port)" }
+    static func origin(_ apache: Apache) -> String { "http://127.0.0.1:\(apache.port)" }
 
-    private static func query(_ url: String) -> [String: String] {
+    static func query(_ url: String) -> [String: String] {
         var fields: [String: String] = [:]
         // Form-decoded: + is a space.
         for item in URLComponents(string: url.replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? [] { fields[item.name] = item.value ?? "" }

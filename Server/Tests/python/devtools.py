@@ -1,11 +1,11 @@
 """Chrome DevTools Protocol plumbing shared by the headless-Chromium drivers in this directory
-(action_page_browser.py, console_browser.py).
+(action_page_browser.py, console_browser.py, the OAuth and OpenID Connect drivers).
 
 A driver sets one overall deadline (set_deadline), turns SIGTERM into a clean exit (exit_on_sigterm), launches
 Debian's Chromium in a throwaway profile (`with launch(executable) as tools:`, a DevTools connection to its page)
-and polls the page (poll, DevTools.evaluate) until it shows what the driver waits for. Every wait is bounded by
-the deadline: past it, Timeout is raised. Leaving the `with` block, however it is left, kills chromium's whole
-process group and removes the profile.
+and polls the page (poll, DevTools.evaluate) until it shows what the driver waits for; record_navigations lists the
+document requests it makes. Every wait is bounded by the deadline: past it, Timeout is raised. Leaving the `with`
+block, however it is left, kills chromium's whole process group and removes the profile.
 """
 
 import base64
@@ -165,6 +165,30 @@ class DevTools:
         data = self.call("Page.captureScreenshot", format="png")["data"]
         with open(path, "wb") as handle:
             handle.write(base64.b64decode(data))
+
+
+def record_navigations(tools, into, types=("Document",)):
+    """Appends every document request the browser makes from now on (or every request of `types`, DevTools' resource
+    types: "Fetch" for a page's fetch calls) to the list `into`, a redirect's hops included: `{"url": …}`, with
+    `"method"` unless it is GET and `"after"`: the status of the redirect that led there. Enables the Network domain;
+    the events arrive while a command is awaited (tools.record, wrapped). Called again, it records into both lists."""
+    record = tools.record
+
+    def recording(event):
+        if event.get("method") == "Network.requestWillBeSent":
+            params = event.get("params", {})
+            if params.get("type") in types:
+                request = params.get("request", {})
+                hop = {"url": request.get("url")}
+                if request.get("method", "GET") != "GET":
+                    hop["method"] = request.get("method")
+                if "redirectResponse" in params:
+                    hop["after"] = params["redirectResponse"].get("status")
+                into.append(hop)
+        record(event)
+
+    tools.record = recording
+    tools.call("Network.enable")
 
 
 # ---------------------------------------------------------------------------------------------------------------

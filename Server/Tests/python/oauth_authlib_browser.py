@@ -152,19 +152,7 @@ def main(result):
     seen = {"href": None}
     with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
         result["tools"] = tools
-        record = tools.record
-
-        def recording(event):
-            if event.get("method") == "Network.requestWillBeSent":
-                params = event.get("params", {})
-                if params.get("type") == "Document":
-                    hop = {"url": params.get("request", {}).get("url")}
-                    if "redirectResponse" in params:
-                        hop["after"] = params["redirectResponse"].get("status")
-                    result["navigations"].append(hop)
-            record(event)
-        tools.record = recording
-        tools.call("Network.enable")
+        devtools.record_navigations(tools, result["navigations"])
 
         def poll(condition, what):
             def checked():

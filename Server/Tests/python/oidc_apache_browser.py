@@ -86,20 +86,8 @@ def main():
 
     try:
         with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
-            # Every document request, redirects' hops included (Network events arrive while a command is awaited).
-            record = tools.record
-
-            def recording(event):
-                if event.get("method") == "Network.requestWillBeSent":
-                    params = event.get("params", {})
-                    if params.get("type") == "Document":
-                        hop = {"url": params.get("request", {}).get("url")}
-                        if "redirectResponse" in params:
-                            hop["after"] = params["redirectResponse"].get("status")
-                        result["navigations"].append(hop)
-                record(event)
-            tools.record = recording
-            tools.call("Network.enable")
+            # Every document request, redirects' hops included.
+            devtools.record_navigations(tools, result["navigations"])
 
             # 1. A's page → Flint's sign-in page; create the account there as a user would.
             tools.navigate(site_a + "/protected/index.shtml")
