@@ -49,6 +49,19 @@ extension AdminBackend {
         return user
     }
 
+    /// Every item of a listing the admin API gives in pages: `page` answers a page's items and the next page's token
+    /// (an empty page ends it, whatever its token says).
+    func allPages<Item>(_ page: (_ pageToken: String?) async throws -> (items: [Item], next: String?)) async throws -> [Item] {
+        var all: [Item] = []
+        var pageToken: String?
+        repeat {
+            let (items, next) = try await page(pageToken)
+            all += items
+            pageToken = items.isEmpty ? nil : next
+        } while pageToken != nil
+        return all
+    }
+
     /// Up to `limit` users in uid order, read a page at a time.
     func records(limit: Int = .max) async throws -> [UserRecord] {
         var records: [UserRecord] = []

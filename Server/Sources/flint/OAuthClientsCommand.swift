@@ -148,14 +148,10 @@ struct OAuthClientsCommand: AsyncParsableCommand {
 extension AdminBackend {
     /// Every client of the realm, read a page at a time.
     func allOAuthClients() async throws -> [OAuthClient] {
-        var all: [OAuthClient] = []
-        var pageToken: String?
-        repeat {
+        try await allPages { pageToken in
             let page = try await oauthClients(pageToken: pageToken)
-            all += page.oauthClients
-            pageToken = page.oauthClients.isEmpty ? nil : page.nextPageToken
-        } while pageToken != nil
-        return all
+            return (page.oauthClients, page.nextPageToken)
+        }
     }
 }
 

@@ -169,14 +169,10 @@ struct SAMLProvidersCommand: AsyncParsableCommand {
 extension AdminBackend {
     /// Every SAML provider of the realm, read a page at a time.
     func allSAMLProviders() async throws -> [InboundSamlConfig] {
-        var all: [InboundSamlConfig] = []
-        var pageToken: String?
-        repeat {
+        try await allPages { pageToken in
             let page = try await samlProviders(pageToken: pageToken)
-            all += page.inboundSamlConfigs
-            pageToken = page.inboundSamlConfigs.isEmpty ? nil : page.nextPageToken
-        } while pageToken != nil
-        return all
+            return (page.inboundSamlConfigs, page.nextPageToken)
+        }
     }
 }
 
