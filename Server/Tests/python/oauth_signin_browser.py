@@ -204,20 +204,7 @@ def main():
 
     try:
         with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
-            # Every document request, redirects' hops included (Network events arrive while a command is awaited).
-            record = tools.record
-
-            def recording(event):
-                if event.get("method") == "Network.requestWillBeSent":
-                    params = event.get("params", {})
-                    if params.get("type") == "Document":
-                        hop = {"url": params.get("request", {}).get("url")}
-                        if "redirectResponse" in params:
-                            hop["after"] = params["redirectResponse"].get("status")
-                        result["navigations"].append(hop)
-                record(event)
-            tools.record = recording
-            tools.call("Network.enable")
+            devtools.record_navigations(tools, result["navigations"])
 
             for step in plan:
                 outcome = {"name": step["name"], "kind": step["kind"]}
