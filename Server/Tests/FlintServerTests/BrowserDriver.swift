@@ -35,6 +35,25 @@ enum BrowserDriver {
     }
 }
 
+extension BrowserDriver {
+    /// The URLs of a run's list `key` (`navigations`: the documents the browser asked for, as
+    /// `devtools.record_navigations` records them).
+    static func urls(_ run: [String: JSONValue], _ key: String = "navigations") -> [String] {
+        (run[key]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
+    }
+
+    /// A run's report, for a failing expectation's message: its error and last URL, its `sections`, its URL lists, its
+    /// log, then `extra` lines.
+    static func diagnostics(_ run: [String: JSONValue], sections: [String] = ["steps"], urlLists: [String] = ["navigations"],
+                            extra: [String] = []) -> String {
+        var lines = ["\(run["error"] ?? .null) at \(run["last_url"] ?? .null)"]
+        lines += sections.map { "\($0): \(run[$0] ?? .null)" }
+        lines += urlLists.map { "\($0): \(urls(run, $0).joined(separator: "\n  "))" }
+        lines.append("log: \(run["log"] ?? .null)")
+        return (lines + extra).joined(separator: "\n")
+    }
+}
+
 struct DriverError: Error, CustomStringConvertible {
     let description: String
 }

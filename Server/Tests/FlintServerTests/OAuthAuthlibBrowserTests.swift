@@ -20,13 +20,7 @@ import Testing
                     "FLINT_URL": server.baseURL.absoluteString, "FLINT_API_KEY": server.apiKey,
                     "FLINT_PROJECT": server.projectID, "FLINT_KEY_FILE": path,
                 ], timeoutSeconds: 90)
-                let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
-                let diagnostics = """
-                    \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
-                    checks: \(run["checks"] ?? .null)
-                    navigations: \(navigations.joined(separator: "\n  "))
-                    log: \(run["log"] ?? .null)
-                    """
+                let diagnostics = BrowserDriver.diagnostics(run, sections: ["checks"])
                 #expect(run["error"] == nil, "\(diagnostics)")
                 #expect(run["checks"]?.arrayValue?.count == 10, "\(diagnostics)")
                 let first = run["first_claims"], second = run["second_claims"]

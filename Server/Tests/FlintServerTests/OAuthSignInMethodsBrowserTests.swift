@@ -117,13 +117,8 @@ import Testing
                 "FLINT_REDIRECT_URI": redirectURI, "FLINT_INBOX": inbox.url, "FLINT_API_KEY": server.apiKey,
                 "FLINT_PROJECT": server.projectID, "FLINT_ADMIN_AUTHORIZATION": "Bearer \(bearer)",
             ], timeoutSeconds: 120)
-            let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
-            let diagnostics = """
-                \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
-                steps: \(run["steps"] ?? .null)
-                navigations: \(navigations.joined(separator: "\n  "))
-                log: \(run["log"] ?? .null)
-                """
+            let navigations = BrowserDriver.urls(run)
+            let diagnostics = BrowserDriver.diagnostics(run)
             #expect(run["error"] == nil, "\(diagnostics)")
             let steps = run["steps"]?.arrayValue ?? []
             #expect(steps.count == 8, "\(diagnostics)")

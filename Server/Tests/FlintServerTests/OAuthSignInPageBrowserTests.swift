@@ -60,13 +60,7 @@ import Testing
                     "FLINT_PLAN": String(decoding: try JSONEncoder().encode(JSONValue.array(plan)), as: UTF8.self),
                     "FLINT_REDIRECT_URI": redirectURI,
                 ], timeoutSeconds: 100)
-                let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
-                let diagnostics = """
-                    \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
-                    steps: \(run["steps"] ?? .null)
-                    navigations: \(navigations.joined(separator: "\n  "))
-                    log: \(run["log"] ?? .null)
-                    """
+                let diagnostics = BrowserDriver.diagnostics(run)
                 #expect(run["error"] == nil, "\(diagnostics)")
                 return (run["steps"]?.arrayValue ?? [], diagnostics)
             }

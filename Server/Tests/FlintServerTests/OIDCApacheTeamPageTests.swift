@@ -43,18 +43,13 @@ import Testing
                 let run = try await BrowserDriver.run("oidc_apache_team_page_browser.py", chromium: chromium, environment: [
                     "FLINT_EMAIL": email, "FLINT_PASSWORD": "correct-horse-8", "FLINT_SITE": site, "FLINT_TEAM_PAGE": teamPage,
                 ], timeoutSeconds: 90)
-                let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
+                let navigations = BrowserDriver.urls(run)
                 let fetches = (run["fetches"]?.arrayValue ?? []).compactMap { fetch in
                     fetch["url"]?.stringValue.map { "\(fetch["method"]?.stringValue ?? "GET") \($0)" }
                 }
-                let diagnostics = """
-                    \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
-                    steps: \(run["steps"] ?? .null)
-                    navigations: \(navigations.joined(separator: "\n  "))
-                    fetches: \(fetches.joined(separator: "\n  "))
-                    log: \(run["log"] ?? .null)
-                    Intranet's error log: \(intranet.errorLog().suffix(4000))
-                    """
+                let diagnostics = BrowserDriver.diagnostics(run, extra: [
+                    "fetches: \(fetches.joined(separator: "\n  "))", "Intranet's error log: \(intranet.errorLog().suffix(4000))",
+                ])
                 #expect(run["error"] == nil, "\(diagnostics)")
                 let steps = try #require(run["steps"]?.objectValue, "\(diagnostics)")
 

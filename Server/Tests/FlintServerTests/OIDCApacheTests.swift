@@ -31,15 +31,10 @@ import Testing
                         "FLINT_ISSUER": fixture.issuer, "FLINT_EMAIL": email, "FLINT_PASSWORD": "correct-horse-7",
                         "FLINT_A": Self.origin(intranet), "FLINT_B": Self.origin(wiki), "FLINT_SILENT_B": silent,
                     ], timeoutSeconds: 90)
-                    let navigations = (run["navigations"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
-                    let diagnostics = """
-                        \(run["error"] ?? .null) at \(run["last_url"] ?? .null)
-                        steps: \(run["steps"] ?? .null)
-                        navigations: \(navigations.joined(separator: "\n  "))
-                        log: \(run["log"] ?? .null)
-                        Intranet's error log: \(intranet.errorLog().suffix(4000))
-                        Wiki's error log: \(wiki.errorLog().suffix(4000))
-                        """
+                    let navigations = BrowserDriver.urls(run)
+                    let diagnostics = BrowserDriver.diagnostics(run, extra: [
+                        "Intranet's error log: \(intranet.errorLog().suffix(4000))", "Wiki's error log: \(wiki.errorLog().suffix(4000))",
+                    ])
                     #expect(run["error"] == nil, "\(diagnostics)")
                     let steps = try #require(run["steps"]?.objectValue, "\(diagnostics)")
 
