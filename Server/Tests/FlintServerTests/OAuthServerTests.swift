@@ -356,6 +356,49 @@ struct ProviderFixture {
         }
     }
 
+    /// RFC 9207: every answer names its issuer, so a client talking to two of them (a project and its tenant here)
+    /// tells which one answered; and a code works only at the issuer that gave it.
+    @Test func anIssuerMixUpIsDetectedAndACodeWorksOnlyWhereItWasIssued() async throws {
+        try await ProviderFixture.with { fixture in
+            let project = fixture.server.projectID
+            let tenant = try await fixture.client.post("/v2/projects/\(project)/tenants", ["displayName": "Acme"], headers: fixture.admin)
+            let tenantID = try #require(tenant.string("name")?.split(separator: "/").last.map(String.init), "\(tenant.body)")
+            let tenantIssuer = fixture.issuer + "/tenants/\(tenantID)"
+            let redirect = "http://127.0.0.1:4567/callback"
+            let (clientID, secret) = try await fixture.register(["displayName": "Web", "redirectUris": [.string(redirect)], "firstParty": true])
+            let registered = try await fixture.client.post("/v2/projects/\(project)/tenants/\(tenantID)/oauthClients", [
+                "displayName": "Web", "redirectUris": [.string(redirect)], "firstParty": true,
+            ], headers: fixture.admin)
+            let tenantClientID = try #require(registered.string("clientId"), "\(registered.body)")
+            let tenantSecret = try #require(registered.string("clientSecret"))
+
+            // The project's code comes back naming the project's issuer.
+            let browser = CookieBrowser()
+            let start = try await browser.send("GET", fixture.authorizeURL(clientID: clientID))
+            let back = try await fixture.signInOnPage(browser, signInPage: try #require(start.headers["location"]), email: "mia@example.com")
+            let answer = try #require(URLComponents(string: back)?.queryItems)
+            #expect(answer.first { $0.name == "iss" }?.value == fixture.issuer && answer.first { $0.name == "state" }?.value == "state-1")
+            let code = try #require(answer.first { $0.name == "code" }?.value)
+            // The tenant's answers (here an error) name the tenant's issuer: a client expecting the project sees the mix-up.
+            let tenantAnswer = try await browser.send("GET", fixture.authorizeURL(clientID: tenantClientID)
+                .replacingOccurrences(of: fixture.issuer + "/authorize", with: tenantIssuer + "/authorize")
+                .replacingOccurrences(of: "response_type=code", with: "response_type=token"))
+            #expect(tenantAnswer.query("iss") == tenantIssuer && tenantAnswer.query("error") == "unsupported_response_type")
+            // The project's code at the tenant's token endpoint: the project's client is unknown there, and the tenant's
+            // client gets nothing for it.
+            let form = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
+                        ("code_verifier", ProviderFixture.verifier)]
+            let elsewhere = try await fixture.tokenCall(form, clientID: clientID, secret: secret, endpoint: "/tenants/\(tenantID)/token")
+            #expect(elsewhere.status == 401 && elsewhere.json["error"] == "invalid_client", "\(elsewhere.body)")
+            let swapped = try await fixture.tokenCall(form, clientID: tenantClientID, secret: tenantSecret,
+                                                      endpoint: "/tenants/\(tenantID)/token")
+            #expect(swapped.json["error"] == "invalid_grant" && swapped.json["access_token"] == nil, "\(swapped.body)")
+            // At its own issuer the code still works.
+            let tokens = try await fixture.tokenCall(form, clientID: clientID, secret: secret)
+            #expect(tokens.status == 200 && tokens.json["access_token"] != nil, "\(tokens.body)")
+        }
+    }
+
     @Test func noKindOfTokenIsTakenForAnother() async throws {
         try await ProviderFixture.with { fixture in
             let (clientID, secret) = try await fixture.register([
