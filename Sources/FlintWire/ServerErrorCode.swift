@@ -126,6 +126,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     case invalidOAuthClient = "INVALID_OAUTH_CLIENT"
     /// An `authorization_id` that names no authorization in progress (unknown, expired or already ended).
     case invalidAuthorizationID = "INVALID_AUTHORIZATION_ID"
+    case oauthResourceNotFound = "OAUTH_RESOURCE_NOT_FOUND"
+    /// A protected resource's settings that cannot be served: not an absolute URI, a fragment, a scope of OpenID's own.
+    case invalidOAuthResource = "INVALID_OAUTH_RESOURCE"
 
     // Passkeys
     case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"

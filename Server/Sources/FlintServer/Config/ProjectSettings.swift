@@ -212,6 +212,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var passkeys: PasskeySettings?
     /// The realm's OpenID provider (nil: its defaults): see `OAuthServer/OAuthServerSettings.swift`.
     public var oauthServer: OAuthServerSettings?
+    /// The protected resources clients ask the provider's tokens for (RFC 8707): see `OAuthServer/OAuthResourceRegistry.swift`.
+    public var oauthResources: [OAuthResourceSettings] = []
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -235,5 +237,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         tenant = try container.decodeIfPresent(TenantProfile.self, forKey: .tenant)
         passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys)
         oauthServer = try container.decodeIfPresent(OAuthServerSettings.self, forKey: .oauthServer)
+        oauthResources = try container.decodeIfPresent([OAuthResourceSettings].self, forKey: .oauthResources) ?? []
     }
 }

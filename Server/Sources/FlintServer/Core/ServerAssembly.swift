@@ -31,6 +31,7 @@ struct ServerAssembly: Sendable {
     let callers: CallerResolver
     /// The OpenID provider's clients, and its endpoints (production mode).
     let oauthClients: OAuthClientRegistry
+    let oauthResources: OAuthResourceRegistry
     /// Users' consents to its clients (the v2 `oauthGrants` endpoints, the console's user page).
     let oauthConsents: OAuthConsents
     let provider: ProviderRoutes
@@ -84,6 +85,7 @@ struct ServerAssembly: Sendable {
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
         oauthClients = OAuthClientRegistry(core: core)
+        oauthResources = OAuthResourceRegistry(projects: core.projects, random: core.random, clock: core.clock)
         oauthConsents = OAuthConsents(store: core.store.oauth, clients: oauthClients, clock: core.clock)
         provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http,
                                  proofOfWork: proofOfWork)
@@ -115,6 +117,7 @@ struct ServerAssembly: Sendable {
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients,
             oauthConsents: oauthConsents).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
+        endpoints += OAuthResourceRoutes(registry: oauthResources).endpoints
         if !core.policy.usesGoogleIssuers {
             endpoints += provider.endpoints
             endpoints += OAuthGrantRoutes(consents: oauthConsents, idTokens: tokens).endpoints

@@ -8,7 +8,7 @@ import NIOCore
 /// envelope (`FlintError`). At the authorization endpoint the same codes go back to the client's redirect URI
 /// (§4.1.2.1) once the client and its redirect URI are known to be good.
 struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The error codes of RFC 6749, OpenID Connect Core §3.1.2.6, RFC 7009 and RFC 6750.
+    /// The error codes of RFC 6749, OpenID Connect Core §3.1.2.6, RFC 7009, RFC 6750 and RFC 8707.
     enum Code: String, Sendable {
         case invalidRequest = "invalid_request"
         case invalidClient = "invalid_client"
@@ -26,6 +26,8 @@ struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case interactionRequired = "interaction_required"
         case accountSelectionRequired = "account_selection_required"
         case invalidToken = "invalid_token"
+        /// RFC 8707: a `resource` that is not one the client may ask for.
+        case invalidTarget = "invalid_target"
         /// OpenID Connect's `acr_values` could not be met (the account has no second factor).
         case unmetAuthenticationRequirements = "unmet_authentication_requirements"
     }

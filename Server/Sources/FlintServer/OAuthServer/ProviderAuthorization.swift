@@ -23,6 +23,8 @@ struct PendingAuthorization: Codable, Sendable, Equatable {
     /// The browser that started it (the flow cookie's value, hashed): only that browser's sign-in and consent count.
     var browserHash: String
     var startedAt: Int64
+    /// RFC 8707's resources the tokens are for (their audience); none: the provider's own userinfo.
+    var resources: [String]? = nil
 }
 
 /// The authorization endpoint's rules (OAuth 2.1 §4.1, OpenID Connect Core §3.1.2): check a request, decide whether the
@@ -57,8 +59,8 @@ struct ProviderAuthorization: Sendable {
 
     /// Checks an authorization request's parameters. Until the client and its redirect URI are known good, an error is
     /// thrown as `Refusal.page` (shown to the user, never sent anywhere); after, as `Refusal.redirect` to the client.
-    func check(_ parameters: [String: String], realm: String, browser: String, uiLocalesDefault: [String]) async throws
-        -> (PendingAuthorization, RegisteredClient) {
+    func check(_ parameters: [String: String], realm: String, settings: ProjectSettings, browser: String,
+               uiLocalesDefault: [String]) async throws -> (PendingAuthorization, RegisteredClient) {
         guard let clientID = parameters["client_id"], !clientID.isEmpty,
               let client = try await clients.client(clientID, realm: realm)
         else { throw Refusal.page("The application that sent you here is not known to this sign-in service.") }
@@ -88,7 +90,17 @@ struct ProviderAuthorization: Sendable {
         guard let scopes = Scopes.parse(parameters["scope"]), !scopes.isEmpty else {
             throw refuse(.invalidScope, "scope must name at least one scope.")
         }
-        if let unknown = scopes.first(where: { !client.settings.allowedScopes.contains($0) }) {
+        let resources: [OAuthResourceSettings]
+        do {
+            resources = try OAuthResourceRegistry.requested(Scopes.parse(parameters["resource"]) ?? [], by: client.clientID,
+                                                            in: settings)
+        } catch {
+            throw Refusal.redirect(answer(redirectURI: redirectURI, realm: realm, state: state, error: error))
+        }
+        // A scope is the client's (OpenID's and those its admin allowed), or one of a requested resource's.
+        if let unknown = scopes.first(where: { scope in
+            !client.settings.allowedScopes.contains(scope) && !resources.contains { $0.scopes.contains(scope) }
+        }) {
             throw refuse(.invalidScope, "The client may not ask for \(unknown).")
         }
         let nonce = parameters["nonce"]
@@ -111,7 +123,7 @@ struct ProviderAuthorization: Sendable {
             codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: loginHint,
             uiLocales: uiLocales.isEmpty ? uiLocalesDefault : Array(uiLocales),
             requiresMultiFactor: acrValues.contains(AuthenticationLevel.multiFactor.rawValue), browserHash: Hex.sha256(browser),
-            startedAt: clock.seconds), client)
+            startedAt: clock.seconds, resources: resources.isEmpty ? nil : resources.map(\.resource)), client)
     }
 
     /// Why an authorization request is refused.
@@ -195,7 +207,7 @@ struct ProviderAuthorization: Sendable {
         let payload = IssuedCode(
             realm: request.realm, localID: localID, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
             grant: ProviderGrant(scopes: request.scopes, nonce: request.nonce, authTime: signIn.authTime, amr: signIn.amr,
-                                 acr: signIn.acr, sid: sid))
+                                 acr: signIn.acr, sid: sid, resources: request.resources))
         try await store.insertCode(hash: Hex.sha256(code), clientID: request.clientID,
                                    payload: String(decoding: try JSONBody.encoder.encode(payload), as: UTF8.self),
                                    expiresAt: clock.seconds + Self.codeLifetime)

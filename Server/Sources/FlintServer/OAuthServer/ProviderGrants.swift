@@ -190,8 +190,9 @@ struct ProviderGrants: Sendable {
             let family = OAuthFamilyRow(familyID: familyID, realm: issued.realm, localID: issued.localID, clientID: client.clientID,
                                         grant: payload, createdAt: now, revokedAt: nil)
             let user = try await liveUser(of: family)
+            let resources = try await resources(fields, of: issued.grant, client: client)
             return try await issue(for: user, client: client, grant: issued.grant, scopes: issued.grant.scopes,
-                                   familyID: familyID, refreshToken: refreshToken, includeNonce: true)
+                                   resources: resources, familyID: familyID, refreshToken: refreshToken, includeNonce: true)
         }
     }
 
@@ -218,8 +219,9 @@ struct ProviderGrants: Sendable {
                 scopes = narrowed
             }
             let user = try await liveUser(of: family)
-            return try await issue(for: user, client: client, grant: grant, scopes: scopes, familyID: family.familyID,
-                                   refreshToken: successor, includeNonce: false)
+            let resources = try await resources(fields, of: grant, client: client)
+            return try await issue(for: user, client: client, grant: grant, scopes: scopes, resources: resources,
+                                   familyID: family.familyID, refreshToken: successor, includeNonce: false)
         }
     }
 
@@ -235,10 +237,27 @@ struct ProviderGrants: Sendable {
         return user
     }
 
+    /// The resources a token request's access token is for (RFC 8707 §2.2): those granted, or the `resource`s it names,
+    /// which must be among them (a grant narrows, never widens) and still registered and open to the client.
+    private func resources(_ fields: [String: String], of grant: ProviderGrant, client: RegisteredClient) async throws
+        -> [String]? {
+        let granted = grant.resources ?? []
+        let asked = Scopes.parse(fields["resource"]) ?? []
+        guard asked.allSatisfy(granted.contains) else {
+            throw OAuthError(.invalidTarget, "A token request may narrow the granted resources, not widen them.")
+        }
+        let wanted = asked.isEmpty ? granted : asked
+        guard !wanted.isEmpty else { return nil }
+        guard let settings = try await projects.project(client.realm)?.settings else { throw OAuthError(.serverError) }
+        return try OAuthResourceRegistry.requested(wanted, by: client.clientID, in: settings).map(\.resource)
+    }
+
     private func issue(for user: UserAccount, client: RegisteredClient, grant: ProviderGrant, scopes: [String],
-                       familyID: String, refreshToken: String?, includeNonce: Bool) async throws -> TokenResponse {
+                       resources: [String]?, familyID: String, refreshToken: String?, includeNonce: Bool) async throws
+        -> TokenResponse {
         var granted = grant
         granted.scopes = scopes
+        granted.resources = resources
         let accessToken = try await tokens.accessToken(for: user, clientID: client.clientID, grant: granted, familyID: familyID)
         var idToken: String?
         if scopes.contains("openid") {
@@ -297,14 +316,14 @@ struct ProviderGrants: Sendable {
         else { return inactive }
         return ["active": true, "token_type": "Bearer", "client_id": .string(access.clientID), "sub": .string(access.subject),
                 "scope": .string(access.scopes.joined(separator: " ")), "iss": .string(tokens.issuer(realm: realm)),
-                "aud": .string(access.audience), "exp": .number(Double(access.expiresAt)),
+                "aud": OAuthTokens.audience(access.audiences), "exp": .number(Double(access.expiresAt)),
                 "iat": .number(Double(access.issuedAt)), "jti": access.claims["jti"] ?? .null]
     }
 
     /// OpenID Connect's userinfo: the claims an access token with `openid` releases, for a live token of a live user.
     func userinfo(accessToken: String?, realm: String) async throws -> [String: JSONValue] {
         guard let accessToken, !accessToken.isEmpty else { throw OAuthError(.invalidToken, "An access token is required.") }
-        let access = try await tokens.verifyAccessToken(accessToken, realm: realm)
+        let access = try await tokens.verifyAccessToken(accessToken, realm: realm, audience: tokens.defaultAudience(realm: realm))
         guard let family = try await store.family(access.familyID), let user = try? await liveUser(of: family) else {
             throw OAuthError(.invalidToken, "The access token was revoked.")
         }

@@ -42,13 +42,14 @@ struct ProviderRoutes: Sendable {
             },
             Endpoint(method: .post, paths: ProviderEndpoints.paths(ProviderEndpoints.authorize),
                      contract: .page(form: Self.authorizationParameters), budgets: Self.authorizationBudgets) { request, context, _ in
-                try await routes.authorize(request, context, fields: try await FormBody.fields(of: request, upTo: 64 * 1024))
+                try await routes.authorize(request, context, fields: try await FormBody.fields(of: request, upTo: 64 * 1024,
+                                                                                               joining: Self.repeatable))
             },
             Endpoint(method: .post, paths: ProviderEndpoints.paths(ProviderEndpoints.token),
                      contract: EndpointContract(
                         credentials: .none, request: [.form(["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token",
-                                                             "scope", "client_id", "client_secret", "client_assertion_type",
-                                                             "client_assertion"])],
+                                                             "scope", "resource", "client_id", "client_secret",
+                                                             "client_assertion_type", "client_assertion"])],
                         response: .json(ProviderGrants.TokenResponse.self), failure: protocolErrors),
                      budgets: [.oauthTokenRequestsPerAddress, .oauthTokenRequestsPerClient, .oauthClientAuthenticationFailures]) {
                 request, context, _ in
@@ -99,7 +100,7 @@ struct ProviderRoutes: Sendable {
 
     static let authorizationParameters = [
         "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method",
-        "prompt", "max_age", "login_hint", "ui_locales", "acr_values", "response_mode",
+        "prompt", "max_age", "login_hint", "ui_locales", "acr_values", "response_mode", "resource",
     ]
     static let logoutParameters = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"]
     static let authorizationBudgets: [Budget] = [.oauthAuthorizationsPerAddress, .oauthAuthorizationsPerClient]
@@ -107,10 +108,11 @@ struct ProviderRoutes: Sendable {
     /// The query's parameters, form-decoded (RFC 6749 Appendix B: `+` is a space, as clients write scopes), the first
     /// value of each name.
     private static func query(_ request: Request) -> [String: String] {
-        var fields: [String: String] = [:]
-        for (name, value) in FormURLEncoding.decode(request.uri.query ?? "") where fields[name] == nil { fields[name] = value }
-        return fields
+        FormBody.fields(of: request.uri.query ?? "", joining: repeatable)
     }
+
+    /// The parameters a request may repeat: RFC 8707's `resource`.
+    static let repeatable: Set<String> = ["resource"]
 
     // MARK: Realms
 
@@ -150,7 +152,8 @@ struct ProviderRoutes: Sendable {
         do {
             try await budgets.spend(.oauthAuthorizationsPerAddress, in: realm.id, for: client.ipAddress.map(ClientAddress.limitKey) ?? "unknown")
             let (pending, registered) = try await authorization.check(
-                fields, realm: realm.id, browser: browser, uiLocalesDefault: client.locale.map { [$0] } ?? [])
+                fields, realm: realm.id, settings: realm.settings, browser: browser,
+                uiLocalesDefault: client.locale.map { [$0] } ?? [])
             try await budgets.spend(.oauthAuthorizationsPerClient, in: realm.id, for: registered.clientID)
             let session = try await sessions.session(in: request, realm: realm.id)
             let teamPage = realm.settings.oauthServer?.signInPageURL
@@ -204,7 +207,7 @@ struct ProviderRoutes: Sendable {
             } catch let error as FlintError {
                 throw OAuthError.budgetSpent(error)
             }
-            let fields = try await FormBody.fields(of: request, upTo: 64 * 1024)
+            let fields = try await FormBody.fields(of: request, upTo: 64 * 1024, joining: Self.repeatable)
             let issuer = tokens.issuer(realm: realm.id)
             return try await body(ProviderGrants.Request(fields: fields, authorization: request.headers[.authorization],
                                                          clientAddress: address, issuer: issuer,

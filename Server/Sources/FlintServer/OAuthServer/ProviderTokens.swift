@@ -14,12 +14,14 @@ struct ProviderGrant: Codable, Sendable, Equatable {
     var acr: String
     /// The browser session it was granted in (`sid`), if any.
     var sid: String?
+    /// RFC 8707's resources it was granted for (nil: none named); a token request may narrow them.
+    var resources: [String]? = nil
 }
 
 /// The provider's tokens, signed with the project's keys, each typed so that none is taken for another:
 /// ID tokens (OpenID Connect Core §2, `typ: JWT`, audience the client, no `firebase` claim, so Firebase's own
-/// verification refuses them) and access tokens (RFC 9068, `typ: at+jwt`, audience the issuer's userinfo endpoint
-/// until resource indicators name another). Refresh tokens are opaque and stored hashed (`OAuthStore`).
+/// verification refuses them) and access tokens (RFC 9068, `typ: at+jwt`, audience the resources asked for, RFC 8707,
+/// else the issuer's userinfo endpoint). Refresh tokens are opaque and stored hashed (`OAuthStore`).
 struct OAuthTokens: Sendable {
     let keyring: SigningKeyring
     let clock: any FlintClock
@@ -38,12 +40,24 @@ struct OAuthTokens: Sendable {
     /// The audience of access tokens asked for no particular resource: the provider's own userinfo endpoint.
     func defaultAudience(realm: String) -> String { issuer(realm: realm) + ProviderEndpoints.userinfo }
 
+    /// Who an access token is for: the resources it was granted for (RFC 8707 §2), and the userinfo endpoint too where
+    /// it was granted `openid`; the userinfo endpoint alone where no resource was named.
+    func audiences(of grant: ProviderGrant, realm: String) -> [String] {
+        guard let resources = grant.resources, !resources.isEmpty else { return [defaultAudience(realm: realm)] }
+        return resources + (grant.scopes.contains("openid") ? [defaultAudience(realm: realm)] : [])
+    }
+
+    /// `aud`: one audience as a string, several as an array (RFC 7519 §4.1.3).
+    static func audience(_ audiences: [String]) -> JSONValue {
+        audiences.count == 1 ? .string(audiences[0]) : .array(audiences.map(JSONValue.string))
+    }
+
     /// An access token for `user`, of `family` (its `jti` starts with the family's ID, so revoking the family revokes it).
     func accessToken(for user: UserAccount, clientID: String, grant: ProviderGrant, familyID: String) async throws -> String {
         let now = clock.seconds
         var claims: [String: JSONValue] = [
             "iss": .string(issuer(realm: user.projectID)), "sub": .string(user.localID),
-            "aud": .string(defaultAudience(realm: user.projectID)), "client_id": .string(clientID),
+            "aud": Self.audience(audiences(of: grant, realm: user.projectID)), "client_id": .string(clientID),
             "scope": .string(grant.scopes.joined(separator: " ")), "iat": .number(Double(now)),
             "exp": .number(Double(now + Self.lifetime)), "auth_time": .number(Double(grant.authTime)),
             "jti": .string(familyID + "." + random.token(byteCount: 12)), "acr": .string(grant.acr),
@@ -88,28 +102,32 @@ struct OAuthTokens: Sendable {
         let familyID: String
         let issuedAt: Int64
         let expiresAt: Int64
-        let audience: String
+        let audiences: [String]
         let claims: [String: JSONValue]
     }
 
-    /// Verifies an access token of `realm`: our key, `typ: at+jwt`, the realm's issuer, the default audience, not
-    /// expired and not issued in the future. A Firebase ID token or a provider ID token (`typ: JWT`) is refused.
-    func verifyAccessToken(_ token: String, realm: String) async throws(OAuthError) -> AccessToken {
+    /// Verifies an access token of `realm`: our key, `typ: at+jwt`, the realm's issuer, `audience` among its audiences
+    /// (when given: the userinfo endpoint checks its own), not expired and not issued in the future. A Firebase ID token
+    /// or a provider ID token (`typ: JWT`) is refused.
+    func verifyAccessToken(_ token: String, realm: String, audience: String? = nil) async throws(OAuthError) -> AccessToken {
         guard let verified = await keyring.verify(token, type: .accessToken),
               case .object(let claims)? = try? JSONBody.decoder.decode(JSONValue.self, from: verified.payload),
-              claims["iss"]?.stringValue == issuer(realm: realm), claims["aud"]?.stringValue == defaultAudience(realm: realm),
+              claims["iss"]?.stringValue == issuer(realm: realm),
               let subject = claims["sub"]?.stringValue, let clientID = claims["client_id"]?.stringValue,
               let jti = claims["jti"]?.stringValue, let familyID = jti.split(separator: ".").first.map(String.init),
               let exp = claims["exp"]?.numberValue, let iat = claims["iat"]?.numberValue
         else { throw OAuthError(.invalidToken, "The access token is not one of this issuer's.") }
+        let audiences = claims["aud"]?.stringValue.map { [$0] } ?? (claims["aud"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let audience, !audiences.contains(audience) {
+            throw OAuthError(.invalidToken, "The access token is not for this resource.")
+        }
         let now = clock.seconds
         guard Int64(exp) > now, Int64(iat) <= now + Self.allowedClockSkew else {
             throw OAuthError(.invalidToken, "The access token has expired.")
         }
         return AccessToken(subject: subject, clientID: clientID,
                            scopes: (claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init),
-                           familyID: familyID, issuedAt: Int64(iat), expiresAt: Int64(exp),
-                           audience: claims["aud"]?.stringValue ?? "", claims: claims)
+                           familyID: familyID, issuedAt: Int64(iat), expiresAt: Int64(exp), audiences: audiences, claims: claims)
     }
 
     /// The claims of one of our ID tokens for logout's `id_token_hint`: signature, type and issuer checked, expiry not
