@@ -16,9 +16,13 @@ public final class AdminAuth: Sendable {
     public let endpoints: AdminEndpoints
     let credential: AdminCredential
     let connection: AdminConnection
-    private let idTokens: PublicKeySet
+    /// The project's signing keys, which sign its OAuth access tokens too (`verifyAccessToken`).
+    let idTokens: PublicKeySet
     private let sessionCookies: PublicKeySet
-    private let clockSkew: Int64
+    let clockSkew: Int64
+    /// The OAuth client `verifyAccessToken(_:resource:requiredScopes:checkRevoked:)` introspects with; see
+    /// `introspecting(clientID:clientSecret:cacheLifetime:)`.
+    let introspection: AccessTokenIntrospection?
     let now: @Sendable () -> Date
 
     /// - Parameters:
@@ -42,6 +46,7 @@ public final class AdminAuth: Sendable {
         self.clockSkew = Int64(clockSkew)
         self.now = now
         tenantID = nil
+        introspection = nil
         connection = AdminConnection(api: endpoints.api, transport: transport,
                                      accessTokens: AccessTokens(credential: credential, transport: transport, now: now))
         idTokens = PublicKeySet(source: endpoints.idTokenKeys, transport: transport, now: now)
@@ -61,7 +66,8 @@ public final class AdminAuth: Sendable {
         }
     }
 
-    private init(projectID: String, tenant tenantID: String?, of parent: AdminAuth) {
+    /// `parent` acting in another project or tenant; `introspection` is only ever carried to the same realm.
+    init(projectID: String, tenant tenantID: String?, of parent: AdminAuth, introspection: AccessTokenIntrospection? = nil) {
         self.projectID = projectID
         self.tenantID = tenantID
         endpoints = parent.endpoints
@@ -71,6 +77,7 @@ public final class AdminAuth: Sendable {
         sessionCookies = parent.sessionCookies
         clockSkew = parent.clockSkew
         now = parent.now
+        self.introspection = introspection
     }
 
     /// The same client acting in a tenant (Identity Platform's multi-tenancy): its users, its tokens only.
