@@ -275,7 +275,7 @@ import Testing
             .passkeyCredentialNotFound, .invalidAuthenticatorResponse, .invalidCustomToken, .missingCustomToken,
             .credentialMismatch, .missingGrantType, .invalidGrantType, .missingRefreshToken, .invalidRefreshToken,
             // Flint's own (the OpenID provider's admin API): the OAuth calls name them themselves.
-            .oauthClientNotFound, .invalidOAuthClient, .invalidAuthorizationID,
+            .oauthClientNotFound, .invalidOAuthClient, .invalidAuthorizationID, .oauthResourceNotFound, .invalidOAuthResource,
         ]
         #expect(Set(named.keys).isDisjoint(with: unnamed))
         for code in ServerErrorCode.allCases {

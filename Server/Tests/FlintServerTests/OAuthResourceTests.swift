@@ -135,4 +135,56 @@ import Testing
             }
         }
     }
+
+    /// RFC 6749 §4.4: a confidential client's token for itself, its `sub` the client, for a resource and its scopes;
+    /// never a user's: no refresh or ID token, userinfo refuses it, user scopes are refused. Revocable and introspectable.
+    @Test func aClientGetsATokenForItselfThatIsNeverAUsers() async throws {
+        try await ProviderFixture.with { fixture in
+            let (machineID, machineSecret) = try await fixture.register([
+                "displayName": "Nightly job", "grantTypes": ["client_credentials"],
+            ])
+            let secret = try #require(machineSecret)
+            // A public client may not act as itself, nor a client without the grant.
+            let publicClient = try await fixture.client.post("/v2/projects/\(fixture.server.projectID)/oauthClients", [
+                "displayName": "App", "type": "PUBLIC", "grantTypes": ["client_credentials"],
+            ], headers: fixture.admin)
+            #expect(publicClient.status == 400 && publicClient.errorMessage?.hasPrefix("INVALID_OAUTH_CLIENT") == true, "\(publicClient.body)")
+            let (webID, webSecret) = try await fixture.register(["displayName": "Web", "redirectUris": [.string(Self.redirect)]])
+            let unauthorized = try await fixture.tokenCall([("grant_type", "client_credentials")], clientID: webID, secret: webSecret)
+            #expect(unauthorized.json["error"] == "unauthorized_client", "\(unauthorized.body)")
+            #expect(try await Self.create(fixture, ["resource": .string(Self.tools), "displayName": "Tools",
+                                                    "scopes": ["tools:call", "tools:admin"]]).status == 200)
+
+            let issued = try await fixture.tokenCall([("grant_type", "client_credentials"), ("resource", Self.tools),
+                                                      ("scope", "tools:call")], clientID: machineID, secret: secret)
+            #expect(issued.status == 200 && issued.json["refresh_token"] == nil && issued.json["id_token"] == nil, "\(issued.body)")
+            let token = try #require(issued.json["access_token"]?.stringValue)
+            let claims = ProviderFixture.claims(token)
+            #expect(claims["sub"]?.stringValue == machineID && claims["client_id"]?.stringValue == machineID, "\(claims)")
+            #expect(claims["aud"]?.stringValue == Self.tools && claims["scope"] == "tools:call" && claims["email"] == nil, "\(claims)")
+            // Without scope: every scope of the resources asked for; a user's scope or a wrong secret: refused.
+            let all = try await fixture.tokenCall([("grant_type", "client_credentials"), ("resource", Self.tools)],
+                                                  clientID: machineID, secret: secret)
+            #expect(all.json["scope"] == "tools:call tools:admin", "\(all.body)")
+            let asUser = try await fixture.tokenCall([("grant_type", "client_credentials"), ("scope", "openid")],
+                                                     clientID: machineID, secret: secret)
+            #expect(asUser.json["error"] == "invalid_scope", "\(asUser.body)")
+            let wrong = try await fixture.tokenCall([("grant_type", "client_credentials")], clientID: machineID, secret: "nope")
+            #expect(wrong.status == 401 && wrong.json["error"] == "invalid_client", "\(wrong.body)")
+
+            // Presented as a user's token, at userinfo: refused.
+            let userinfo = try await CookieBrowser().send("GET", fixture.issuer + "/userinfo", headers: ["Authorization": "Bearer \(token)"])
+            #expect(userinfo.status == 401, "\(userinfo.body)")
+            // Introspected by the client, then revoked: inactive.
+            let active = try await fixture.tokenCall([("token", token)], clientID: machineID, secret: secret, endpoint: "/introspect")
+            #expect(active.json["active"] == true && active.json["sub"]?.stringValue == machineID, "\(active.body)")
+            let revoked = try await fixture.tokenCall([("token", token)], clientID: machineID, secret: secret, endpoint: "/revoke")
+            #expect(revoked.status == 200, "\(revoked.body)")
+            let inactive = try await fixture.tokenCall([("token", token)], clientID: machineID, secret: secret, endpoint: "/introspect")
+            #expect(inactive.json["active"] == false, "\(inactive.body)")
+            // The metadata says so.
+            let metadata = try await CookieBrowser().send("GET", fixture.issuer + "/.well-known/openid-configuration")
+            #expect(metadata.json["grant_types_supported"]?.arrayValue?.contains("client_credentials") == true)
+        }
+    }
 }

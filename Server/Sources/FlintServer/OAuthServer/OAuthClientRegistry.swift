@@ -51,7 +51,9 @@ struct OAuthClientRegistry: Sendable {
     /// The scopes a client may ask for when its admin names none.
     static let defaultScopes = ["openid", "email", "profile", "phone", "offline_access"]
     /// The grants of this provider (RFC 6749's names).
-    static let supportedGrantTypes = ["authorization_code", "refresh_token"]
+    static let supportedGrantTypes = ["authorization_code", "refresh_token", "client_credentials"]
+    /// A client's grants when its admin names none.
+    static let defaultGrantTypes = ["authorization_code", "refresh_token"]
     /// A page holds at most this many clients.
     static let maximumPageSize = 100
 
@@ -179,8 +181,20 @@ struct OAuthClientRegistry: Sendable {
         }
         guard let displayName = config.displayName?.trimmingCharacters(in: .whitespaces), (1...200).contains(displayName.count)
         else { throw FlintError(.invalidOAuthClient, "displayName must have 1 to 200 characters.") }
+        let grantTypes = config.grantTypes ?? previous?.grantTypes ?? defaultGrantTypes
+        guard !grantTypes.isEmpty, grantTypes.allSatisfy(supportedGrantTypes.contains),
+              !grantTypes.contains("refresh_token") || grantTypes.contains("authorization_code")
+        else {
+            throw FlintError(.invalidOAuthClient,
+                             "grantTypes must name authorization_code (refresh_token beside it) or client_credentials, or both.")
+        }
+        if grantTypes.contains("client_credentials"), !confidential {
+            throw FlintError(.invalidOAuthClient, "Only a confidential client may use client_credentials.")
+        }
+        // A client that only acts as itself sends no one anywhere.
         let redirectURIs = config.redirectUris ?? []
-        guard (1...50).contains(redirectURIs.count) else {
+        let redirects = grantTypes.contains("authorization_code") ? 1...50 : 0...50
+        guard redirects.contains(redirectURIs.count) else {
             throw FlintError(.invalidOAuthClient, "redirectUris must name 1 to 50 URIs.")
         }
         for uri in redirectURIs { try RedirectURI.checkRegistrable(uri, publicClient: !confidential, field: "redirectUris") }
@@ -190,11 +204,6 @@ struct OAuthClientRegistry: Sendable {
         let scopes = config.allowedScopes ?? defaultScopes
         guard (1...100).contains(scopes.count), scopes.allSatisfy(Scopes.isScopeToken) else {
             throw FlintError(.invalidOAuthClient, "allowedScopes must name 1 to 100 scopes of RFC 6749's characters.")
-        }
-        let grantTypes = config.grantTypes ?? supportedGrantTypes
-        guard !grantTypes.isEmpty, grantTypes.allSatisfy(supportedGrantTypes.contains), grantTypes.contains("authorization_code")
-        else {
-            throw FlintError(.invalidOAuthClient, "grantTypes must include authorization_code, and may add refresh_token.")
         }
         let jwksURI = config.jwksUri.flatMap { $0.isEmpty ? nil : $0 }
         if let jwksURI {

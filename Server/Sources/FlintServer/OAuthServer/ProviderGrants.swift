@@ -17,6 +17,8 @@ struct ProviderGrants: Sendable {
     let random: any RandomSource
     /// Checks `private_key_jwt` clients' assertions.
     let assertions: ClientAssertions
+    /// Where the revocations of clients' own tokens are marked.
+    let counters: CounterStore
 
     /// A token request's form fields and its `Authorization` header.
     struct Request: Sendable {
@@ -138,16 +140,38 @@ struct ProviderGrants: Sendable {
             throw OAuthError(.invalidRequest, "grant_type is missing.")
         }
         guard OAuthClientRegistry.supportedGrantTypes.contains(grantType) else {
-            throw OAuthError(.unsupportedGrantType, "Only authorization_code and refresh_token are granted.")
+            throw OAuthError(.unsupportedGrantType, "Only authorization_code, refresh_token and client_credentials are granted.")
         }
         let client = try await authenticate(request, realm: realm)
         guard client.allows(grantType: grantType) else {
             throw OAuthError(.unauthorizedClient, "The client may not use the \(grantType) grant.")
         }
         try await spend(.oauthTokenRequestsPerClient, realm: realm, subject: client.clientID)
-        return grantType == "authorization_code"
-            ? try await exchangeCode(request.fields, client: client)
-            : try await refresh(request.fields, client: client)
+        switch grantType {
+        case "authorization_code": return try await exchangeCode(request.fields, client: client)
+        case "refresh_token": return try await refresh(request.fields, client: client)
+        default: return try await clientCredentials(request.fields, client: client)
+        }
+    }
+
+    /// RFC 6749 §4.4: a confidential client's token for itself. Its `sub` is the client (RFC 9068 §2.2), never a user; it
+    /// has no refresh or ID token. It is for the `resource`s named (registered and open to the client), with their
+    /// scopes, else for the issuer alone, which serves it nothing a user's token gets (userinfo refuses it).
+    private func clientCredentials(_ fields: [String: String], client: RegisteredClient) async throws -> TokenResponse {
+        guard let settings = try await projects.project(client.realm)?.settings else { throw OAuthError(.serverError) }
+        let resources = try OAuthResourceRegistry.requested(Scopes.parse(fields["resource"]) ?? [], by: client.clientID, in: settings)
+        let available = resources.flatMap(\.scopes)
+        guard let scopes = fields["scope"].map({ Scopes.parse($0) }) ?? .some(available) else {
+            throw OAuthError(.invalidScope, "scope is not a list of scopes.")
+        }
+        if let scope = scopes.first(where: { !available.contains($0) }) {
+            throw OAuthError(.invalidScope, OAuthClientRegistry.defaultScopes.contains(scope)
+                ? "\(scope) is a user's scope; a client acting as itself has no user."
+                : "\(scope) is not a scope of the resources asked for.")
+        }
+        let accessToken = try await tokens.clientAccessToken(clientID: client.clientID, realm: client.realm, scopes: scopes,
+                                                             resources: resources.map(\.resource))
+        return TokenResponse(access_token: accessToken, expires_in: OAuthTokens.lifetime, scope: scopes.joined(separator: " "))
     }
 
     private func spend(_ budget: Budget, realm: String, subject: String) async throws {
@@ -225,6 +249,21 @@ struct ProviderGrants: Sendable {
         }
     }
 
+    /// Whether a verified access token still counts: a client's own while the client exists and it was not revoked
+    /// (such tokens have no family: a revocation marks them until they expire), a user's while its family and user live.
+    private func isLive(_ access: OAuthTokens.AccessToken, realm: String) async throws -> Bool {
+        if access.isClientToken {
+            guard try await clients.client(access.clientID, realm: realm) != nil else { return false }
+            return try await counters.counter(Self.revokedMarker(access), windowStart: access.expiresAt) == 0
+        }
+        guard let family = try await store.family(access.familyID) else { return false }
+        return (try? await liveUser(of: family)) != nil
+    }
+
+    private static func revokedMarker(_ access: OAuthTokens.AccessToken) -> String {
+        "oauth-revoked-access:" + Hex.sha256(access.claims["jti"]?.stringValue ?? "")
+    }
+
     /// The family's user, who must still exist, be enabled, and not have had their sessions revoked since
     /// (`revokeRefreshTokens` ends the provider's tokens too); else the family is revoked.
     private func liveUser(of family: OAuthFamilyRow) async throws -> UserAccount {
@@ -288,7 +327,11 @@ struct ProviderGrants: Sendable {
             return
         }
         if let access = try? await tokens.verifyAccessToken(token, realm: realm), access.clientID == client.clientID {
-            try await store.revokeFamily(access.familyID, at: clock.seconds)
+            if access.isClientToken {
+                try await counters.incrementCounter(Self.revokedMarker(access), windowStart: access.expiresAt)
+            } else {
+                try await store.revokeFamily(access.familyID, at: clock.seconds)
+            }
         }
     }
 
@@ -311,9 +354,9 @@ struct ProviderGrants: Sendable {
                     "sub": .string(user.localID), "scope": .string(grant.scopes.joined(separator: " ")),
                     "iss": .string(tokens.issuer(realm: realm)), "iat": .number(Double(family.createdAt))]
         }
-        guard let access = try? await tokens.verifyAccessToken(token, realm: realm),
-              let family = try await store.family(access.familyID), (try? await liveUser(of: family)) != nil
-        else { return inactive }
+        guard let access = try? await tokens.verifyAccessToken(token, realm: realm), try await isLive(access, realm: realm) else {
+            return inactive
+        }
         return ["active": true, "token_type": "Bearer", "client_id": .string(access.clientID), "sub": .string(access.subject),
                 "scope": .string(access.scopes.joined(separator: " ")), "iss": .string(tokens.issuer(realm: realm)),
                 "aud": OAuthTokens.audience(access.audiences), "exp": .number(Double(access.expiresAt)),

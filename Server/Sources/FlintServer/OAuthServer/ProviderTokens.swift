@@ -68,6 +68,23 @@ struct OAuthTokens: Sendable {
         return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)), type: .accessToken)
     }
 
+    /// A client's access token for itself (the client-credentials grant): `sub` is the client (RFC 9068 §2.2); its `jti`
+    /// starts with `clientTokenPrefix`, since it belongs to no family.
+    func clientAccessToken(clientID: String, realm: String, scopes: [String], resources: [String]) async throws -> String {
+        let now = clock.seconds
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer(realm: realm)), "sub": .string(clientID),
+            "aud": Self.audience(resources.isEmpty ? [issuer(realm: realm)] : resources), "client_id": .string(clientID),
+            "scope": .string(scopes.joined(separator: " ")), "iat": .number(Double(now)),
+            "exp": .number(Double(now + Self.lifetime)), "jti": .string(Self.clientTokenPrefix + "." + random.token(byteCount: 16)),
+        ]
+        if let tenant = Realm(key: realm).tenantID { claims["tenant"] = .string(tenant) }
+        return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)), type: .accessToken)
+    }
+
+    /// The first part of a client's own token's `jti`, where a user's names its family (random, never this).
+    static let clientTokenPrefix = "client"
+
     /// An ID token for `user` and `clientID`, with the claims its scopes allow (`userClaims`), `at_hash` of the access
     /// token issued beside it, and the nonce of the authorization when `includeNonce` (a code's exchange, not a refresh).
     func idToken(for user: UserAccount, clientID: String, grant: ProviderGrant, accessToken: String, includeNonce: Bool,
@@ -104,6 +121,9 @@ struct OAuthTokens: Sendable {
         let expiresAt: Int64
         let audiences: [String]
         let claims: [String: JSONValue]
+
+        /// A client's token for itself (client credentials), of no family and no user.
+        var isClientToken: Bool { familyID == OAuthTokens.clientTokenPrefix }
     }
 
     /// Verifies an access token of `realm`: our key, `typ: at+jwt`, the realm's issuer, `audience` among its audiences
