@@ -102,6 +102,11 @@ extension Budget {
         name: "oauth:client-auth-failures", per: "OAuth client and address", windowSeconds: 15 * minute, limit: .fixed(20),
         refusal: FlintError(.tooManyAttempts, "Too many failed client authentications."), enforced: { _ in true })
 
+    /// User codes typed on the device page per address a minute: a code (34 bits, 10 minutes) cannot be guessed.
+    static let oauthDeviceCodeAttempts = Budget(
+        name: "oauth:device-code-ip-minute", per: "address", windowSeconds: minute, limit: .fixed(20),
+        refusal: FlintError(.tooManyAttempts, "Too many device codes tried from this address."), enforced: { _ in true })
+
     /// Every budget that guards an SMS send, in the order they are spent.
     /// (A fictional number's code is sent to no one but is held to the client's budgets and its own.)
     static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, testNumberSessions, smsPerNumber, smsPerRegion, smsPerProject]
@@ -109,5 +114,5 @@ extension Budget {
     /// Every declared budget.
     static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress, passkeyChallengesPerClient]
         + [oauthAuthorizationsPerAddress, oauthAuthorizationsPerClient, oauthTokenRequestsPerAddress, oauthTokenRequestsPerClient,
-           oauthClientAuthenticationFailures]
+           oauthClientAuthenticationFailures, oauthDeviceCodeAttempts]
 }

@@ -51,7 +51,7 @@ struct OAuthClientRegistry: Sendable {
     /// The scopes a client may ask for when its admin names none.
     static let defaultScopes = ["openid", "email", "profile", "phone", "offline_access"]
     /// The grants of this provider (RFC 6749's names).
-    static let supportedGrantTypes = ["authorization_code", "refresh_token", "client_credentials"]
+    static let supportedGrantTypes = ["authorization_code", "refresh_token", "client_credentials", ProviderDeviceFlow.grantType]
     /// A client's grants when its admin names none.
     static let defaultGrantTypes = ["authorization_code", "refresh_token"]
     /// A page holds at most this many clients.
@@ -184,9 +184,10 @@ struct OAuthClientRegistry: Sendable {
         let grantTypes = config.grantTypes ?? previous?.grantTypes ?? defaultGrantTypes
         guard !grantTypes.isEmpty, grantTypes.allSatisfy(supportedGrantTypes.contains),
               !grantTypes.contains("refresh_token") || grantTypes.contains("authorization_code")
+                || grantTypes.contains(ProviderDeviceFlow.grantType)
         else {
-            throw FlintError(.invalidOAuthClient,
-                             "grantTypes must name authorization_code (refresh_token beside it) or client_credentials, or both.")
+            throw FlintError(.invalidOAuthClient, "grantTypes must name authorization_code, client_credentials or the device "
+                             + "code grant (refresh_token beside one with a user).")
         }
         if grantTypes.contains("client_credentials"), !confidential {
             throw FlintError(.invalidOAuthClient, "Only a confidential client may use client_credentials.")

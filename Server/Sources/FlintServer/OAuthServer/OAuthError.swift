@@ -28,6 +28,10 @@ struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidToken = "invalid_token"
         /// RFC 8707: a `resource` that is not one the client may ask for.
         case invalidTarget = "invalid_target"
+        /// RFC 8628 §3.5: the device's user has not decided yet, the device polls too fast, or its code expired.
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case expiredToken = "expired_token"
         /// OpenID Connect's `acr_values` could not be met (the account has no second factor).
         case unmetAuthenticationRequirements = "unmet_authentication_requirements"
     }

@@ -25,6 +25,8 @@ struct PendingAuthorization: Codable, Sendable, Equatable {
     var startedAt: Int64
     /// RFC 8707's resources the tokens are for (their audience); none: the provider's own userinfo.
     var resources: [String]? = nil
+    /// A device's authorization (RFC 8628), by its user code's hash: the decision goes to the device, not a redirect URI.
+    var deviceUserCodeHash: String? = nil
 }
 
 /// The authorization endpoint's rules (OAuth 2.1 §4.1, OpenID Connect Core §3.1.2): check a request, decide whether the
@@ -97,10 +99,7 @@ struct ProviderAuthorization: Sendable {
         } catch {
             throw Refusal.redirect(answer(redirectURI: redirectURI, realm: realm, state: state, error: error))
         }
-        // A scope is the client's (OpenID's and those its admin allowed), or one of a requested resource's.
-        if let unknown = scopes.first(where: { scope in
-            !client.settings.allowedScopes.contains(scope) && !resources.contains { $0.scopes.contains(scope) }
-        }) {
+        if let unknown = Self.scopeNotAllowed(scopes, client: client, resources: resources) {
             throw refuse(.invalidScope, "The client may not ask for \(unknown).")
         }
         let nonce = parameters["nonce"]
@@ -124,6 +123,12 @@ struct ProviderAuthorization: Sendable {
             uiLocales: uiLocales.isEmpty ? uiLocalesDefault : Array(uiLocales),
             requiresMultiFactor: acrValues.contains(AuthenticationLevel.multiFactor.rawValue), browserHash: Hex.sha256(browser),
             startedAt: clock.seconds, resources: resources.isEmpty ? nil : resources.map(\.resource)), client)
+    }
+
+    /// The first of `scopes` the client may not ask for: a scope is the client's (OpenID's and those its admin allowed),
+    /// or one of a requested resource's.
+    static func scopeNotAllowed(_ scopes: [String], client: RegisteredClient, resources: [OAuthResourceSettings]) -> String? {
+        scopes.first { scope in !client.settings.allowedScopes.contains(scope) && !resources.contains { $0.scopes.contains(scope) } }
     }
 
     /// Why an authorization request is refused.
@@ -203,11 +208,16 @@ struct ProviderAuthorization: Sendable {
     func issueCode(_ request: PendingAuthorization, localID: String, signIn: ProviderSessions.SignIn, sid: String?,
                    authorizationID: String?) async throws -> String {
         if let authorizationID { _ = try await pending.take(authorizationID) }
+        let grant = ProviderGrant(scopes: request.scopes, nonce: request.nonce, authTime: signIn.authTime, amr: signIn.amr,
+                                  acr: signIn.acr, sid: sid, resources: request.resources)
+        if let userCodeHash = request.deviceUserCodeHash {
+            return try await ProviderDeviceFlow.decide(userCodeHash, grant: ProviderDeviceFlow.Grant(localID: localID, grant: grant),
+                                                       request: request, store: store, now: clock.seconds)
+        }
         let code = random.token(byteCount: 32)
         let payload = IssuedCode(
             realm: request.realm, localID: localID, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
-            grant: ProviderGrant(scopes: request.scopes, nonce: request.nonce, authTime: signIn.authTime, amr: signIn.amr,
-                                 acr: signIn.acr, sid: sid, resources: request.resources))
+            grant: grant)
         try await store.insertCode(hash: Hex.sha256(code), clientID: request.clientID,
                                    payload: String(decoding: try JSONBody.encoder.encode(payload), as: UTF8.self),
                                    expiresAt: clock.seconds + Self.codeLifetime)
@@ -242,6 +252,9 @@ struct ProviderAuthorization: Sendable {
     /// Ends a kept request with the user's refusal: the client's redirect URI with `access_denied`.
     func deny(_ request: PendingAuthorization, authorizationID: String) async throws -> String {
         _ = try await pending.take(authorizationID)
+        if let userCodeHash = request.deviceUserCodeHash {
+            return try await ProviderDeviceFlow.decide(userCodeHash, grant: nil, request: request, store: store, now: clock.seconds)
+        }
         return answer(request, error: OAuthError(.accessDenied, "The user did not allow the application."))
     }
 

@@ -140,7 +140,7 @@ struct ProviderGrants: Sendable {
             throw OAuthError(.invalidRequest, "grant_type is missing.")
         }
         guard OAuthClientRegistry.supportedGrantTypes.contains(grantType) else {
-            throw OAuthError(.unsupportedGrantType, "Only authorization_code, refresh_token and client_credentials are granted.")
+            throw OAuthError(.unsupportedGrantType, "Only authorization_code, refresh_token, client_credentials and device codes are granted.")
         }
         let client = try await authenticate(request, realm: realm)
         guard client.allows(grantType: grantType) else {
@@ -150,6 +150,7 @@ struct ProviderGrants: Sendable {
         switch grantType {
         case "authorization_code": return try await exchangeCode(request.fields, client: client)
         case "refresh_token": return try await refresh(request.fields, client: client)
+        case ProviderDeviceFlow.grantType: return try await deviceToken(request.fields, client: client)
         default: return try await clientCredentials(request.fields, client: client)
         }
     }
@@ -266,7 +267,7 @@ struct ProviderGrants: Sendable {
 
     /// The family's user, who must still exist, be enabled, and not have had their sessions revoked since
     /// (`revokeRefreshTokens` ends the provider's tokens too); else the family is revoked.
-    private func liveUser(of family: OAuthFamilyRow) async throws -> UserAccount {
+    func liveUser(of family: OAuthFamilyRow) async throws -> UserAccount {
         guard let user = try await accounts.user(projectID: family.realm, localID: family.localID), !user.disabled,
               family.createdAt >= user.validSince
         else {
@@ -291,7 +292,7 @@ struct ProviderGrants: Sendable {
         return try OAuthResourceRegistry.requested(wanted, by: client.clientID, in: settings).map(\.resource)
     }
 
-    private func issue(for user: UserAccount, client: RegisteredClient, grant: ProviderGrant, scopes: [String],
+    func issue(for user: UserAccount, client: RegisteredClient, grant: ProviderGrant, scopes: [String],
                        resources: [String]?, familyID: String, refreshToken: String?, includeNonce: Bool) async throws
         -> TokenResponse {
         var granted = grant

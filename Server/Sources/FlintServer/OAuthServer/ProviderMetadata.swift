@@ -6,6 +6,9 @@ enum ProviderEndpoints {
     static let authorize = "/authorize"
     static let token = "/token"
     static let userinfo = "/userinfo"
+    /// RFC 8628: where a device asks for a code, and the page where its user types the code.
+    static let deviceAuthorization = "/device_authorization"
+    static let device = "/device"
     static let revoke = "/revoke"
     static let introspect = "/introspect"
     static let logout = "/logout"
@@ -37,6 +40,7 @@ enum ProviderMetadata {
             "revocation_endpoint": .string(issuer + ProviderEndpoints.revoke),
             "introspection_endpoint": .string(issuer + ProviderEndpoints.introspect),
             "end_session_endpoint": .string(issuer + ProviderEndpoints.logout),
+            "device_authorization_endpoint": .string(issuer + ProviderEndpoints.deviceAuthorization),
             "jwks_uri": .string(jwksURI),
             "scopes_supported": strings(scopes),
             "response_types_supported": strings(["code"]),

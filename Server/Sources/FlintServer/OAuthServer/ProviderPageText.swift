@@ -34,6 +34,13 @@ struct ProviderPageText: Codable, Sendable {
     var codeSentFormat: String
     var useAuthenticator: String
     var useTextMessageFormat: String
+    var deviceHeading: String
+    var deviceCode: String
+    var deviceApproved: String
+    var deviceDenied: String
+    var deviceExpired: String
+    var deviceUnknownCode: String
+    var deviceTooManyAttempts: String
     var allow: String
     var deny: String
     var continueToFormat: String
@@ -120,7 +127,12 @@ struct ProviderPageText: Codable, Sendable {
         phoneNumber: "Phone number", sendCode: "Text me a code", smsCode: "Code from the text message",
         checking: "Checking this browser…", usePasskey: "Sign in with a passkey", otherMethods: "Other ways to sign in",
         continueWithFormat: "Continue with %@", codeSentFormat: "We sent a code to %@.",
-        useAuthenticator: "Use your authenticator app", useTextMessageFormat: "Text a code to %@", allow: "Allow", deny: "Deny",
+        useAuthenticator: "Use your authenticator app", useTextMessageFormat: "Text a code to %@",
+        deviceHeading: "Connect a device", deviceCode: "Code shown on your device",
+        deviceApproved: "Your device is connected. You can close this window.", deviceDenied: "The device was not allowed.",
+        deviceExpired: "This code has expired. Start again on your device.",
+        deviceUnknownCode: "That code is not valid, or has expired.", deviceTooManyAttempts: "Too many codes were tried. Wait a minute.",
+        allow: "Allow", deny: "Deny",
         continueToFormat: "Sign in to continue to %@", consentFormat: "%@ wants to access your account",
         wantsToFormat: "%@ is asking to:", signedInAsFormat: "Signed in as %@", byFormat: "by %@",
         scopeDescriptions: [
@@ -154,6 +166,10 @@ struct ProviderPageText: Codable, Sendable {
         checking: "Vérification du navigateur…", usePasskey: "Se connecter avec une clé d’accès",
         otherMethods: "Autres moyens de connexion", continueWithFormat: "Continuer avec %@", codeSentFormat: "Code envoyé au %@.",
         useAuthenticator: "Utiliser votre application d’authentification", useTextMessageFormat: "Recevoir un code par SMS au %@",
+        deviceHeading: "Connecter un appareil", deviceCode: "Code affiché sur votre appareil",
+        deviceApproved: "Votre appareil est connecté. Vous pouvez fermer cette fenêtre.", deviceDenied: "L’appareil n’a pas été autorisé.",
+        deviceExpired: "Ce code a expiré. Recommencez sur votre appareil.",
+        deviceUnknownCode: "Ce code n’est pas valide, ou a expiré.", deviceTooManyAttempts: "Trop de codes essayés. Attendez une minute.",
         allow: "Autoriser", deny: "Refuser",
         continueToFormat: "Connectez-vous pour continuer vers %@", consentFormat: "%@ souhaite accéder à votre compte",
         wantsToFormat: "%@ demande à :", signedInAsFormat: "Connecté en tant que %@", byFormat: "par %@",

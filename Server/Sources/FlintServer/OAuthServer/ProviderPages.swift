@@ -153,6 +153,48 @@ enum ProviderPages {
         return html(page, script: ProviderPageScript.signIn, style: style)
     }
 
+    // MARK: The device page
+
+    /// Why the device page is shown again.
+    enum DeviceNotice {
+        case unknownCode, tooManyAttempts
+    }
+
+    /// RFC 8628's verification page: a labelled form for the user code (prefilled from `verification_uri_complete`),
+    /// or, `done`, what became of the device (`approved`, `denied`, `expired`, or an OAuth error code).
+    static func device(userCode: String, done: String?, notice: DeviceNotice?, brand: Brand, language: String = "en",
+                       status: HTTPResponse.Status = .ok) -> Response {
+        let text = ProviderPageText.forLocales([language]).text
+        let style = style(brand)
+        let body: String
+        if let done {
+            let message = switch done {
+            case "approved": text.deviceApproved
+            case "expired", "expired_token": text.deviceExpired
+            default: text.deviceDenied
+            }
+            body = "<p id=\"device-done\" data-outcome=\"\(HTML.escape(done))\">\(HTML.escape(message))</p>"
+        } else {
+            let message = notice.map { $0 == .unknownCode ? text.deviceUnknownCode : text.deviceTooManyAttempts } ?? ""
+            body = """
+                <p id="error" role="alert">\(HTML.escape(message))</p>
+                <form method="post" aria-labelledby="device-heading">
+                <label for="user-code">\(HTML.escape(text.deviceCode))</label>
+                <input id="user-code" name="user_code" value="\(HTML.escape(userCode))" autocomplete="one-time-code"
+                 autocapitalize="characters" spellcheck="false" maxlength="16" required>
+                <button type="submit" id="device-button">\(HTML.escape(text.continueButton))</button>
+                </form>
+                """
+        }
+        let page = HostedPage.document(language: language, title: text.deviceHeading, style: style, body: """
+            \(brand.header)
+            <h1 id="device-heading">\(HTML.escape(text.deviceHeading))</h1>
+            \(body)
+            </main>
+            """)
+        return html(page, status: status, style: style)
+    }
+
     // MARK: The consent page
 
     /// The consent page; its form's answer redirects to `redirectURI`, the client's.

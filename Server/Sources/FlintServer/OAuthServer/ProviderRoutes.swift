@@ -95,7 +95,7 @@ struct ProviderRoutes: Sendable {
                      contract: .page(form: Self.logoutParameters)) { request, context in
                 try await routes.logout(request, context, fields: try await FormBody.fields(of: request, upTo: 64 * 1024))
             },
-        ] + pageEndpoints + teamPageEndpoints
+        ] + pageEndpoints + teamPageEndpoints + deviceEndpoints
     }
 
     static let authorizationParameters = [
@@ -145,9 +145,7 @@ struct ProviderRoutes: Sendable {
     private func authorize(_ request: Request, _ context: FlintRequestContext, fields: [String: String]) async throws -> Response {
         let realm = try await realm(context)
         let client = RequestClient.current
-        var browser = request.cookies[ProviderAuthorization.browserCookie]?.value ?? ""
-        let newBrowser = !(16...64).contains(browser.utf8.count)
-        if newBrowser { browser = random.token(byteCount: 24) }
+        let (browser, newBrowser) = browserID(request)
         var response: Response
         do {
             try await budgets.spend(.oauthAuthorizationsPerAddress, in: realm.id, for: client.ipAddress.map(ClientAddress.limitKey) ?? "unknown")
@@ -173,7 +171,13 @@ struct ProviderRoutes: Sendable {
         return response
     }
 
-    private func browserCookie(_ value: String) -> Cookie {
+    /// The browser's flow cookie, or a new one (then `isNew`, and the answer must set it).
+    func browserID(_ request: Request) -> (value: String, isNew: Bool) {
+        let browser = request.cookies[ProviderAuthorization.browserCookie]?.value ?? ""
+        return (16...64).contains(browser.utf8.count) ? (browser, false) : (random.token(byteCount: 24), true)
+    }
+
+    func browserCookie(_ value: String) -> Cookie {
         Cookie(name: ProviderAuthorization.browserCookie, value: value, maxAge: 86_400, path: "/",
                secure: address.url.hasPrefix("https://"), httpOnly: true, sameSite: .lax)
     }
@@ -194,7 +198,7 @@ struct ProviderRoutes: Sendable {
 
     /// Reads a token, revocation or introspection request (a form, with or without Basic credentials) and answers its
     /// OAuth errors in OAuth's shape.
-    private func backChannel(_ request: Request, _ context: FlintRequestContext,
+    func backChannel(_ request: Request, _ context: FlintRequestContext,
                              _ body: (ProviderGrants.Request, String) async throws -> Response) async throws -> Response {
         do {
             let realm = try await realm(context)

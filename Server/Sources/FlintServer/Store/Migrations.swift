@@ -328,6 +328,25 @@ enum Migrations {
             """,
             "CREATE INDEX provider_sessions_expiry ON provider_sessions(expires_at)",
         ]),
+        // The OpenID provider's device authorizations (RFC 8628): a device code polled by the device, a user code the
+        // user types on the verification page; both stored hashed.
+        (19, [
+            """
+            CREATE TABLE oauth_device_codes (
+                device_code_hash TEXT PRIMARY KEY,
+                user_code_hash TEXT NOT NULL UNIQUE,
+                realm TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+                request TEXT NOT NULL,
+                status TEXT NOT NULL,
+                grant_payload TEXT,
+                polled_at BIGINT,
+                poll_interval BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX oauth_device_codes_expiry ON oauth_device_codes(expires_at)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

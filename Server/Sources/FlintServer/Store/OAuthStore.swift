@@ -304,8 +304,9 @@ extension OAuthStore {
         if let sid { try await database.query("DELETE FROM provider_sessions WHERE sid = ?", .text(sid)) }
     }
 
-    /// Deletes expired sessions, codes that expired a day ago (kept that long so that a second use is still known as
-    /// one, and revokes what the first issued), and families revoked before `now`; returns how many rows went.
+    /// Deletes expired sessions, codes and device codes that expired a day ago (kept that long so that a second use is
+    /// still known as one, and revokes what the first issued), and families revoked before `now`; returns how many rows
+    /// went.
     @discardableResult
     public func deleteExpired(before now: Int64) async throws -> Int {
         let sessions = try await database.query(
@@ -317,6 +318,8 @@ extension OAuthStore {
             .int(now))
         let families = try await database.query(
             "DELETE FROM oauth_token_families WHERE revoked_at <= ? RETURNING family_id", .int(now)).count
-        return sessions + codes + families
+        let deviceCodes = try await database.query(
+            "DELETE FROM oauth_device_codes WHERE expires_at <= ? RETURNING device_code_hash", .int(now - 86_400)).count
+        return sessions + codes + families + deviceCodes
     }
 }
