@@ -159,6 +159,10 @@ import Testing
         Refusal("updateSAMLProviderConfig id", .invalidProviderID) { _ = try await $0.updateSAMLProviderConfig(id: "acme", SAMLProviderConfig()) },
         Refusal("deleteSAMLProviderConfig id", .invalidProviderID) { try await $0.deleteSAMLProviderConfig(id: "") },
         Refusal("listSAMLProviderConfigs pageSize 0", .invalidArgument) { try await firstPage($0.listSAMLProviderConfigs(pageSize: 0)) },
+        // The OpenID provider's protected resources
+        Refusal("oauthResource id", .invalidArgument) { _ = try await $0.oauthResource("") },
+        Refusal("updateOAuthResource id", .invalidArgument) { _ = try await $0.updateOAuthResource("", OAuthResource(displayName: "x")) },
+        Refusal("deleteOAuthResource id", .invalidArgument) { try await $0.deleteOAuthResource("") },
     ]
 
     @Test(arguments: refusals)

@@ -40,6 +40,13 @@ protocol AdminBackend: Sendable {
     func updateOAuthClient(_ clientID: String, _ change: OAuthClient, updateMask: String) async throws -> OAuthClient
     func rotateOAuthClientSecret(_ clientID: String) async throws -> OAuthClient
     func deleteOAuthClient(_ clientID: String) async throws
+    /// The protected resources of the project's OpenID provider (see `OAuthResourcesCommand.swift`): every one, one, a
+    /// new one, a change of the fields `updateMask` names, a deletion.
+    func oauthResources() async throws -> [OAuthResource]
+    func oauthResource(_ resourceID: String) async throws -> OAuthResource
+    func createOAuthResource(_ config: OAuthResource) async throws -> OAuthResource
+    func updateOAuthResource(_ resourceID: String, _ change: OAuthResource, updateMask: String) async throws -> OAuthResource
+    func deleteOAuthResource(_ resourceID: String) async throws
 }
 
 extension AdminBackend {

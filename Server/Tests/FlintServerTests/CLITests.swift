@@ -440,6 +440,55 @@ import Testing
         }
     }
 
+    /// `flint oauth-resources` registers, lists, shows, changes and deletes the project's protected resources, on the
+    /// database and on a server; they are the project's, so `--tenant` is refused.
+    @Test func oauthResourcesAreCreatedChangedAndDeleted() async throws {
+        let flint = try FlintCLI()
+        defer { flint.removeDataDirectory() }
+        func exercise(_ extra: [String]) async throws {
+            let created = try await flint.json(arguments: [
+                "oauth-resources", "create", "--resource", "https://mcp.example.com", "--name", "Example MCP", "--scope", "mcp:tools",
+                "--scope", "mcp:resources", "--client", "client-a", "--json",
+            ] + extra)
+            let id = try #require(created["resourceId"]?.stringValue)
+            #expect(created["resource"] == "https://mcp.example.com" && created["scopes"] == ["mcp:tools", "mcp:resources"])
+            #expect(created["allowedClientIds"] == ["client-a"] && created["displayName"] == "Example MCP")
+
+            let table = try await flint.succeed(arguments: ["oauth-resources", "list"] + extra)
+            #expect(table.hasPrefix("RESOURCE ID") && table.contains(id) && table.contains("mcp:tools mcp:resources"), "\(table)")
+            #expect(try await flint.json(arguments: ["oauth-resources", "list", "--json"] + extra).arrayValue?.count == 1)
+            let shown = try await flint.succeed(arguments: ["oauth-resources", "get", id] + extra)
+            #expect(shown.contains("https://mcp.example.com") && shown.contains("client-a"), "\(shown)")
+
+            // Only the settings named change; --all-clients opens it to every client again.
+            let updated = try await flint.json(arguments: ["oauth-resources", "update", id, "--name", "Renamed", "--all-clients",
+                                                           "--json"] + extra)
+            #expect(updated["displayName"] == "Renamed" && updated["allowedClientIds"] == [])
+            #expect(updated["scopes"] == ["mcp:tools", "mcp:resources"])
+            #expect(try await flint.succeed(arguments: ["oauth-resources", "get", id] + extra).contains("(all)"))
+            let unscoped = try await flint.json(arguments: ["oauth-resources", "update", id, "--no-scopes", "--json"] + extra)
+            #expect(unscoped["scopes"] == [] && unscoped["displayName"] == "Renamed")
+            let nothing = try await flint.run(arguments: ["oauth-resources", "update", id] + extra)
+            #expect(nothing.status != 0 && nothing.stderr.contains("Name at least one setting"), "\(nothing.stderr)")
+
+            // Refused in the server's words.
+            let duplicate = try await flint.run(arguments: ["oauth-resources", "create", "--resource", "https://mcp.example.com",
+                                                            "--name", "Again"] + extra)
+            #expect(duplicate.status != 0 && duplicate.stderr.contains("INVALID_OAUTH_RESOURCE"), "\(duplicate.stderr)")
+            let tenant = try await flint.run(arguments: ["oauth-resources", "list", "--tenant", "acme-00000"] + extra)
+            #expect(tenant.status != 0 && tenant.stderr.contains("--tenant is for the users commands only"), "\(tenant.stderr)")
+
+            try await flint.succeed(arguments: ["oauth-resources", "delete", id] + extra)
+            #expect(try await flint.json(arguments: ["oauth-resources", "list", "--json"] + extra).arrayValue?.isEmpty == true)
+            let gone = try await flint.run(arguments: ["oauth-resources", "get", id] + extra)
+            #expect(gone.status != 0 && gone.stderr.contains("OAUTH_RESOURCE_NOT_FOUND"), "\(gone.stderr)")
+        }
+        try await exercise([])
+        try await withServer(emulator: true) { server, _ in
+            try await exercise(["--server", server.baseURL.absoluteString])
+        }
+    }
+
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }

@@ -16,6 +16,7 @@ enum ConsoleHTML {
         Section(page: "users", path: "/console/users", title: "Users"),
         Section(page: "sign-in", path: "/console/sign-in", title: "Sign-in methods"),
         Section(page: "oauth-clients", path: "/console/oauth-clients", title: "OAuth clients"),
+        Section(page: "oauth-resources", path: "/console/oauth-resources", title: "OAuth resources"),
         Section(page: "test-numbers", path: "/console/test-numbers", title: "Test phone numbers"),
         Section(page: "settings", path: "/console/settings", title: "Settings"),
         Section(page: "templates", path: "/console/templates", title: "Email templates"),

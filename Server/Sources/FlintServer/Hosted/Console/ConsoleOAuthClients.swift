@@ -80,7 +80,7 @@ extension ConsoleRoutes {
         let named = "<input type=\"hidden\" name=\"client-id\" value=\"\(id)\">"
         let owner = client.ownerName.map { " <span class=\"hint\">by \(HTML.escape($0))</span>" } ?? ""
         let logout = (client.postLogoutRedirectUris ?? []).isEmpty ? ""
-            : "<br><span class=\"hint\">After logout:</span><br>" + Self.uriList(client.postLogoutRedirectUris)
+            : "<br><span class=\"hint\">After logout:</span><br>" + Self.codeLines(client.postLogoutRedirectUris)
         // Only a confidential client authenticating with a secret has one to rotate (`OAuthClientRegistry.rotateSecret`).
         let rotate = client.tokenEndpointAuthMethod == "client_secret_basic"
             ? ConsoleHTML.form(Self.oauthClientsPath + "/rotate-secret", context: context, id: "rotate-\(rawID)", content: """
@@ -88,23 +88,30 @@ extension ConsoleRoutes {
                 <button type="submit" class="secondary rotate-secret">Rotate secret</button>
                 """)
             : ""
-        let delete = ConsoleHTML.form(Self.oauthClientsPath + "/delete", context: context, id: "delete-\(rawID)", content: """
-            \(named)
-            \(ConsoleHTML.checkbox("confirm-delete-\(id)", name: "confirm-delete", label: "Yes, delete it", checked: false))
-            <button type="submit" class="danger delete-client">Delete</button>
-            """)
+        let delete = Self.deleteForm(Self.oauthClientsPath + "/delete", field: "client-id", id: rawID, buttonClass: "delete-client",
+                                     context: context)
         return (attributes: " data-client=\"\(id)\"", cells: [
             "<span id=\"name-\(id)\">\(HTML.escape(client.displayName ?? ""))</span>\(owner)", "<code>\(id)</code>",
             "<span id=\"type-\(id)\">\(Self.typeTitle(client))</span>",
             "<span id=\"first-party-\(id)\">\(client.firstParty == true ? "Yes" : "No")</span>",
-            "<span id=\"redirect-uris-\(id)\">\(Self.uriList(client.redirectUris))</span>\(logout)",
+            "<span id=\"redirect-uris-\(id)\">\(Self.codeLines(client.redirectUris))</span>\(logout)",
             rotate + delete,
         ])
     }
 
-    /// URIs, escaped, one a line.
-    private static func uriList(_ uris: [String]?) -> String {
-        (uris ?? []).map { "<code>\(HTML.escape($0))</code>" }.joined(separator: "<br>")
+    /// The deletion of a listed item (`id` in the hidden field `field`), once its box is ticked (`confirm-delete`).
+    static func deleteForm(_ action: String, field: String, id rawID: String, buttonClass: String, context: ConsoleContext) -> String {
+        let id = HTML.escape(rawID)
+        return ConsoleHTML.form(action, context: context, id: "delete-\(rawID)", content: """
+            <input type="hidden" name="\(field)" value="\(id)">
+            \(ConsoleHTML.checkbox("confirm-delete-\(id)", name: "confirm-delete", label: "Yes, delete it", checked: false))
+            <button type="submit" class="danger \(buttonClass)">Delete</button>
+            """)
+    }
+
+    /// URIs (or other values), escaped, one a line.
+    static func codeLines(_ values: [String]?) -> String {
+        (values ?? []).map { "<code>\(HTML.escape($0))</code>" }.joined(separator: "<br>")
     }
 
     /// The client's type as the list names it; a confidential client without a secret is one with a JWKS URI.

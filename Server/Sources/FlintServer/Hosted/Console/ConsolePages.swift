@@ -41,14 +41,15 @@ extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
     enum Page: String, Sendable {
         case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard, tenants
-        case oauthClients = "oauth-clients"
+        case oauthClients = "oauth-clients", oauthResources = "oauth-resources"
 
         /// Whether the page shows and changes the project even while a tenant is open. As in Identity Platform, a
         /// tenant has its own users, sign-in methods, identity providers, test numbers and OAuth clients (its issuer's),
         /// and its usage is counted under it, so those pages follow the open tenant; the settings page (its cards are
         /// mostly what tenants inherit: domains, email privacy, SMS defences), the email templates (tenants send the
-        /// project's) and the tenants list are the project's, and say so while a tenant is open.
-        var isProjectWide: Bool { [.settings, .templates, .tenants].contains(self) }
+        /// project's), the tenants list and the OAuth resources (which the tenants' providers serve) are the project's, and
+        /// say so while a tenant is open.
+        var isProjectWide: Bool { [.settings, .templates, .tenants, .oauthResources].contains(self) }
     }
 
     func render(_ page: Page, context: ConsoleContext, userID: String? = nil) async throws -> String {
@@ -62,11 +63,12 @@ extension ConsoleRoutes {
         case .dashboard: try await dashboardPage(context)
         case .tenants: try await tenantsPage(context)
         case .oauthClients: try await oauthClientsPage(context)
+        case .oauthResources: try await oauthResourcesPage(context)
         }
     }
 
     /// Above a project-wide page while a tenant is open: that the page is not the tenant's, and `detail`.
-    private func projectWideNote(_ context: ConsoleContext, _ detail: String) -> String {
+    func projectWideNote(_ context: ConsoleContext, _ detail: String) -> String {
         guard let tenantID = context.tenant?.realm.tenantID else { return "" }
         return "<p class=\"hint\" id=\"project-wide\">Project-wide: this page shows and changes project "
             + "\(HTML.escape(context.project.id)), not tenant \(HTML.escape(tenantID)). \(HTML.escape(detail))</p>"

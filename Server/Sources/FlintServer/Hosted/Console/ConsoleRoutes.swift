@@ -34,7 +34,7 @@ struct ConsoleRoutes: Sendable {
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
         case tenantCreated, tenantDeleted, tenantOpened, tenantClosed, samlProviderDeleted
-        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted, appRevoked
+        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted, appRevoked, oauthResourceCreated, oauthResourceDeleted
 
         var text: String {
             switch self {
@@ -56,6 +56,8 @@ struct ConsoleRoutes: Sendable {
             case .oauthClientSecretRotated: "New secret made: the old one no longer works."
             case .appRevoked: "The application's access was revoked: its consent and its tokens for the user are gone."
             case .oauthClientDeleted: "The OAuth client was deleted: it signs no one in any more, and its secret no longer works."
+            case .oauthResourceCreated: "OAuth resource created."
+            case .oauthResourceDeleted: "The OAuth resource was deleted: clients can no longer ask tokens for it."
             }
         }
     }
@@ -93,6 +95,7 @@ struct ConsoleRoutes: Sendable {
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
             ("/console/dashboard", .dashboard), ("/console/tenants", .tenants), ("/console/oauth-clients", .oauthClients),
+            ("/console/oauth-resources", .oauthResources),
         ]
         for provider in Self.clientProviders {
             endpoints.append(action("/console/sign-in/\(provider.slug)", page: .signIn) { form, context in
@@ -132,6 +135,12 @@ struct ConsoleRoutes: Sendable {
             },
             action("/console/oauth-clients/delete", page: .oauthClients) { form, context in
                 try await routes.deleteOAuthClient(form, context)
+            },
+            action("/console/oauth-resources", page: .oauthResources) { form, context in
+                try await routes.createOAuthResource(form, context)
+            },
+            action("/console/oauth-resources/delete", page: .oauthResources) { form, context in
+                try await routes.deleteOAuthResource(form, context)
             },
         ]
         return endpoints
