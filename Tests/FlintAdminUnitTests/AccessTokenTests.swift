@@ -67,11 +67,12 @@ import Testing
         #expect(server.requests.count == 1 && server.requests.first?.url.absoluteString == Self.server + "/.well-known/jwks.json")
     }
 
-    /// An ID token's checks keep refusing access tokens, even of the same keys and issuer.
+    /// An ID token's checks keep refusing access tokens, even of the same keys and issuer, and even with an ID token's
+    /// claims: the header's `typ: at+jwt` says what it is.
     @Test func idTokenVerificationRefusesAccessTokens() async throws {
         let forgery = try Forged.make()
         let auth = try Self.client(FakeIssuer(jwks: forgery.jwks))
-        for name in ["valid", "valid-in-tenant", "valid-typ-application-at+jwt"] {
+        for name in ["valid", "valid-in-tenant", "valid-typ-application-at+jwt", "firebase-claims-typed-at+jwt"] {
             await expectAdmin(.invalidIDToken, name) { try await auth.verifyIDToken(try forgery.token(name)) }
             await expectAdmin(.invalidSessionCookie, name) { try await auth.verifySessionCookie(try forgery.token(name)) }
         }

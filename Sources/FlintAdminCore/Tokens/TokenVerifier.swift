@@ -36,6 +36,11 @@ struct TokenVerifier: Sendable {
         if claims["aud"]?.stringValue == Self.customTokenAudience {
             throw refusal("a custom token was given where an \(kind.name) belongs; exchange it with a client SDK first")
         }
+        // An OAuth access token of Flint's provider (RFC 9068) is never an ID token or a session cookie, whatever else
+        // it claims: `verifyAccessToken` is for those.
+        if let type = jwt.header.typ?.lowercased(), type == "at+jwt" || type == "application/at+jwt" {
+            throw refusal("an OAuth access token was given where an \(kind.name) belongs; verify it with verifyAccessToken")
+        }
         let keyID = isEmulator ? nil : try checkedKeyID(jwt)
         guard claims["aud"]?.stringValue == projectID else {
             throw refusal("the \(kind.name)'s audience is \(Self.show(claims["aud"])), not the project \(projectID)")
