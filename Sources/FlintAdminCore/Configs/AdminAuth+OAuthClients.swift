@@ -155,10 +155,13 @@ extension AdminAuth {
         ServerErrorCode.oauthClientNotFound.rawValue: .oauthClientNotFound,
         ServerErrorCode.invalidOAuthClient.rawValue: .invalidOAuthClient,
         ServerErrorCode.invalidAuthorizationID.rawValue: .invalidAuthorizationID,
+        ServerErrorCode.oauthResourceNotFound.rawValue: .oauthResourceNotFound,
+        ServerErrorCode.invalidOAuthResource.rawValue: .invalidOAuthResource,
     ]
 
-    /// `body`, with a refusal of the provider's own codes named by `oauthCodes`.
-    private func oauthCall<Reply>(_ body: () async throws -> Reply) async throws -> Reply {
+    /// `body`, with a refusal of the provider's own codes (its clients', resources' and authorizations') named by
+    /// `oauthCodes`.
+    func oauthCall<Reply>(_ body: () async throws -> Reply) async throws -> Reply {
         do {
             return try await body()
         } catch let error as AdminError where error.code == .internalError {

@@ -15,12 +15,12 @@ extension AdminError.Code {
 extension AdminAuth {
     /// A new resource: `resource` (its URI) and `displayName` are required. The answer carries its `resourceId`.
     public func createOAuthResource(_ resource: OAuthResource) async throws -> OAuthResource {
-        try await resourceCall { try await connection.call("POST", oauthResourcesPath, body: resource, as: OAuthResource.self) }
+        try await oauthCall { try await connection.call("POST", oauthResourcesPath, body: resource, as: OAuthResource.self) }
     }
 
     /// Every protected resource of the project (a project has at most 100).
     public func oauthResources() async throws -> [OAuthResource] {
-        try await resourceCall {
+        try await oauthCall {
             try await connection.call("GET", oauthResourcesPath, as: ListOAuthResourcesResponse.self)
         }.oauthResources
     }
@@ -28,7 +28,7 @@ extension AdminAuth {
     /// The resource `resourceID`; `oauthResourceNotFound` if the project has none.
     public func oauthResource(_ resourceID: String) async throws -> OAuthResource {
         let path = try oauthResourcePath(resourceID)
-        return try await resourceCall { try await connection.call("GET", path, as: OAuthResource.self) }
+        return try await oauthCall { try await connection.call("GET", path, as: OAuthResource.self) }
     }
 
     /// Changes the fields `change` sets (and, with `updateMask`, exactly those it names: a named field `change` leaves
@@ -36,13 +36,13 @@ extension AdminAuth {
     public func updateOAuthResource(_ resourceID: String, _ change: OAuthResource, updateMask: [String]? = nil) async throws
         -> OAuthResource {
         let path = try oauthResourcePath(resourceID) + Self.query(updateMask: updateMask ?? change.setFields)
-        return try await resourceCall { try await connection.call("PATCH", path, body: change, as: OAuthResource.self) }
+        return try await oauthCall { try await connection.call("PATCH", path, body: change, as: OAuthResource.self) }
     }
 
     /// Deletes the resource: clients can no longer ask tokens for it.
     public func deleteOAuthResource(_ resourceID: String) async throws {
         let path = try oauthResourcePath(resourceID)
-        _ = try await resourceCall { try await connection.call("DELETE", path, as: JSONValue.self) }
+        _ = try await oauthCall { try await connection.call("DELETE", path, as: JSONValue.self) }
     }
 
     // MARK: Paths and errors
@@ -54,21 +54,5 @@ extension AdminAuth {
     private func oauthResourcePath(_ resourceID: String) throws -> String {
         guard !resourceID.isEmpty else { throw AdminError(.invalidArgument, "an OAuth resource ID is not empty") }
         return oauthResourcesPath + "/" + FormURLEncoding.escape(resourceID)
-    }
-
-    /// The resources' own server codes, which firebase-admin's table does not know, under names of their own.
-    private static let oauthResourceCodes: [String: AdminError.Code] = [
-        ServerErrorCode.oauthResourceNotFound.rawValue: .oauthResourceNotFound,
-        ServerErrorCode.invalidOAuthResource.rawValue: .invalidOAuthResource,
-    ]
-
-    /// `body`, with a refusal of the resources' own codes named by `oauthResourceCodes`.
-    private func resourceCall<Reply>(_ body: () async throws -> Reply) async throws -> Reply {
-        do {
-            return try await body()
-        } catch let error as AdminError where error.code == .internalError {
-            guard let serverCode = error.serverCode, let code = Self.oauthResourceCodes[serverCode] else { throw error }
-            throw AdminError(code, error.message, serverCode: serverCode, httpStatus: error.httpStatus)
-        }
     }
 }
