@@ -5,7 +5,8 @@ import Testing
 
 /// Authlib (PyPI, installed by scripts/test.sh) as a relying party of the project's OpenID provider, through the
 /// team's own sign-in page: discovery, PKCE, the team page's approval, the code exchange, ID and access token
-/// validation, userinfo, refresh, introspection and revocation, all over plain HTTP.
+/// validation, userinfo, refresh, introspection and revocation, then a machine client's own token (client credentials,
+/// for a registered resource), all over plain HTTP.
 @Suite struct OAuthAuthlibTests {
     private static let signInPage = "https://app.example/signin"
 

@@ -325,6 +325,30 @@ def main():
           "introspection took a wrong client secret", (response.status_code, response.text))
     ok("a wrong client secret gives invalid_client")
 
+    # Client credentials (RFC 6749 §4.4): a machine client's token for itself, for a registered resource (RFC 8707).
+    resource = "https://jobs.example/api"
+    response = admin.post(f"{base}/v2/projects/{project}/oauthResources", timeout=TIMEOUT, json={
+        "resource": resource, "displayName": "Jobs", "scopes": ["jobs:run"]})
+    check(response.status_code == 200, "the admin API did not register the resource", (response.status_code, response.text))
+    response = admin.post(f"{base}/v2/projects/{project}/oauthClients", timeout=TIMEOUT, json={
+        "displayName": "Nightly", "type": "CONFIDENTIAL", "grantTypes": ["client_credentials"]})
+    check(response.status_code == 200, "the admin API did not create the machine client", (response.status_code, response.text))
+    machine_id, machine_secret = response.json()["clientId"], response.json()["clientSecret"]
+    check("client_credentials" in metadata["grant_types_supported"], "the metadata does not name client_credentials",
+          metadata["grant_types_supported"])
+    machine = OAuth2Session(machine_id, machine_secret, scope="jobs:run", default_timeout=TIMEOUT)
+    issued = machine.fetch_token(metadata["token_endpoint"], grant_type="client_credentials", resource=resource)
+    check("refresh_token" not in issued and "id_token" not in issued, "a client's own token came with more", issued)
+    decoded = jwt.decode(issued["access_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
+    JWTClaims(decoded.claims, decoded.header, {
+        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": resource},
+        "sub": {"essential": True, "value": machine_id}, "client_id": {"essential": True, "value": machine_id}}).validate()
+    check(decoded.header.get("typ") == "at+jwt" and decoded.claims.get("scope") == "jobs:run",
+          "the client's token is not an RFC 9068 token for jobs:run", (decoded.header, decoded.claims))
+    response = machine.get(metadata["userinfo_endpoint"])
+    check(response.status_code == 401, "userinfo took a client's own token", (response.status_code, response.text))
+    ok("fetch_token(grant_type=client_credentials, resource=…) gives a token whose sub is the client, refused at userinfo")
+
 
 def timed_out(*_):
     print("FAILED: the script ran over 60 seconds", flush=True)
