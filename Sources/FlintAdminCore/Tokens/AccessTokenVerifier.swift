@@ -70,8 +70,11 @@ extension AdminAuth {
     /// same project or tenant as this client (``createOAuthClient(_:)``); ``tenant(_:)`` and ``project(_:)`` of the
     /// result drop it, since a client is its realm's only.
     ///
-    /// - Parameter cacheLifetime: how long an answer that a token is active is kept (0 to 300 seconds, and never past
-    ///   the token's expiry); a revocation takes up to this long to be seen. Refusals are not kept.
+    /// - Parameters:
+    ///   - clientID: the resource server's OAuth client.
+    ///   - clientSecret: its secret.
+    ///   - cacheLifetime: how long an answer that a token is active is kept (0 to 300 seconds, and never past the
+    ///     token's expiry); a revocation takes up to this long to be seen. Refusals are not kept.
     public func introspecting(clientID: String, clientSecret: String, cacheLifetime: TimeInterval = 30) throws -> AdminAuth {
         guard !clientID.isEmpty, !clientSecret.isEmpty else {
             throw AdminError(.invalidArgument, "an introspection client needs its client ID and secret")

@@ -118,8 +118,10 @@ public enum BearerChallenge {
     /// - Parameters:
     ///   - resourceMetadata: the URL of the resource's metadata (``ProtectedResourceMetadata/wellKnownURL(for:)``);
     ///     nil leaves the attribute out.
+    ///   - error: why the token was refused; nil for a request without one.
     ///   - scope: scopes to name when there is no error (a hint of what to ask for); an insufficient-scope error names
     ///     its own.
+    ///   - includeDescription: whether to add the error's message as `error_description`.
     public static func header(resourceMetadata: String?, error: AccessTokenError? = nil, scope: [String] = [],
                               includeDescription: Bool = false) -> String {
         var attributes: [String] = []
