@@ -35,12 +35,14 @@ public struct OAuthClient: Codable, Sendable, Equatable {
     public var clientSecret: String?
     /// RFC 3339 (output only).
     public var createTime: String?
+    /// Registered by the client itself (RFC 7591), not by an admin (output only).
+    public var registeredDynamically: Bool?
 
     public init(name: String? = nil, clientId: String? = nil, displayName: String? = nil, type: String? = nil,
                 redirectUris: [String]? = nil, postLogoutRedirectUris: [String]? = nil, allowedScopes: [String]? = nil,
                 grantTypes: [String]? = nil, firstParty: Bool? = nil, logoUri: String? = nil, ownerName: String? = nil,
                 jwksUri: String? = nil, tokenEndpointAuthMethod: String? = nil, clientSecret: String? = nil,
-                createTime: String? = nil) {
+                createTime: String? = nil, registeredDynamically: Bool? = nil) {
         self.name = name
         self.clientId = clientId
         self.displayName = displayName
@@ -56,6 +58,7 @@ public struct OAuthClient: Codable, Sendable, Equatable {
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.clientSecret = clientSecret
         self.createTime = createTime
+        self.registeredDynamically = registeredDynamically
     }
 
     /// The two kinds of client.

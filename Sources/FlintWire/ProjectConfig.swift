@@ -96,15 +96,35 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         /// The words of Flint's sign-in and consent pages by language (`"de"`), each by its field
         /// (`"signInHeading"`, `"errors.INVALID_CODE"`, `"scopes.email"`); the rest are Flint's.
         public var pageText: [String: [String: String]]?
+        /// RFC 7591's dynamic client registration (off unless `enabled`).
+        public var dynamicClientRegistration: DynamicClientRegistration?
+
+        /// Who may register clients at `<issuer>/register`, and with what.
+        public struct DynamicClientRegistration: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            /// The redirect URIs a registration may name: `LOOPBACK` (`http://127.0.0.1/…`, any port), `HTTPS`,
+            /// `PRIVATE_USE_SCHEME` (`com.example.app:/…`). Default: loopback and https.
+            public var allowedRedirectUris: [String]?
+            /// Days after which a registered client that never got a token is deleted (default 30).
+            public var unusedClientLifetimeDays: Int?
+
+            public init(enabled: Bool? = nil, allowedRedirectUris: [String]? = nil, unusedClientLifetimeDays: Int? = nil) {
+                self.enabled = enabled
+                self.allowedRedirectUris = allowedRedirectUris
+                self.unusedClientLifetimeDays = unusedClientLifetimeDays
+            }
+        }
 
         public init(signInPageUrl: String? = nil, brandName: String? = nil, logoUrl: String? = nil, accentColor: String? = nil,
-                    customClaimScopes: [String: [String]]? = nil, pageText: [String: [String: String]]? = nil) {
+                    customClaimScopes: [String: [String]]? = nil, pageText: [String: [String: String]]? = nil,
+                    dynamicClientRegistration: DynamicClientRegistration? = nil) {
             self.signInPageUrl = signInPageUrl
             self.brandName = brandName
             self.logoUrl = logoUrl
             self.accentColor = accentColor
             self.customClaimScopes = customClaimScopes
             self.pageText = pageText
+            self.dynamicClientRegistration = dynamicClientRegistration
         }
     }
 

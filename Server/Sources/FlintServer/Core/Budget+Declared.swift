@@ -107,6 +107,11 @@ extension Budget {
         name: "oauth:device-code-ip-minute", per: "address", windowSeconds: minute, limit: .fixed(20),
         refusal: FlintError(.tooManyAttempts, "Too many device codes tried from this address."), enforced: { _ in true })
 
+    /// Clients registering themselves (RFC 7591) per address an hour.
+    static let oauthRegistrationsPerAddress = Budget(
+        name: "oauth:register-ip-hour", per: "address", windowSeconds: 60 * minute, limit: .fixed(20),
+        refusal: FlintError(.tooManyAttempts, "Too many clients registered from this address."), enforced: { _ in true })
+
     /// Every budget that guards an SMS send, in the order they are spent.
     /// (A fictional number's code is sent to no one but is held to the client's budgets and its own.)
     static let smsSends: [Budget] = [smsPerClientMinute, smsPerClientHour, testNumberSessions, smsPerNumber, smsPerRegion, smsPerProject]
@@ -114,5 +119,5 @@ extension Budget {
     /// Every declared budget.
     static let all: [Budget] = [passwordTries, totpTries, signUpsPerClient] + smsSends + [emailsPerClient, emailsPerAddress, passkeyChallengesPerClient]
         + [oauthAuthorizationsPerAddress, oauthAuthorizationsPerClient, oauthTokenRequestsPerAddress, oauthTokenRequestsPerClient,
-           oauthClientAuthenticationFailures, oauthDeviceCodeAttempts]
+           oauthClientAuthenticationFailures, oauthDeviceCodeAttempts, oauthRegistrationsPerAddress]
 }

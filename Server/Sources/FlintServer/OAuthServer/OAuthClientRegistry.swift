@@ -15,6 +15,8 @@ struct RegisteredClient: Sendable {
         var logoURI: String?
         var ownerName: String?
         var jwksURI: String?
+        /// Registered by the client itself (RFC 7591).
+        var registeredDynamically: Bool?
     }
 
     let clientID: String
@@ -59,15 +61,19 @@ struct OAuthClientRegistry: Sendable {
 
     /// A new client in `realm` with a fresh ID (and, for a confidential client without a JWKS URI, a fresh secret,
     /// which the answer carries this once).
-    func create(_ config: OAuthClient, realm: String) async throws -> OAuthClient {
-        let settings = try Self.settings(from: config, over: nil)
+    ///
+    /// A client that registers itself (`unusedLifetime`, RFC 7591) is marked so, and deleted by the janitor if it has
+    /// no token by then.
+    func create(_ config: OAuthClient, realm: String, unusedLifetime: Int64? = nil) async throws -> OAuthClient {
+        var settings = try Self.settings(from: config, over: nil)
+        if unusedLifetime != nil { settings.registeredDynamically = true }
         let clientID = random.string(length: 24, alphabet: Self.idAlphabet)
         let secret = settings.confidential && settings.jwksURI == nil ? random.token(byteCount: 32) : nil
         let client = RegisteredClient(clientID: clientID, realm: realm, settings: settings, secretHash: secret.map(Self.hash),
                                       createdAt: clock.seconds)
         try await store.insertClient(OAuthClientRow(
             clientID: clientID, realm: realm, settings: try Self.encode(settings), secretHash: client.secretHash,
-            createdAt: client.createdAt))
+            createdAt: client.createdAt, unusedExpiry: unusedLifetime.map { client.createdAt + $0 }))
         var shown = Self.shown(client)
         shown.clientSecret = secret
         return shown
@@ -119,7 +125,9 @@ struct OAuthClientRegistry: Sendable {
         if mask.covers("logoUri", present: change.logoUri != nil) { merged.logoUri = change.logoUri }
         if mask.covers("ownerName", present: change.ownerName != nil) { merged.ownerName = change.ownerName }
         if mask.covers("jwksUri", present: change.jwksUri != nil) { merged.jwksUri = change.jwksUri }
+        let registeredDynamically = client.settings.registeredDynamically
         client.settings = try Self.settings(from: merged, over: client.settings)
+        client.settings.registeredDynamically = registeredDynamically
         // A client that moves to private_key_jwt gives up its secret; one that leaves it needs a rotation for one.
         let secretHash: String?? = client.settings.jwksURI != nil && client.secretHash != nil ? .some(nil) : nil
         guard try await store.updateClient(clientID, settings: try Self.encode(client.settings), secretHash: secretHash) else {
@@ -164,7 +172,8 @@ struct OAuthClientRegistry: Sendable {
             postLogoutRedirectUris: settings.postLogoutRedirectURIs, allowedScopes: settings.allowedScopes,
             grantTypes: settings.grantTypes, firstParty: settings.firstParty, logoUri: settings.logoURI,
             ownerName: settings.ownerName, jwksUri: settings.jwksURI, tokenEndpointAuthMethod: client.authenticationMethod,
-            createTime: Date(timeIntervalSince1970: TimeInterval(client.createdAt)).formatted(.iso8601))
+            createTime: Date(timeIntervalSince1970: TimeInterval(client.createdAt)).formatted(.iso8601),
+            registeredDynamically: settings.registeredDynamically ?? false)
     }
 
     private static func shownType(_ settings: Settings) -> String {

@@ -32,6 +32,9 @@ struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case authorizationPending = "authorization_pending"
         case slowDown = "slow_down"
         case expiredToken = "expired_token"
+        /// RFC 7591 §3.2.2: a registration's redirect URIs or other metadata that the project does not take.
+        case invalidRedirectURI = "invalid_redirect_uri"
+        case invalidClientMetadata = "invalid_client_metadata"
         /// OpenID Connect's `acr_values` could not be met (the account has no second factor).
         case unmetAuthenticationRequirements = "unmet_authentication_requirements"
     }

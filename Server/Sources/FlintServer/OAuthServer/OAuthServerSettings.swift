@@ -17,15 +17,38 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
     public var customClaimScopes: [String: [String]] = [:]
     /// The project's words for the pages, by language and field (see `ProviderPageText.overridden(by:)`).
     public var pageText: [String: [String: String]] = [:]
+    /// RFC 7591: clients registering themselves at `<issuer>/register` (nil: off).
+    public var dynamicRegistration: DynamicRegistration?
+
+    /// Dynamic registration's policy.
+    public struct DynamicRegistration: Codable, Sendable, Equatable {
+        /// The kinds of redirect URIs a registration may name.
+        public enum RedirectKind: String, Codable, Sendable, CaseIterable {
+            case loopback = "LOOPBACK"
+            case https = "HTTPS"
+            case privateUseScheme = "PRIVATE_USE_SCHEME"
+        }
+
+        public var redirectKinds: [RedirectKind]
+        /// How long a registered client may go without a token before it is deleted.
+        public var unusedLifetimeSeconds: Int64
+
+        public init(redirectKinds: [RedirectKind] = [.loopback, .https], unusedLifetimeSeconds: Int64 = 30 * 86_400) {
+            self.redirectKinds = redirectKinds
+            self.unusedLifetimeSeconds = unusedLifetimeSeconds
+        }
+    }
 
     public init(signInPageURL: String? = nil, brandName: String? = nil, logoURL: String? = nil, accentColor: String? = nil,
-                customClaimScopes: [String: [String]] = [:], pageText: [String: [String: String]] = [:]) {
+                customClaimScopes: [String: [String]] = [:], pageText: [String: [String: String]] = [:],
+                dynamicRegistration: DynamicRegistration? = nil) {
         self.signInPageURL = signInPageURL
         self.brandName = brandName
         self.logoURL = logoURL
         self.accentColor = accentColor
         self.customClaimScopes = customClaimScopes
         self.pageText = pageText
+        self.dynamicRegistration = dynamicRegistration
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +59,7 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
         accentColor = try container.decodeIfPresent(String.self, forKey: .accentColor)
         customClaimScopes = try container.decodeIfPresent([String: [String]].self, forKey: .customClaimScopes) ?? [:]
         pageText = try container.decodeIfPresent([String: [String: String]].self, forKey: .pageText) ?? [:]
+        dynamicRegistration = try container.decodeIfPresent(DynamicRegistration.self, forKey: .dynamicRegistration)
     }
 }
 
@@ -69,15 +93,36 @@ extension OAuthServerSettings {
                 throw FlintError(.invalidArgument, "oauthServer.pageText.\(language): \(problem)")
             }
         }
+        var dynamicRegistration: DynamicRegistration?
+        if let registration = config.dynamicClientRegistration, registration.enabled == true {
+            var kinds: [DynamicRegistration.RedirectKind] = []
+            for name in registration.allowedRedirectUris ?? ["LOOPBACK", "HTTPS"] {
+                guard let kind = DynamicRegistration.RedirectKind(rawValue: name) else {
+                    throw FlintError(.invalidArgument,
+                                     "oauthServer.dynamicClientRegistration.allowedRedirectUris: \(name) is not LOOPBACK, HTTPS or PRIVATE_USE_SCHEME.")
+                }
+                if !kinds.contains(kind) { kinds.append(kind) }
+            }
+            let days = registration.unusedClientLifetimeDays ?? 30
+            guard !kinds.isEmpty, (1...365).contains(days) else {
+                throw FlintError(.invalidArgument,
+                                 "oauthServer.dynamicClientRegistration needs a redirect URI kind, and 1 to 365 days for unused clients.")
+            }
+            dynamicRegistration = DynamicRegistration(redirectKinds: kinds, unusedLifetimeSeconds: Int64(days) * 86_400)
+        }
         let brand = config.brandName.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) }
         return OAuthServerSettings(signInPageURL: try url(config.signInPageUrl, "signInPageUrl"), brandName: brand,
                                    logoURL: try url(config.logoUrl, "logoUrl"), accentColor: color, customClaimScopes: claims,
-                                   pageText: pageText)
+                                   pageText: pageText, dynamicRegistration: dynamicRegistration)
     }
 
     /// As the v2 config shows them.
     var shown: ProjectConfig.OAuthServer {
         ProjectConfig.OAuthServer(signInPageUrl: signInPageURL, brandName: brandName, logoUrl: logoURL, accentColor: accentColor,
-                                  customClaimScopes: customClaimScopes, pageText: pageText.isEmpty ? nil : pageText)
+                                  customClaimScopes: customClaimScopes, pageText: pageText.isEmpty ? nil : pageText,
+                                  dynamicClientRegistration: dynamicRegistration.map {
+                                      .init(enabled: true, allowedRedirectUris: $0.redirectKinds.map(\.rawValue),
+                                            unusedClientLifetimeDays: Int($0.unusedLifetimeSeconds / 86_400))
+                                  })
     }
 }

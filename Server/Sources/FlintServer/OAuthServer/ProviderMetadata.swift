@@ -9,6 +9,8 @@ enum ProviderEndpoints {
     /// RFC 8628: where a device asks for a code, and the page where its user types the code.
     static let deviceAuthorization = "/device_authorization"
     static let device = "/device"
+    /// RFC 7591: where clients register themselves, where the project allows it.
+    static let register = "/register"
     static let revoke = "/revoke"
     static let introspect = "/introspect"
     static let logout = "/logout"
@@ -29,10 +31,10 @@ enum ProviderEndpoints {
 /// The provider's metadata: OpenID Connect Discovery's document and RFC 8414's, which are the same JSON.
 enum ProviderMetadata {
     /// The metadata of `realm`'s provider, `issuer` its issuer.
-    static func document(issuer: String, jwksURI: String, scopes: [String]) -> [String: JSONValue] {
+    static func document(issuer: String, jwksURI: String, scopes: [String], registration: Bool) -> [String: JSONValue] {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let clientAuthentication = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
-        return [
+        var document: [String: JSONValue] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + ProviderEndpoints.authorize),
             "token_endpoint": .string(issuer + ProviderEndpoints.token),
@@ -67,6 +69,8 @@ enum ProviderMetadata {
             "frontchannel_logout_supported": .bool(false),
             "backchannel_logout_supported": .bool(false),
         ]
+        if registration { document["registration_endpoint"] = .string(issuer + ProviderEndpoints.register) }
+        return document
     }
 }
 

@@ -95,7 +95,7 @@ struct ProviderRoutes: Sendable {
                      contract: .page(form: Self.logoutParameters)) { request, context in
                 try await routes.logout(request, context, fields: try await FormBody.fields(of: request, upTo: 64 * 1024))
             },
-        ] + pageEndpoints + teamPageEndpoints + deviceEndpoints
+        ] + pageEndpoints + teamPageEndpoints + deviceEndpoints + registrationEndpoints
     }
 
     static let authorizationParameters = [
@@ -134,7 +134,8 @@ struct ProviderRoutes: Sendable {
         let customScopes = realm.settings.oauthServer.map { Array($0.customClaimScopes.keys) } ?? []
         let scopes = Array(Set(OAuthClientRegistry.defaultScopes + customScopes)).sorted()
         let document = ProviderMetadata.document(issuer: tokens.issuer(realm: realm.id),
-                                                 jwksURI: address.url + "/.well-known/jwks.json", scopes: scopes)
+                                                 jwksURI: address.url + "/.well-known/jwks.json", scopes: scopes,
+                                                 registration: realm.settings.oauthServer?.dynamicRegistration != nil)
         var response = try JSONBody.response(JSONValue.object(document))
         response.headers[.cacheControl] = "public, max-age=300"
         return response

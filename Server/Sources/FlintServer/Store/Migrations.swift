@@ -329,7 +329,7 @@ enum Migrations {
             "CREATE INDEX provider_sessions_expiry ON provider_sessions(expires_at)",
         ]),
         // The OpenID provider's device authorizations (RFC 8628): a device code polled by the device, a user code the
-        // user types on the verification page; both stored hashed.
+        // user types on the verification page; both stored hashed. And the expiry of self-registered clients.
         (19, [
             """
             CREATE TABLE oauth_device_codes (
@@ -346,6 +346,8 @@ enum Migrations {
             )
             """,
             "CREATE INDEX oauth_device_codes_expiry ON oauth_device_codes(expires_at)",
+            // A client that registered itself (RFC 7591) and never got a token is deleted after this time.
+            "ALTER TABLE oauth_clients ADD COLUMN unused_expiry BIGINT",
         ]),
     ]
 

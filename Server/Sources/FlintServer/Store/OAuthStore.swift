@@ -7,6 +7,8 @@ public struct OAuthClientRow: Sendable {
     public let settings: String
     public let secretHash: String?
     public let createdAt: Int64
+    /// A self-registered client's (RFC 7591): when it is deleted if it never got a token.
+    public var unusedExpiry: Int64? = nil
 }
 
 /// A token family: what one authorization code began (its grant, as JSON), revoked as one.
@@ -56,8 +58,12 @@ extension OAuthStore {
 
     public func insertClient(_ row: OAuthClientRow) async throws {
         try await database.query(
-            "INSERT INTO oauth_clients (client_id, realm, settings, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-            .text(row.clientID), .text(row.realm), .text(row.settings), SQLValue(row.secretHash), .int(row.createdAt))
+            """
+            INSERT INTO oauth_clients (client_id, realm, settings, secret_hash, created_at, unused_expiry)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            .text(row.clientID), .text(row.realm), .text(row.settings), SQLValue(row.secretHash), .int(row.createdAt),
+            SQLValue(row.unusedExpiry))
     }
 
     public func client(_ clientID: String) async throws -> OAuthClientRow? {
@@ -305,8 +311,8 @@ extension OAuthStore {
     }
 
     /// Deletes expired sessions, codes and device codes that expired a day ago (kept that long so that a second use is
-    /// still known as one, and revokes what the first issued), and families revoked before `now`; returns how many rows
-    /// went.
+    /// still known as one, and revokes what the first issued), families revoked before `now`, and self-registered
+    /// clients past their expiry that never got a token; returns how many rows went.
     @discardableResult
     public func deleteExpired(before now: Int64) async throws -> Int {
         let sessions = try await database.query(
@@ -320,6 +326,12 @@ extension OAuthStore {
             "DELETE FROM oauth_token_families WHERE revoked_at <= ? RETURNING family_id", .int(now)).count
         let deviceCodes = try await database.query(
             "DELETE FROM oauth_device_codes WHERE expires_at <= ? RETURNING device_code_hash", .int(now - 86_400)).count
-        return sessions + codes + families + deviceCodes
+        let unusedClients = try await database.query(
+            """
+            DELETE FROM oauth_clients WHERE unused_expiry IS NOT NULL AND unused_expiry <= ?
+            AND NOT EXISTS (SELECT 1 FROM oauth_token_families f WHERE f.client_id = oauth_clients.client_id)
+            RETURNING client_id
+            """, .int(now)).count
+        return sessions + codes + families + deviceCodes + unusedClients
     }
 }
