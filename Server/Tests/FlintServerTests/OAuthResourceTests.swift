@@ -187,4 +187,39 @@ import Testing
             #expect(metadata.json["grant_types_supported"]?.arrayValue?.contains("client_credentials") == true)
         }
     }
+
+    /// Step-up: a resource server answered `insufficient_scope`, the client asks again with more scope; the consent page
+    /// asks for the new scope only, and the new token has both.
+    @Test func aStepUpAsksConsentForTheNewScopesOnly() async throws {
+        try await ProviderFixture.with { fixture in
+            let redirect = Self.redirect
+            let (clientID, secret) = try await fixture.register(["displayName": "Agent", "redirectUris": [.string(redirect)]])
+            #expect(try await Self.create(fixture, ["resource": .string(Self.tools), "displayName": "Tools",
+                                                    "scopes": ["tools:read", "tools:write"]]).status == 200)
+            let browser = CookieBrowser()
+            let base = fixture.server.baseURL.absoluteString
+            /// The consent page of an authorization for `scope`, signing in first if need be; its scopes and its answer.
+            func consent(_ scope: String, signIn: Bool) async throws -> (scopes: [String], code: String) {
+                let start = try await browser.send("GET", fixture.authorizeURL(clientID: clientID, scope: scope,
+                                                                                extra: [("resource", Self.tools)]))
+                var next = try #require(start.headers["location"], "\(start.body)")
+                if signIn { next = try await fixture.signInOnPage(browser, signInPage: next, email: "step@example.com") }
+                let page = try await browser.send("GET", base + next)
+                let items = page.body.components(separatedBy: "<li>").dropFirst().map { $0.components(separatedBy: "</li>")[0] }
+                let formToken = String(page.body[try #require(page.body.range(of: "name=\"form_token\" value=\""))
+                    .upperBound...].prefix { $0 != "\"" })
+                let allowed = try await browser.send("POST", base + "/__/oauth/consent", form: [
+                    ("authorization_id", URLComponents(string: next)?.queryItems?.first?.value ?? ""), ("form_token", formToken),
+                    ("consent", "allow"),
+                ])
+                return (items, try #require(allowed.query("code"), "\(allowed.headers)"))
+            }
+            let first = try await consent("tools:read", signIn: true)
+            #expect(first.scopes == ["tools:read"], "\(first.scopes)")
+            let second = try await consent("tools:read tools:write", signIn: false)
+            #expect(second.scopes == ["tools:write"], "the step-up asked again for what was granted: \(second.scopes)")
+            let tokens = try await fixture.exchange(second.code, clientID: clientID, secret: secret, redirectURI: redirect)
+            #expect(tokens.json["scope"] == "tools:read tools:write", "\(tokens.body)")
+        }
+    }
 }

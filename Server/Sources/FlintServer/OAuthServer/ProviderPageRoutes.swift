@@ -162,8 +162,14 @@ extension ProviderRoutes {
         }
         let account = try await grants.accounts.user(projectID: pending.realm, localID: session.localID)
         let (language, text) = ProviderPageText.forLocales(pending.uiLocales, custom: realm.settings.oauthServer?.pageText ?? [:])
+        // A step-up asks only for what the user has not granted this client yet (all again with prompt=consent).
+        let granted = pending.prompts.contains("consent") ? [] : Set(
+            (try await grants.store.grantedScopes(realm: pending.realm, localID: session.localID, clientID: client.clientID) ?? "")
+                .split(separator: " ").map(String.init))
+        let asked = pending.scopes.filter { !granted.contains($0) }
         return ProviderPages.consent(
-            clientName: client.settings.displayName, ownerName: client.settings.ownerName, scopes: pending.scopes,
+            clientName: client.settings.displayName, ownerName: client.settings.ownerName,
+            scopes: asked.isEmpty ? pending.scopes : asked,
             account: account?.email ?? account?.phoneNumber ?? account?.displayName ?? session.localID,
             authorizationID: authorizationID, formToken: authorization.formToken(authorizationID: authorizationID, browser: browser),
             redirectURI: pending.redirectURI, brand: ProviderPages.Brand(realm), text: text, language: language)
