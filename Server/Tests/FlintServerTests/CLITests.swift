@@ -58,8 +58,10 @@ import Testing
         let first = try #require(lines(try await flint.succeed("keys", "list")).first)
         #expect(first.hasSuffix("current"))
         let oldKid = try #require(first.split(separator: " ").first.map(String.init))
-        let newKid = try #require(try await flint.succeed("keys", "rotate").split(separator: " ").last)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // The line that names the new key (whatever else a loaded machine's run may print around it).
+        let rotated = try await flint.succeed("keys", "rotate")
+        let newKid = try #require(lines(rotated).first { $0.hasPrefix("New signing key: ") }, "\(rotated)")
+            .dropFirst("New signing key: ".count).trimmingCharacters(in: .whitespaces)
 
         let listed = lines(try await flint.succeed("keys", "list"))
         #expect(listed.count == 2)
