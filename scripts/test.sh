@@ -25,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis, fido2, signxml, lxml, authlib" 2>/dev/null \
+python3 -c "import firebase_admin, jwt, cryptography, aiosmtpd, websocket, bcrypt, schemathesis, fido2, signxml, lxml, authlib, mcp" 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check -r Server/Tests/python/requirements.txt
 
 if [ $# -eq 0 ]; then
