@@ -20,6 +20,7 @@ ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)   # the captcha page's browser test
 [ -x /usr/sbin/apache2 ] || missing+=(apache2)   # an app's own web server, with its stock limits (SAMLAppServerTests)
 [ -f /usr/lib/apache2/modules/mod_auth_openidc.so ] || missing+=(libapache2-mod-auth-openidc)   # a relying party nobody here wrote (OIDCApacheTests)
+[ -x /usr/bin/oidc-gen ] || missing+=(oidc-agent)   # a device flow client nobody here wrote (OIDCAgentTests)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then echo "Please install: ${missing[*]} (apt-get)" >&2; exit 1; fi
     apt-get update -qq
