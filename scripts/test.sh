@@ -53,5 +53,6 @@ swift build --package-path Server --build-tests
 stdbuf -oL -eL swift test --package-path Server --skip-build "$@"
 if [ $# -eq 0 ]; then
     scripts/check-admin-example.sh
+    scripts/check-mcp-example.sh
     scripts/fuzz.sh
 fi
