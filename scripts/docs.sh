@@ -7,6 +7,8 @@
 #   2. each module's own symbol graphs (M.symbols.json, M@*.symbols.json) copied to a directory of their own, since
 #      docc documents one module;
 #   3. `docc convert` of each catalog with those graphs, every warning an error.
+# Then the same for Integrations/FlintAdminHummingbird, a package of its own, whose dump also emits extension block
+# symbols: docc needs them to document its extension of Hummingbird's RouterMethods.
 # Everything it writes is under .build/<module>-docs/. Exits non-zero on a build failure or any docc warning.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,8 +30,9 @@ rm -rf "$raw"
 echo "==> swift package dump-symbol-graph"
 swift package dump-symbol-graph --minimum-access-level public
 
-for module in FlintAuth FlintAdminCore; do
-    catalog="Sources/$module/$module.docc"
+# convert MODULE CATALOG RAW: MODULE's graphs from the dump directory RAW, then its DocC archive.
+convert() {
+    local module=$1 catalog=$2 raw=$3
     work="$PWD/.build/$(echo "$module" | tr '[:upper:]' '[:lower:]')-docs"
     graphs="$work/symbol-graphs"
     archive="$work/$module.doccarchive"
@@ -54,4 +57,20 @@ for module in FlintAuth FlintAdminCore; do
         --output-dir "$archive" \
         --warnings-as-errors
     echo "==> DocC archive: $archive"
+}
+
+for module in FlintAuth FlintAdminCore; do
+    convert "$module" "Sources/$module/$module.docc" "$raw"
 done
+
+integration=Integrations/FlintAdminHummingbird
+# The dump emits the test modules' graphs too, and fails when they are not built: build them first (what
+# scripts/check-mcp-example.sh then finds built).
+swift build --package-path "$integration" --build-tests
+bin=$(swift build --package-path "$integration" --show-bin-path)
+[[ -n "$bin" ]] || { echo "docs.sh: swift build --show-bin-path printed nothing for $integration" >&2; exit 1; }
+raw="$(dirname "$bin")/symbolgraph"
+rm -rf "$raw"
+echo "==> swift package dump-symbol-graph ($integration)"
+swift package --package-path "$integration" dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols
+convert FlintAdminHummingbird "$integration/Sources/FlintAdminHummingbird/FlintAdminHummingbird.docc" "$raw"

@@ -26,8 +26,8 @@ extension AccessTokenRequestContext {
     /// the scopes, which is how a client learns to ask for more (step-up authorization).
     ///
     /// - Parameter scopes: the scopes the handler needs; empty for none.
-    /// - Throws: ``AccessTokenError/Code/insufficientScope`` naming `scopes` and those missing; or
-    ///   ``AccessTokenError/Code/invalidAccessToken`` when no token was verified (the route is not behind the
+    /// - Throws: `AccessTokenError.Code.insufficientScope` naming `scopes` and those missing; or
+    ///   `AccessTokenError.Code.invalidAccessToken` when no token was verified (the route is not behind the
     ///   middleware, a mistake of the app's that Hummingbird answers with a 500).
     public func accessToken(requiring scopes: [String]) throws(AccessTokenError) -> VerifiedAccessToken {
         guard let accessToken else {
@@ -43,7 +43,7 @@ extension AccessTokenRequestContext {
 }
 
 /// Lets through only requests whose `Authorization: Bearer` token is an access token of Flint's OpenID provider for
-/// this resource server, checked by ``FlintAdminCore/AdminAuth/verifyAccessToken(_:resource:requiredScopes:checkRevoked:)``,
+/// this resource server, checked by `AdminAuth.verifyAccessToken(_:resource:requiredScopes:checkRevoked:)`,
 /// and puts it in the context (``AccessTokenRequestContext/accessToken``) for the handlers.
 ///
 /// Others are answered as RFC 6750 §3 and RFC 9728 §5.1 say, with a challenge pointing to the resource's metadata
@@ -68,11 +68,11 @@ extension AccessTokenRequestContext {
 ///     .post { _, context in "hello, \(context.accessToken!.subject)" }
 /// ```
 public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterMiddleware {
-    /// The client that verifies tokens: ``FlintAdminCore/AdminAuth/introspecting(clientID:clientSecret:cacheLifetime:)``'s
+    /// The client that verifies tokens: `AdminAuth.introspecting(clientID:clientSecret:cacheLifetime:)`'s
     /// result for `checkRevoked`.
     public let auth: AdminAuth
-    /// The resource server's metadata: its ``FlintAdminCore/ProtectedResourceMetadata/resource`` is what tokens must
-    /// be for, its ``FlintAdminCore/ProtectedResourceMetadata/wellKnownURL`` what challenges point to.
+    /// The resource server's metadata: its `ProtectedResourceMetadata.resource` is what tokens must
+    /// be for, its `ProtectedResourceMetadata.wellKnownURL` what challenges point to.
     public let metadata: ProtectedResourceMetadata
     /// Scopes every request must have been granted.
     public let requiredScopes: [String]
@@ -81,7 +81,7 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
 
     /// - Parameters:
     ///   - auth: the client that verifies tokens; for `checkRevoked`, one made by
-    ///     ``FlintAdminCore/AdminAuth/introspecting(clientID:clientSecret:cacheLifetime:)``.
+    ///     `AdminAuth.introspecting(clientID:clientSecret:cacheLifetime:)`.
     ///   - metadata: the resource server's metadata, whose `resource` tokens must be for.
     ///   - requiredScopes: scopes every request through the middleware needs; handlers may ask for more with
     ///     ``AccessTokenRequestContext/accessToken(requiring:)``.
@@ -99,7 +99,7 @@ public struct AccessTokenMiddleware<Context: AccessTokenRequestContext>: RouterM
     /// - Parameters:
     ///   - request: the request, whose `Authorization` header carries the token.
     ///   - context: its context, which `next` gets with ``AccessTokenRequestContext/accessToken`` set.
-    ///   - next: the rest of the chain; an ``FlintAdminCore/AccessTokenError`` it throws is answered as the
+    ///   - next: the rest of the chain; an `AccessTokenError` it throws is answered as the
     ///     middleware's own refusals are.
     public func handle(_ request: Request, context: Context,
                        next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -14,7 +14,7 @@ extension RouterMethods {
     ///
     /// - Parameter metadata: the resource server's metadata; its `resource` gives the path.
     /// - Returns: self, for more routes.
-    /// - Throws: ``FlintAdminCore/AdminError/Code/invalidArgument`` when `metadata.resource` is not an absolute http or
+    /// - Throws: `AdminError.Code.invalidArgument` when `metadata.resource` is not an absolute http or
     ///   https URI with a host and no fragment, which has no well-known URL.
     @discardableResult
     public func addProtectedResourceMetadata(_ metadata: ProtectedResourceMetadata) throws(AdminError) -> Self {
