@@ -98,6 +98,16 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public var pageText: [String: [String: String]]?
         /// RFC 7591's dynamic client registration (off unless `enabled`).
         public var dynamicClientRegistration: DynamicClientRegistration?
+        /// OAuth Client ID Metadata Documents: a `client_id` that is an https URL names a JSON document, fetched there,
+        /// that describes the client (off unless `enabled`).
+        public var clientIdMetadataDocuments: ClientIDMetadataDocuments?
+
+        /// Whether clients may name themselves by the URL of their metadata document.
+        public struct ClientIDMetadataDocuments: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+
+            public init(enabled: Bool? = nil) { self.enabled = enabled }
+        }
 
         /// Who may register clients at `<issuer>/register`, and with what.
         public struct DynamicClientRegistration: Codable, Sendable, Equatable {
@@ -117,7 +127,8 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
 
         public init(signInPageUrl: String? = nil, brandName: String? = nil, logoUrl: String? = nil, accentColor: String? = nil,
                     customClaimScopes: [String: [String]]? = nil, pageText: [String: [String: String]]? = nil,
-                    dynamicClientRegistration: DynamicClientRegistration? = nil) {
+                    dynamicClientRegistration: DynamicClientRegistration? = nil,
+                    clientIdMetadataDocuments: ClientIDMetadataDocuments? = nil) {
             self.signInPageUrl = signInPageUrl
             self.brandName = brandName
             self.logoUrl = logoUrl
@@ -125,6 +136,7 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
             self.customClaimScopes = customClaimScopes
             self.pageText = pageText
             self.dynamicClientRegistration = dynamicClientRegistration
+            self.clientIdMetadataDocuments = clientIdMetadataDocuments
         }
     }
 

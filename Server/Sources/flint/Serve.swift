@@ -28,6 +28,7 @@ struct Serve: AsyncParsableCommand {
               FLINT_CAPTCHA_SECRET       captcha: the site's secret
               FLINT_CAPTCHA_SITE_KEY     captcha: the public site key
               FLINT_TRUST_ROOTS_FILE     PEM roots trusted besides the system's
+              FLINT_CIMD_ALLOW_LOOPBACK  1: client metadata documents may be on loopback (tests only)
               FLINT_USER_DELETED_WEBHOOK_URL     POSTed a signed user.deleted event per deleted account
               FLINT_USER_DELETED_WEBHOOK_SECRET  its X-Flint-Signature key
 

@@ -66,8 +66,9 @@ struct ProviderFixture {
     let admin: [String: String]
     var issuer: String { server.baseURL.absoluteString + "/" + server.projectID }
 
-    static func with(_ body: (ProviderFixture) async throws -> Void) async throws {
-        try await withServer(emulator: false) { server, client in
+    static func with(database: TestDatabase = .sqlite, configure: (inout ServerConfiguration) -> Void = { _ in },
+                     _ body: (ProviderFixture) async throws -> Void) async throws {
+        try await withServer(emulator: false, database: database, configure: configure) { server, client in
             let key = try await server.server.serviceAccounts.create(projectID: server.projectID)
             let bearer = try key.signedJWT(audience: "https://identitytoolkit.googleapis.com/", now: server.clock.seconds)
             try await body(ProviderFixture(server: server, client: client, admin: ["Authorization": "Bearer \(bearer)"]))
@@ -109,6 +110,11 @@ struct ProviderFixture {
         ])
         #expect(session.status == 200, "\(session.body)")
         return try #require(session.json["location"]?.stringValue)
+    }
+
+    /// The `form_token` of a page's form.
+    static func formToken(in html: String) throws -> String {
+        String(html[try #require(html.range(of: "name=\"form_token\" value=\"")).upperBound...].prefix { $0 != "\"" })
     }
 
     /// The sign-in page's configuration block.

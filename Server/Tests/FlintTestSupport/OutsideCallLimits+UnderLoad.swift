@@ -2,7 +2,8 @@ import FlintServer
 
 extension OutsideCallLimits {
     /// Bounds for a local fake that shares two cores with the whole suite (Chromium included): production's bounds
-    /// (10 s to connect, 30 s per request, 15 s per mail reply, 60 s per message, 7 s per blocking function) were once
+    /// (10 s to connect, 30 s per request, 15 s per mail reply, 60 s per message, 7 s per blocking function, 5 s per
+    /// client metadata document) were once
     /// exceeded there. Tests of the bounds themselves set their own.
     public static let underLoad: OutsideCallLimits = {
         var limits = OutsideCallLimits()
@@ -11,6 +12,7 @@ extension OutsideCallLimits {
         limits.smtpReplyTimeout = .seconds(120)
         limits.smtpMessageTimeout = .seconds(300)
         limits.blockingFunctionTimeout = .seconds(120)
+        limits.clientMetadataTimeout = .seconds(60)
         return limits
     }()
 }

@@ -140,6 +140,8 @@ public final class TestServer: Sendable {
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, databaseURL: database.databaseURL,
             emulator: emulator, projectID: projectID, publicURL: publicURL)
+        // A fetch of a local client metadata document shares two cores with the whole suite.
+        configuration.delivery.limits.clientMetadataTimeout = OutsideCallLimits.underLoad.clientMetadataTimeout
         configure(&configuration)
         let environment = ServerEnvironment(
             clock: clock, variables: ["FLINT_MASTER_KEY": masterKey], tracer: tracer, rsaKeys: PooledRSAKeys.shared)

@@ -102,6 +102,10 @@ public struct DeliveryConfiguration: Sendable {
     public var userDeletedWebhook: Webhook?
     /// Extra PEM certificates trusted for outgoing TLS (besides the system's), e.g. a private CA.
     public var extraTrustRootsPEM: [String] = []
+    /// Client ID Metadata Documents may be fetched from loopback addresses (still over https, trusted through
+    /// `extraTrustRootsPEM`): for tests and local development only (`FLINT_CIMD_ALLOW_LOOPBACK=1`). Private and
+    /// link-local addresses stay refused.
+    public var allowLoopbackClientMetadata = false
     /// Time and size limits of every outside call (these services, and Apple and Facebook).
     public var limits = OutsideCallLimits()
     /// How action emails are queued and retried.
@@ -199,6 +203,7 @@ extension DeliveryConfiguration {
             }
             extraTrustRootsPEM = [pem]
         }
+        allowLoopbackClientMetadata = variables["FLINT_CIMD_ALLOW_LOOPBACK"] == "1"
         limits.connectTimeout = try variables.seconds("FLINT_OUTSIDE_CONNECT_TIMEOUT_SECONDS") ?? limits.connectTimeout
         limits.requestTimeout = try variables.seconds("FLINT_OUTSIDE_REQUEST_TIMEOUT_SECONDS") ?? limits.requestTimeout
         limits.maximumResponseBytes = try variables.wholeNumber("FLINT_OUTSIDE_MAX_RESPONSE_BYTES").map { Int($0) }

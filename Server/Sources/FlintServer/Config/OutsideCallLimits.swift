@@ -19,6 +19,8 @@ public struct OutsideCallLimits: Sendable, Equatable {
     public var smtpMessageTimeout: TimeAmount = .seconds(60)
     /// A blocking function's answer; Identity Platform gives its functions seven seconds.
     public var blockingFunctionTimeout: TimeAmount = .seconds(7)
+    /// A client's metadata document, redirects included: short, since a stranger names its URL.
+    public var clientMetadataTimeout: TimeAmount = .seconds(5)
 
     public init() {}
 }

@@ -84,7 +84,8 @@ struct ServerAssembly: Sendable {
         emulatorData = EmulatorDataTransfer(core: core, accounts: accounts, projectConfig: projectConfig)
         consoleSessions = ConsoleSessions(core: core, serviceAccounts: serviceAccounts)
         callers = CallerResolver(core: core, serviceAccounts: serviceAccounts)
-        oauthClients = OAuthClientRegistry(core: core)
+        oauthClients = OAuthClientRegistry(
+            core: core, fetch: try UntrustedFetch(configuration: core.policy.deliveryConfiguration(core.configuration.delivery)))
         oauthResources = OAuthResourceRegistry(projects: core.projects, random: core.random, clock: core.clock)
         oauthConsents = OAuthConsents(store: core.store.oauth, clients: oauthClients, clock: core.clock)
         provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http,

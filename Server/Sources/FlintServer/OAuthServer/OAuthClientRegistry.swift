@@ -43,11 +43,14 @@ struct OAuthClientRegistry: Sendable {
     let store: OAuthStore
     let clock: any FlintClock
     let random: any RandomSource
+    /// The clients named by the URL of their metadata document instead.
+    let documents: ClientMetadataDocuments
 
-    init(core: ServerCore) {
+    init(core: ServerCore, fetch: UntrustedFetch) {
         store = core.store.oauth
         clock = core.clock
         random = core.random
+        documents = ClientMetadataDocuments(fetch: fetch, projects: core.projects, store: core.store.oauth, clock: core.clock)
     }
 
     /// The scopes a client may ask for when its admin names none.
@@ -79,8 +82,10 @@ struct OAuthClientRegistry: Sendable {
         return shown
     }
 
-    /// A client of `realm`, or nil.
+    /// A client of `realm`, or nil. An https URL names a Client ID Metadata Document (where the realm takes them): a
+    /// document that cannot be used throws `OAuthError(.invalidClient)` saying why.
     func client(_ clientID: String, realm: String) async throws -> RegisteredClient? {
+        if ClientMetadataDocuments.isDocumentURL(clientID) { return try await documents.client(clientID, realm: realm) }
         guard (1...128).contains(clientID.utf8.count), let row = try await store.client(clientID), row.realm == realm,
               let settings = try? JSONBody.decoder.decode(Settings.self, from: Data(row.settings.utf8))
         else { return nil }
@@ -90,8 +95,10 @@ struct OAuthClientRegistry: Sendable {
 
     typealias Settings = RegisteredClient.Settings
 
+    /// A registered client of `realm`, for its admin (never one named by a metadata document).
     func existing(_ clientID: String, realm: String) async throws -> RegisteredClient {
-        guard let client = try await client(clientID, realm: realm) else { throw Self.notFound }
+        guard !ClientMetadataDocuments.isDocumentURL(clientID), let client = try await client(clientID, realm: realm)
+        else { throw Self.notFound }
         return client
     }
 
@@ -230,7 +237,7 @@ struct OAuthClientRegistry: Sendable {
             firstParty: config.firstParty ?? false, logoURI: logoURI, ownerName: ownerName, jwksURI: jwksURI)
     }
 
-    private static func encode(_ settings: Settings) throws -> String {
+    static func encode(_ settings: Settings) throws -> String {
         String(decoding: try JSONBody.encoder.encode(settings), as: UTF8.self)
     }
 

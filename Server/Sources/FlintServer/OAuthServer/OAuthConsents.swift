@@ -12,7 +12,8 @@ struct OAuthConsents: Sendable {
     func grants(realm: String, localID: String) async throws -> [OAuthGrant] {
         var grants: [OAuthGrant] = []
         for grant in try await store.grants(realm: realm, localID: localID) {
-            let client = try await clients.client(grant.clientID, realm: realm)
+            // A client named by its metadata document shows its name only while the document can be had.
+            let client = try? await clients.client(grant.clientID, realm: realm)
             grants.append(OAuthGrant(
                 clientId: grant.clientID, clientName: client?.settings.displayName,
                 scopes: grant.scopes.split(separator: " ").map(String.init),

@@ -109,7 +109,7 @@ struct OAuthResourceRegistry: Sendable {
         }
         if mask.covers("allowedClientIds", present: change.allowedClientIds != nil) {
             let clients = change.allowedClientIds ?? []
-            guard clients.count <= 100, clients.allSatisfy({ (1...128).contains($0.utf8.count) }) else {
+            guard clients.count <= 100, clients.allSatisfy({ (1...ClientMetadataDocuments.maximumURLLength).contains($0.utf8.count) }) else {
                 throw FlintError(.invalidOAuthResource, "allowedClientIds must name up to 100 clients.")
             }
             resource.allowedClientIDs = clients

@@ -19,6 +19,8 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
     public var pageText: [String: [String: String]] = [:]
     /// RFC 7591: clients registering themselves at `<issuer>/register` (nil: off).
     public var dynamicRegistration: DynamicRegistration?
+    /// Clients named by the https URL of their Client ID Metadata Document, fetched from there (off by default).
+    public var clientMetadataDocuments = false
 
     /// Dynamic registration's policy.
     public struct DynamicRegistration: Codable, Sendable, Equatable {
@@ -41,7 +43,7 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
 
     public init(signInPageURL: String? = nil, brandName: String? = nil, logoURL: String? = nil, accentColor: String? = nil,
                 customClaimScopes: [String: [String]] = [:], pageText: [String: [String: String]] = [:],
-                dynamicRegistration: DynamicRegistration? = nil) {
+                dynamicRegistration: DynamicRegistration? = nil, clientMetadataDocuments: Bool = false) {
         self.signInPageURL = signInPageURL
         self.brandName = brandName
         self.logoURL = logoURL
@@ -49,6 +51,7 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
         self.customClaimScopes = customClaimScopes
         self.pageText = pageText
         self.dynamicRegistration = dynamicRegistration
+        self.clientMetadataDocuments = clientMetadataDocuments
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +63,7 @@ public struct OAuthServerSettings: Codable, Sendable, Equatable {
         customClaimScopes = try container.decodeIfPresent([String: [String]].self, forKey: .customClaimScopes) ?? [:]
         pageText = try container.decodeIfPresent([String: [String: String]].self, forKey: .pageText) ?? [:]
         dynamicRegistration = try container.decodeIfPresent(DynamicRegistration.self, forKey: .dynamicRegistration)
+        clientMetadataDocuments = try container.decodeIfPresent(Bool.self, forKey: .clientMetadataDocuments) ?? false
     }
 }
 
@@ -113,7 +117,8 @@ extension OAuthServerSettings {
         let brand = config.brandName.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) }
         return OAuthServerSettings(signInPageURL: try url(config.signInPageUrl, "signInPageUrl"), brandName: brand,
                                    logoURL: try url(config.logoUrl, "logoUrl"), accentColor: color, customClaimScopes: claims,
-                                   pageText: pageText, dynamicRegistration: dynamicRegistration)
+                                   pageText: pageText, dynamicRegistration: dynamicRegistration,
+                                   clientMetadataDocuments: config.clientIdMetadataDocuments?.enabled == true)
     }
 
     /// As the v2 config shows them.
@@ -123,6 +128,7 @@ extension OAuthServerSettings {
                                   dynamicClientRegistration: dynamicRegistration.map {
                                       .init(enabled: true, allowedRedirectUris: $0.redirectKinds.map(\.rawValue),
                                             unusedClientLifetimeDays: Int($0.unusedLifetimeSeconds / 86_400))
-                                  })
+                                  },
+                                  clientIdMetadataDocuments: clientMetadataDocuments ? .init(enabled: true) : nil)
     }
 }

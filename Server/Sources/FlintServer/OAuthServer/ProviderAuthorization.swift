@@ -63,9 +63,13 @@ struct ProviderAuthorization: Sendable {
     /// thrown as `Refusal.page` (shown to the user, never sent anywhere); after, as `Refusal.redirect` to the client.
     func check(_ parameters: [String: String], realm: String, settings: ProjectSettings, browser: String,
                uiLocalesDefault: [String]) async throws -> (PendingAuthorization, RegisteredClient) {
-        guard let clientID = parameters["client_id"], !clientID.isEmpty,
-              let client = try await clients.client(clientID, realm: realm)
-        else { throw Refusal.page("The application that sent you here is not known to this sign-in service.") }
+        var known: RegisteredClient?
+        do {
+            if let clientID = parameters["client_id"], !clientID.isEmpty { known = try await clients.client(clientID, realm: realm) }
+        } catch let error as OAuthError {
+            throw Refusal.page(error.detail ?? "The application that sent you here cannot be used.")
+        }
+        guard let client = known else { throw Refusal.page("The application that sent you here is not known to this sign-in service.") }
         guard let redirectURI = parameters["redirect_uri"], RedirectURI.matches(redirectURI, registered: client.settings.redirectURIs)
         else { throw Refusal.page("The application asked to return to an address it has not registered.") }
         let state = parameters["state"]

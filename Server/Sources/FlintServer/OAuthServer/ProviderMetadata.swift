@@ -31,7 +31,8 @@ enum ProviderEndpoints {
 /// The provider's metadata: OpenID Connect Discovery's document and RFC 8414's, which are the same JSON.
 enum ProviderMetadata {
     /// The metadata of `realm`'s provider, `issuer` its issuer.
-    static func document(issuer: String, jwksURI: String, scopes: [String], registration: Bool) -> [String: JSONValue] {
+    static func document(issuer: String, jwksURI: String, scopes: [String], registration: Bool,
+                         metadataDocuments: Bool) -> [String: JSONValue] {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let clientAuthentication = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
         var document: [String: JSONValue] = [
@@ -70,6 +71,7 @@ enum ProviderMetadata {
             "backchannel_logout_supported": .bool(false),
         ]
         if registration { document["registration_endpoint"] = .string(issuer + ProviderEndpoints.register) }
+        if metadataDocuments { document["client_id_metadata_document_supported"] = .bool(true) }
         return document
     }
 }

@@ -135,7 +135,8 @@ struct ProviderRoutes: Sendable {
         let scopes = Array(Set(OAuthClientRegistry.defaultScopes + customScopes)).sorted()
         let document = ProviderMetadata.document(issuer: tokens.issuer(realm: realm.id),
                                                  jwksURI: address.url + "/.well-known/jwks.json", scopes: scopes,
-                                                 registration: realm.settings.oauthServer?.dynamicRegistration != nil)
+                                                 registration: realm.settings.oauthServer?.dynamicRegistration != nil,
+                                                 metadataDocuments: realm.settings.oauthServer?.clientMetadataDocuments == true)
         var response = try JSONBody.response(JSONValue.object(document))
         response.headers[.cacheControl] = "public, max-age=300"
         return response

@@ -66,14 +66,28 @@ extension OAuthStore {
             SQLValue(row.unusedExpiry))
     }
 
+    /// Records a client named by its metadata document (`client_id` its URL), or refreshes the record: what the grants
+    /// and tokens of its users refer to. Its `unused_expiry` moves on with every fetch, so the janitor removes only a
+    /// record no one has used for that long.
+    public func keepDocumentClient(_ row: OAuthClientRow) async throws {
+        try await database.query(
+            """
+            INSERT INTO oauth_clients (client_id, realm, settings, secret_hash, created_at, unused_expiry)
+            VALUES (?, ?, ?, NULL, ?, ?)
+            ON CONFLICT (client_id) DO UPDATE SET settings = excluded.settings, unused_expiry = excluded.unused_expiry
+            """,
+            .text(row.clientID), .text(row.realm), .text(row.settings), .int(row.createdAt), SQLValue(row.unusedExpiry))
+    }
+
     public func client(_ clientID: String) async throws -> OAuthClientRow? {
         try await database.query("SELECT * FROM oauth_clients WHERE client_id = ?", .text(clientID)).first.map(Self.client)
     }
 
-    /// A realm's clients in `client_id` order, after `after`.
+    /// A realm's registered clients in `client_id` order, after `after`.
     public func clients(realm: String, after: String?, limit: Int) async throws -> [OAuthClientRow] {
         try await database.query(
-            "SELECT * FROM oauth_clients WHERE realm = ? AND client_id > ? ORDER BY client_id LIMIT ?",
+            // Clients named by a metadata document are not registered: not listed.
+            "SELECT * FROM oauth_clients WHERE realm = ? AND client_id > ? AND client_id NOT LIKE 'https://%' ORDER BY client_id LIMIT ?",
             .text(realm), .text(after ?? ""), .int(Int64(limit))
         ).map(Self.client)
     }
