@@ -213,6 +213,7 @@ def main():
         status, _, answer = rpc("tools/call", {"name": "write_note", "arguments": {"text": "hello"}}, token=writer, id=5)
         expect(status == 200 and answer["result"]["structuredContent"] == {"saved": 1},
                f"write_note with tools:write keeps the note ({status} {answer})")
+        expect(call("GET", resource, token=reader)[0] == 405, "GET /mcp: 405, no event stream")
         status, _, answer = rpc("tools/delete_everything", token=reader, id=6)
         expect(status == 200 and answer.get("error", {}).get("code") == -32601, f"an unknown method is -32601 ({answer})")
 

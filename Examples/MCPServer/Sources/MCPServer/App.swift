@@ -35,6 +35,8 @@ struct MCPServerApp {
         router.group(RouterPath(path))
             .add(middleware: AccessTokenMiddleware(auth: auth, metadata: metadata, checkRevoked: client != nil))
             .post(use: MCPEndpoint(notes: Notes()).respond)
+            // No server-sent event stream: every answer is the POST's JSON (Streamable HTTP allows 405 here).
+            .get { _, _ in HTTPResponse.Status.methodNotAllowed }
 
         let app = Application(
             router: router,
