@@ -48,6 +48,11 @@ import Testing
             #expect(try await poll(deviceCode).json["error"] == "authorization_pending")
             #expect(try await poll(deviceCode).json["error"] == "slow_down")
             fixture.server.clock.advance(seconds: 11)
+            // As oidc-agent polls: a public client in a Basic header with an empty password (RFC 6749 §2.3.1).
+            let basic = try await fixture.tokenCall([("grant_type", ProviderDeviceFlow.grantType), ("device_code", deviceCode)],
+                                                    clientID: cliID, secret: "")
+            #expect(basic.json["error"] == "authorization_pending", "\(basic.body)")
+            fixture.server.clock.advance(seconds: 11)
             #expect(try await poll(deviceCode).json["error"] == "authorization_pending")
             #expect(try await poll(deviceCode, client: otherID).json["error"] == "invalid_grant")
 

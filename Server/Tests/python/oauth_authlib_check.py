@@ -19,6 +19,7 @@ import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session, OAuthError
 from authlib.oauth2.claims import JWTClaims
+from authlib.oauth2.rfc7523 import PrivateKeyJWT, private_key_jwt_sign
 from authlib.oauth2.rfc8414 import get_well_known_url
 from authlib.oidc.core import CodeIDToken
 from authlib.oidc.discovery import OpenIDProviderMetadata
@@ -50,6 +51,19 @@ def check(condition, message, detail=None):
 
 def ok(message):
     print(f"ok - {message}", flush=True)
+
+
+def generate_private_key_pem():
+    """A fresh RSA key of nobody's, as PEM."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+def to_text(value):
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def header_of(token):
@@ -348,6 +362,37 @@ def main():
     response = machine.get(metadata["userinfo_endpoint"])
     check(response.status_code == 401, "userinfo took a client's own token", (response.status_code, response.text))
     ok("fetch_token(grant_type=client_credentials, resource=…) gives a token whose sub is the client, refused at userinfo")
+
+    # A service account (`flint service-accounts create`'s key file) as a client-credentials client with
+    # private_key_jwt (RFC 7523): Authlib signs the assertion with the file's private key, kid its private_key_id.
+    with open(key_file) as handle:
+        account = json.load(handle)
+    job = OAuth2Session(account["client_email"], account["private_key"], scope="jobs:run", default_timeout=TIMEOUT,
+                        token_endpoint_auth_method=PrivateKeyJWT(metadata["token_endpoint"], alg="RS256",
+                                                                 headers={"kid": account["private_key_id"]}))
+    issued = job.fetch_token(metadata["token_endpoint"], grant_type="client_credentials", resource=resource)
+    decoded = jwt.decode(issued["access_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
+    JWTClaims(decoded.claims, decoded.header, {
+        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": resource},
+        "sub": {"essential": True, "value": account["client_email"]}}).validate()
+    check("refresh_token" not in issued, "a service account's token came with a refresh token", issued)
+    # Signed with another key, the assertion is refused; the account may not use a user's grant.
+    forged = OAuth2Session(account["client_email"], generate_private_key_pem(), default_timeout=TIMEOUT,
+                           token_endpoint_auth_method=PrivateKeyJWT(metadata["token_endpoint"], alg="RS256",
+                                                                    headers={"kid": account["private_key_id"]}))
+    try:
+        forged.fetch_token(metadata["token_endpoint"], grant_type="client_credentials", resource=resource)
+        check(False, "an assertion signed by another key was taken")
+    except OAuthError as error:
+        check(error.error == "invalid_client", "another key's assertion gave the wrong error", error.error)
+    response = requests.post(metadata["token_endpoint"], timeout=TIMEOUT, data={
+        "grant_type": "authorization_code", "code": "x", "redirect_uri": redirect_uri, "code_verifier": "v" * 43,
+        "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": to_text(private_key_jwt_sign(account["private_key"], account["client_email"],
+                                                         metadata["token_endpoint"], header={"kid": account["private_key_id"]}))})
+    check(response.status_code == 400 and response.json().get("error") == "unauthorized_client",
+          "a service account used the authorization code grant", (response.status_code, response.text))
+    ok("a service account's key file gets a client-credentials token with private_key_jwt; another key and a user's grant are refused")
 
 
 def timed_out(*_):

@@ -47,21 +47,29 @@ struct ClientAssertions: Sendable {
     /// Checks `assertion` for the client `clientID` whose keys are at `jwksURI`, `audiences` the values its `aud` may
     /// name; throws `invalid_client` saying why not.
     func verify(_ assertion: String, clientID: String, jwksURI: String, audiences: Set<String>) async throws(OAuthError) {
-        func refuse(_ reason: String) -> OAuthError { OAuthError(.invalidClient, "The client assertion is not valid: \(reason).") }
+        let cache = caches.cache(for: jwksURI)
+        try await verify(assertion, clientID: clientID, audiences: audiences) { kid throws(OAuthError) in
+            do throws(JWKSCache.LookupError) {
+                return try await cache.key(id: kid)
+            } catch {
+                switch error {
+                case .unknownKey: throw Self.refusal("the client's JWKS has no key \(kid)")
+                case .providerUnavailable: throw Self.refusal("the client's JWKS could not be fetched")
+                }
+            }
+        }
+    }
+
+    /// Checks `assertion` for `clientID`, its key the one `key` gives for the header's `kid` (a service account's own).
+    func verify(_ assertion: String, clientID: String, audiences: Set<String>,
+                key keyOf: (String) async throws(OAuthError) -> JWKSCache.Key) async throws(OAuthError) {
+        let refuse = Self.refusal
         guard assertion.utf8.count <= Self.maximumLength, let jwt = CompactJWT(assertion), let header = jwt.header() else {
             throw refuse("not a compact JWS")
         }
         guard header.alg == "RS256" || header.alg == "ES256" else { throw refuse("alg must be RS256 or ES256") }
         guard let kid = header.kid, !kid.isEmpty else { throw refuse("the header names no kid") }
-        let key: JWKSCache.Key
-        do {
-            key = try await caches.cache(for: jwksURI).key(id: kid)
-        } catch {
-            switch error {
-            case .unknownKey: throw refuse("the client's JWKS has no key \(kid)")
-            case .providerUnavailable: throw refuse("the client's JWKS could not be fetched")
-            }
-        }
+        let key = try await keyOf(kid)
         guard key.algorithm == header.alg else { throw refuse("key \(kid) is not for \(header.alg)") }
         guard key.isValidSignature(of: jwt) else { throw refuse("bad signature") }
 
@@ -93,6 +101,10 @@ struct ClientAssertions: Sendable {
             throw OAuthError(.serverError)
         }
         guard firstUse else { throw refuse("its jti was used before") }
+    }
+
+    static func refusal(_ reason: String) -> OAuthError {
+        OAuthError(.invalidClient, "The client assertion is not valid: \(reason).")
     }
 
     /// A NumericDate claim as whole seconds.

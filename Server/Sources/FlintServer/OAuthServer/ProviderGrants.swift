@@ -19,6 +19,8 @@ struct ProviderGrants: Sendable {
     let assertions: ClientAssertions
     /// Where the revocations of clients' own tokens are marked.
     let counters: CounterStore
+    /// Service accounts, which may use the client-credentials grant with `private_key_jwt`.
+    let serviceAccounts: ServiceAccountClients
 
     /// A token request's form fields and its `Authorization` header.
     struct Request: Sendable {
@@ -34,7 +36,7 @@ struct ProviderGrants: Sendable {
 
     /// The client a request authenticates as, in `realm`. A confidential client must prove itself with its secret, in
     /// the header or the form but not both, or (one registered with a JWKS URI, and only such a one) with a client
-    /// assertion (RFC 7523, `private_key_jwt`); a public client names itself and presents no secret.
+    /// assertion (RFC 7523, `private_key_jwt`); a public client names itself and presents no secret (or an empty one).
     func authenticate(_ request: Request, realm: String) async throws -> RegisteredClient {
         var clientID = request.fields["client_id"]
         var secret = request.fields["client_secret"]
@@ -73,35 +75,48 @@ struct ProviderGrants: Sendable {
                 try await spendFailure(failures, realm: realm)
                 throw OAuthError(.invalidClient, "The client's credentials are not valid.")
             }
-        } else if secret != nil {
+        } else if let secret, !secret.isEmpty {
+            // An empty password is no secret: how some public clients (oidc-agent) still send a Basic header.
             throw OAuthError(.invalidClient, "A public client has no secret.")
         }
         return client
     }
 
-    /// `clientID` proven by `assertion`, signed by a key at the client's JWKS URI; failures spend the same budget as a
-    /// wrong secret.
+    /// `clientID` proven by `assertion`, signed by a key at the client's JWKS URI (or a service account's own key);
+    /// failures spend the same budget as a wrong secret.
     private func authenticate(_ clientID: String, assertion: String, _ request: Request, realm: String) async throws -> RegisteredClient {
         let failures = [clientID, request.clientAddress ?? "unknown"].joined(separator: "|")
-        guard let client = try await clients.client(clientID, realm: realm) else {
+        let issuer = request.issuer ?? tokens.issuer(realm: realm)
+        let audiences = Set([issuer, issuer + ProviderEndpoints.token] + (request.endpoint.map { [$0] } ?? []))
+        let claimed: RegisteredClient
+        let verify: () async throws(OAuthError) -> Void
+        if let client = try await clients.client(clientID, realm: realm) {
+            guard client.settings.confidential, let jwksURI = client.settings.jwksURI else {
+                try await spendFailure(failures, realm: realm)
+                throw OAuthError(.invalidClient, "This client has no JWKS URI: it authenticates with its secret, not an assertion.")
+            }
+            claimed = client
+            verify = { () async throws(OAuthError) in
+                try await assertions.verify(assertion, clientID: clientID, jwksURI: jwksURI, audiences: audiences)
+            }
+        } else if let (account, record) = try await serviceAccounts.client(clientID, realm: realm) {
+            claimed = account
+            verify = { () async throws(OAuthError) in
+                try await assertions.verify(assertion, clientID: clientID, audiences: audiences) { kid throws(OAuthError) in
+                    try ServiceAccountClients.key(of: record, kid: kid)
+                }
+            }
+        } else {
             try await spendFailure(failures, realm: realm)
             throw OAuthError(.invalidClient, "The client is not known.")
         }
-        guard client.settings.confidential, let jwksURI = client.settings.jwksURI else {
-            try await spendFailure(failures, realm: realm)
-            throw OAuthError(.invalidClient, "This client has no JWKS URI: it authenticates with its secret, not an assertion.")
-        }
-        let issuer = request.issuer ?? tokens.issuer(realm: realm)
-        let audiences = Set([issuer, issuer + ProviderEndpoints.token] + (request.endpoint.map { [$0] } ?? []))
-        let refusal: OAuthError
         do {
-            try await assertions.verify(assertion, clientID: client.clientID, jwksURI: jwksURI, audiences: audiences)
-            return client
+            try await verify()
+            return claimed
         } catch {
-            refusal = error
+            if error.code == .invalidClient { try await spendFailure(failures, realm: realm) }
+            throw error
         }
-        if refusal.code == .invalidClient { try await spendFailure(failures, realm: realm) }
-        throw refusal
     }
 
     /// Counts a failed client authentication, and refuses once the client and address have spent their tries.
@@ -254,7 +269,9 @@ struct ProviderGrants: Sendable {
     /// (such tokens have no family: a revocation marks them until they expire), a user's while its family and user live.
     private func isLive(_ access: OAuthTokens.AccessToken, realm: String) async throws -> Bool {
         if access.isClientToken {
-            guard try await clients.client(access.clientID, realm: realm) != nil else { return false }
+            var exists = try await clients.client(access.clientID, realm: realm) != nil
+            if !exists { exists = try await serviceAccounts.client(access.clientID, realm: realm) != nil }
+            guard exists else { return false }
             return try await counters.counter(Self.revokedMarker(access), windowStart: access.expiresAt) == 0
         }
         guard let family = try await store.family(access.familyID) else { return false }

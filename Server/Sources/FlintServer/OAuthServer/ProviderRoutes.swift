@@ -303,7 +303,8 @@ extension ProviderRoutes {
             grants: ProviderGrants(clients: clients, tokens: tokens, store: core.store.oauth, accounts: core.store.accounts,
                                    projects: core.projects, budgets: core.budgets, clock: core.clock, random: core.random,
                                    assertions: ClientAssertions(http: http, counters: core.store.counters, clock: core.clock),
-                                   counters: core.store.counters),
+                                   counters: core.store.counters,
+                                   serviceAccounts: ServiceAccountClients(store: core.store.serviceAccounts)),
             sessions: sessions, tokens: tokens, idTokens: idTokens, projects: core.projects, budgets: core.budgets,
             keyring: keyring, clock: core.clock, random: core.random, address: address, proofOfWork: proofOfWork,
             apiKey: { projectID in try await core.apiKey(forProject: projectID) })
