@@ -209,6 +209,12 @@ import Testing
         await expectAdmin(.invalidArgument) { try await auth.verifyAccessToken("a.b.c", resource: "https://api.example/mcp") }
     }
 
+    @Test func aVerifyingClientMakesNoAdminCall() async throws {
+        let auth = try Self.client(RefusingTransport())
+        await expectAdmin(.invalidCredential) { _ = try await auth.user(uid: "someone") }
+        await expectAdmin(.invalidCredential) { _ = try auth.createCustomToken(uid: "someone") }
+    }
+
     // MARK: Metadata and challenges
 
     @Test func protectedResourceMetadataIsRFC9728s() throws {
@@ -273,7 +279,7 @@ import Testing
     // MARK: Helpers
 
     static func client(_ transport: any AdminTransport, clock: MovingClock = MovingClock(now), clockSkew: Int = 0) throws -> AdminAuth {
-        try AdminAuth(projectID: project, credential: .emulatorOwner, endpoints: .flint(URL(string: server)!),
+        try AdminAuth(projectID: project, credential: .verificationOnly, endpoints: .flint(URL(string: server)!),
                       clockSkew: clockSkew, transport: transport, now: { clock.now() })
     }
 }

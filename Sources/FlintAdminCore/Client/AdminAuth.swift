@@ -151,7 +151,7 @@ public final class AdminAuth: Sendable {
         switch credential {
         case .serviceAccount(let account): signer = account
         case .emulatorOwner where endpoints.isEmulator: signer = nil
-        case .emulatorOwner:
+        case .emulatorOwner, .verificationOnly:
             throw AdminError(.invalidCredential, "custom tokens are signed with a service account's key; this client has none")
         }
         let issuedAt = Int64(now().timeIntervalSince1970)

@@ -8,6 +8,10 @@ public enum AdminCredential: Sendable {
     case serviceAccount(ServiceAccount)
     /// `Bearer owner`, which only the emulators (the official one, and Flint's emulator mode) accept.
     case emulatorOwner
+    /// None: for a server that only verifies tokens (ID tokens and session cookies against the published keys, access
+    /// tokens, introspection as its own OAuth client), and so needs no key of the project's. Admin calls and custom
+    /// tokens throw ``AdminError/Code/invalidCredential``.
+    case verificationOnly
 }
 
 /// The `Authorization` header's value for each call, with a service account's access token cached. Concurrent callers
@@ -34,7 +38,13 @@ actor AccessTokens {
     }
 
     func authorization() async throws -> String {
-        guard case .serviceAccount(let account) = credential else { return "Bearer owner" }
+        let account: ServiceAccount
+        switch credential {
+        case .serviceAccount(let serviceAccount): account = serviceAccount
+        case .emulatorOwner: return "Bearer owner"
+        case .verificationOnly:
+            throw AdminError(.invalidCredential, "this client verifies tokens only: admin calls need a service account")
+        }
         if let current, now() < current.refreshAt { return "Bearer " + current.token }
         let task = pending ?? Task { try await Self.grant(account, transport: transport, now: now) }
         pending = task

@@ -21,8 +21,8 @@ struct MCPServerApp {
             fatalError("Set FLINT_SERVER_URL, FLINT_PROJECT_ID and MCP_RESOURCE_URL (an absolute URL with a path)")
         }
         // Verifying access tokens makes no admin call (the keys are public, introspection authenticates as its client),
-        // so the server holds no service-account key: the credential is never sent.
-        let verifier = try AdminAuth(projectID: project, credential: .emulatorOwner, endpoints: .flint(server))
+        // so the server holds no service-account key.
+        let verifier = try AdminAuth(projectID: project, credential: .verificationOnly, endpoints: .flint(server))
         let client = environment["FLINT_INTROSPECTION_CLIENT_ID"].flatMap { id in
             environment["FLINT_INTROSPECTION_CLIENT_SECRET"].map { (id: id, secret: $0) }
         }

@@ -123,7 +123,7 @@ import Testing
     /// `/api` (any token for `resource`), `/notes` (`notes:write` required), `/revocable` (`checkRevoked`) and
     /// `/other` (tokens for another resource), each answering with the token's subject.
     static func app(keys: FakeKeys) throws -> some ApplicationProtocol {
-        let auth = try AdminAuth(projectID: project, credential: .emulatorOwner, endpoints: .flint(URL(string: server)!),
+        let auth = try AdminAuth(projectID: project, credential: .verificationOnly, endpoints: .flint(URL(string: server)!),
                                  transport: keys, now: { now })
         let router = Router(context: TestContext.self)
         try router.addProtectedResourceMetadata(metadata)
