@@ -114,7 +114,8 @@ import Testing
     /// Every Swift file a build compiles: the root package's sources and tests (snippets included), the server
     /// package's, and the examples.
     static let compiledSwift: [(path: String, imports: Set<String>, text: String)] = {
-        let folders = ["Sources", "Tests", "Server/Sources", "Server/Tests", "Examples/AdminServer/Sources", "Examples/ClientApp/Sources"]
+        let folders = ["Sources", "Tests", "Server/Sources", "Server/Tests", "Examples/AdminServer/Sources", "Examples/ClientApp/Sources",
+                       "Examples/MCPServer/Sources", "Integrations/FlintAdminHummingbird/Sources"]
         var files: [(path: String, imports: Set<String>, text: String)] = []
         for folder in folders {
             let base = root.appendingPathComponent(folder)
@@ -435,7 +436,7 @@ import Testing
         }
     }
 
-    static let identifiers: Set<String> = Set(matches(#"[A-Za-z_][A-Za-z0-9_]*"#, in: sourceText(["Sources", "Server/Sources"])))
+    static let identifiers: Set<String> = Set(matches(#"[A-Za-z_][A-Za-z0-9_]*"#, in: sourceText(["Sources", "Server/Sources", "Integrations/FlintAdminHummingbird/Sources"])))
 
     /// Flags of other tools the pages show (swift build, pg_restore).
     static let foreignFlags: Set<String> = ["--package-path", "--product", "--show-bin-path", "--static-swift-stdlib",
