@@ -58,8 +58,7 @@ import Testing
             let next = try await fixture.signInOnPage(browser, signInPage: try #require(start.headers["location"]), email: "ag@example.com")
             #expect(next.hasPrefix("/__/oauth/consent"), "\(next)")
             let consent = try await browser.send("GET", fixture.server.baseURL.absoluteString + next)
-            let formToken = String(consent.body[try #require(consent.body.range(of: "name=\"form_token\" value=\""))
-                .upperBound...].prefix { $0 != "\"" })
+            let formToken = try ProviderFixture.formToken(in: consent.body)
             let allowed = try await browser.send("POST", fixture.server.baseURL.absoluteString + "/__/oauth/consent", form: [
                 ("authorization_id", URLComponents(string: next)?.queryItems?.first?.value ?? ""), ("form_token", formToken),
                 ("consent", "allow"),

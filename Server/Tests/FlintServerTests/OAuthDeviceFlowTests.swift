@@ -70,8 +70,7 @@ import Testing
             let consent = try await browser.send("GET", base + consentPath)
             #expect(consent.body.contains("Example CLI"))
             let authorizationID = try #require(URLComponents(string: consentPath)?.queryItems?.first?.value)
-            let formToken = String(consent.body[try #require(consent.body.range(of: "name=\"form_token\" value=\""))
-                .upperBound...].prefix { $0 != "\"" })
+            let formToken = try ProviderFixture.formToken(in: consent.body)
             // From another browser, the consent counts for nothing.
             let elsewhere = try await CookieBrowser().send("POST", base + "/__/oauth/consent", form: [
                 ("authorization_id", authorizationID), ("form_token", formToken), ("consent", "allow"),
@@ -105,8 +104,7 @@ import Testing
             let nextConsent = try #require(typed.headers["location"], "\(typed.body)")
             #expect(nextConsent.hasPrefix("/__/oauth/consent?authorization_id="), "\(nextConsent)")
             let secondPage = try await browser.send("GET", base + nextConsent)
-            let secondToken = String(secondPage.body[try #require(secondPage.body.range(of: "name=\"form_token\" value=\""))
-                .upperBound...].prefix { $0 != "\"" })
+            let secondToken = try ProviderFixture.formToken(in: secondPage.body)
             let denied = try await browser.send("POST", base + "/__/oauth/consent", form: [
                 ("authorization_id", URLComponents(string: nextConsent)?.queryItems?.first?.value ?? ""),
                 ("form_token", secondToken), ("consent", "deny"),

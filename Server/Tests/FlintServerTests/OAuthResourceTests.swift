@@ -206,8 +206,7 @@ import Testing
                 if signIn { next = try await fixture.signInOnPage(browser, signInPage: next, email: "step@example.com") }
                 let page = try await browser.send("GET", base + next)
                 let items = page.body.components(separatedBy: "<li>").dropFirst().map { $0.components(separatedBy: "</li>")[0] }
-                let formToken = String(page.body[try #require(page.body.range(of: "name=\"form_token\" value=\""))
-                    .upperBound...].prefix { $0 != "\"" })
+                let formToken = try ProviderFixture.formToken(in: page.body)
                 let allowed = try await browser.send("POST", base + "/__/oauth/consent", form: [
                     ("authorization_id", URLComponents(string: next)?.queryItems?.first?.value ?? ""), ("form_token", formToken),
                     ("consent", "allow"),
@@ -215,9 +214,11 @@ import Testing
                 return (items, try #require(allowed.query("code"), "\(allowed.headers)"))
             }
             let first = try await consent("tools:read", signIn: true)
-            #expect(first.scopes == ["tools:read"], "\(first.scopes)")
+            // Each of the resource's scopes is named beside the resource.
+            #expect(first.scopes == [#"tools:read <span class="resource">(Tools)</span>"#], "\(first.scopes)")
             let second = try await consent("tools:read tools:write", signIn: false)
-            #expect(second.scopes == ["tools:write"], "the step-up asked again for what was granted: \(second.scopes)")
+            #expect(second.scopes == [#"tools:write <span class="resource">(Tools)</span>"#],
+                    "the step-up asked again for what was granted: \(second.scopes)")
             let tokens = try await fixture.exchange(second.code, clientID: clientID, secret: secret, redirectURI: redirect)
             #expect(tokens.json["scope"] == "tools:read tools:write", "\(tokens.body)")
         }

@@ -212,9 +212,7 @@ struct ProviderFixture {
             #expect(consent.body.contains("Dashboard") && consent.body.contains("Example Inc.") && consent.body.contains("ada@example.com"))
             #expect(consent.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
             #expect(consent.headers["x-frame-options"] == "DENY")
-            let formToken = try #require(consent.body.range(of: "name=\"form_token\" value=\"").map { range in
-                String(consent.body[range.upperBound...].prefix { $0 != "\"" })
-            })
+            let formToken = try ProviderFixture.formToken(in: consent.body)
             let authorizationID = try #require(URLComponents(string: next)?.queryItems?.first?.value)
             let allowed = try await browser.send("POST", fixture.server.baseURL.absoluteString + "/__/oauth/consent", form: [
                 ("authorization_id", authorizationID), ("form_token", formToken), ("consent", "allow"),
@@ -334,8 +332,7 @@ struct ProviderFixture {
                                                 form: [("authorization_id", authorizationID), ("consent", "allow")])
             #expect(forged.status == 403 && forged.headers["location"] == nil)
             let page = try await browser.send("GET", fixture.server.baseURL.absoluteString + consentPath)
-            let formToken = String(page.body[try #require(page.body.range(of: "name=\"form_token\" value=\""))
-                .upperBound...].prefix { $0 != "\"" })
+            let formToken = try ProviderFixture.formToken(in: page.body)
             let elsewhere = try await CookieBrowser().send("POST", fixture.server.baseURL.absoluteString + "/__/oauth/consent",
                                                            form: [("authorization_id", authorizationID), ("form_token", formToken), ("consent", "allow")])
             #expect(elsewhere.status == 403)

@@ -102,8 +102,7 @@ import Glibc
         #expect(consentPath.hasPrefix("/__/oauth/consent?authorization_id="), "\(consentPath)")
         let base = fixture.server.baseURL.absoluteString
         let consent = try await browser.send("GET", base + consentPath)
-        let formToken = String(consent.body[try #require(consent.body.range(of: "name=\"form_token\" value=\""), "\(consent.body)")
-            .upperBound...].prefix { $0 != "\"" })
+        let formToken = try ProviderFixture.formToken(in: consent.body)
         let allowed = try await browser.send("POST", base + "/__/oauth/consent", form: [
             ("authorization_id", try #require(URLComponents(string: consentPath)?.queryItems?.first?.value)),
             ("form_token", formToken), ("consent", "allow"),

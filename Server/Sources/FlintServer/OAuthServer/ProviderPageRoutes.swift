@@ -167,9 +167,13 @@ extension ProviderRoutes {
             (try await grants.store.grantedScopes(realm: pending.realm, localID: session.localID, clientID: client.clientID) ?? "")
                 .split(separator: " ").map(String.init))
         let asked = pending.scopes.filter { !granted.contains($0) }
+        // A resource's scope is named beside the resource it is for.
+        let requested = Set(pending.resources ?? [])
+        let resourceNames = Dictionary(realm.settings.oauthResources.filter { requested.contains($0.resource) }
+            .flatMap { resource in resource.scopes.map { ($0, resource.displayName) } }, uniquingKeysWith: { first, _ in first })
         return ProviderPages.consent(
             clientName: client.settings.displayName, ownerName: client.settings.ownerName,
-            scopes: asked.isEmpty ? pending.scopes : asked,
+            scopes: asked.isEmpty ? pending.scopes : asked, resourceNames: resourceNames,
             account: account?.email ?? account?.phoneNumber ?? account?.displayName ?? session.localID,
             authorizationID: authorizationID, formToken: authorization.formToken(authorizationID: authorizationID, browser: browser),
             redirectURI: pending.redirectURI, brand: ProviderPages.Brand(realm), text: text, language: language)

@@ -198,10 +198,15 @@ enum ProviderPages {
     // MARK: The consent page
 
     /// The consent page; its form's answer redirects to `redirectURI`, the client's.
-    static func consent(clientName: String, ownerName: String?, scopes: [String], account: String, authorizationID: String,
-                        formToken: String, redirectURI: String, brand: Brand, text: ProviderPageText, language: String) -> Response {
+    /// `resourceNames`: the name of the resource each of its scopes is for.
+    static func consent(clientName: String, ownerName: String?, scopes: [String], resourceNames: [String: String] = [:],
+                        account: String, authorizationID: String, formToken: String, redirectURI: String, brand: Brand,
+                        text: ProviderPageText, language: String) -> Response {
         let style = style(brand)
-        let asks = scopes.map { "<li>\(HTML.escape(text.describe(scope: $0)))</li>" }.joined()
+        let asks = scopes.map { scope in
+            let resource = resourceNames[scope].map { " <span class=\"resource\">(\(HTML.escape($0)))</span>" } ?? ""
+            return "<li>\(HTML.escape(text.describe(scope: scope)))\(resource)</li>"
+        }.joined()
         let owner = ownerName.map { " <span id=\"owner\">(\(HTML.escape(text.by($0))))</span>" } ?? ""
         let page = HostedPage.document(language: language, title: text.consentHeading(clientName), style: style, body: """
             \(brand.header)
