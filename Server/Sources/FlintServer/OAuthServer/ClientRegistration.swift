@@ -117,11 +117,7 @@ extension ProviderRoutes {
                 throw OAuthError(.accessDenied, "This project does not let clients register themselves.")
             }
             let address = RequestClient.current.ipAddress.map(ClientAddress.limitKey) ?? "unknown"
-            do {
-                try await budgets.spend(.oauthRegistrationsPerAddress, in: realm.id, for: address)
-            } catch let error as FlintError {
-                throw OAuthError.budgetSpent(error)
-            }
+            try await budgets.spendAtProtocolEndpoint(.oauthRegistrationsPerAddress, in: realm.id, for: address)
             let body: ClientRegistration.Request
             do {
                 body = try await JSONBody.decode(ClientRegistration.Request.self, from: request)

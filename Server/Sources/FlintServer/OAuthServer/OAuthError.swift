@@ -81,6 +81,18 @@ struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     static func budgetSpent(_ error: FlintError) -> OAuthError { OAuthError(.temporarilyUnavailable, error.message) }
 }
 
+extension BudgetLedger {
+    /// `spend`, refusing in OAuth's shape (`temporarily_unavailable`, 429) once the budget is spent: what the protocol
+    /// endpoints answer.
+    func spendAtProtocolEndpoint(_ budget: Budget, in realm: String, for subject: String) async throws {
+        do {
+            try await spend(budget, in: realm, for: subject)
+        } catch let error as FlintError {
+            throw OAuthError.budgetSpent(error)
+        }
+    }
+}
+
 extension HTTPField.Name {
     static let pragma = Self("Pragma")!
 }

@@ -66,9 +66,7 @@ extension ProviderGrants {
         guard client.allows(grantType: ProviderDeviceFlow.grantType) else {
             throw OAuthError(.unauthorizedClient, "The client may not use the device authorization grant.")
         }
-        guard let settings = try await projects.project(realm)?.settings else { throw OAuthError(.serverError) }
-        let resources = try OAuthResourceRegistry.requested(Scopes.parse(request.fields["resource"]) ?? [], by: client.clientID,
-                                                            in: settings)
+        let resources = try await registered(Scopes.parse(request.fields["resource"]) ?? [], for: client)
         guard let scopes = Scopes.parse(request.fields["scope"]), !scopes.isEmpty else {
             throw OAuthError(.invalidScope, "scope must name at least one scope.")
         }
@@ -187,12 +185,7 @@ extension ProviderRoutes {
             scopes: asked.scopes, nonce: nil, codeChallenge: "", prompts: [], maxAge: nil, loginHint: nil,
             uiLocales: client.locale.map { [$0] } ?? [], requiresMultiFactor: false, browserHash: Hex.sha256(browser),
             startedAt: now, resources: asked.resources, deviceUserCodeHash: row.userCodeHash)
-        let session = try await sessions.session(in: request, realm: realm.id)
-        let teamPage = realm.settings.oauthServer?.signInPageURL
-        let outcome = try await authorization.decide(pending, client: registered, session: session) { authorizationID in
-            RedirectURI.adding([("authorization_id", authorizationID)], to: teamPage ?? ProviderEndpoints.signInPage)
-        }
-        var response = Self.redirect(outcome)
+        var response = try await proceed(with: pending, client: registered, request: request, realm: realm)
         if newBrowser { response.setCookie(browserCookie(browser)) }
         return response
     }

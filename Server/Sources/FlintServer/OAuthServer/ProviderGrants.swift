@@ -121,11 +121,7 @@ struct ProviderGrants: Sendable {
 
     /// Counts a failed client authentication, and refuses once the client and address have spent their tries.
     private func spendFailure(_ subject: String, realm: String) async throws {
-        do {
-            try await budgets.spend(.oauthClientAuthenticationFailures, in: realm, for: subject)
-        } catch let error as FlintError {
-            throw OAuthError.budgetSpent(error)
-        }
+        try await budgets.spendAtProtocolEndpoint(.oauthClientAuthenticationFailures, in: realm, for: subject)
     }
 
     /// `Authorization: Basic base64(id:secret)`, each part form-encoded (RFC 6749 §2.3.1).
@@ -161,7 +157,7 @@ struct ProviderGrants: Sendable {
         guard client.allows(grantType: grantType) else {
             throw OAuthError(.unauthorizedClient, "The client may not use the \(grantType) grant.")
         }
-        try await spend(.oauthTokenRequestsPerClient, realm: realm, subject: client.clientID)
+        try await budgets.spendAtProtocolEndpoint(.oauthTokenRequestsPerClient, in: realm, for: client.clientID)
         switch grantType {
         case "authorization_code": return try await exchangeCode(request.fields, client: client)
         case "refresh_token": return try await refresh(request.fields, client: client)
@@ -174,8 +170,7 @@ struct ProviderGrants: Sendable {
     /// has no refresh or ID token. It is for the `resource`s named (registered and open to the client), with their
     /// scopes, else for the issuer alone, which serves it nothing a user's token gets (userinfo refuses it).
     private func clientCredentials(_ fields: [String: String], client: RegisteredClient) async throws -> TokenResponse {
-        guard let settings = try await projects.project(client.realm)?.settings else { throw OAuthError(.serverError) }
-        let resources = try OAuthResourceRegistry.requested(Scopes.parse(fields["resource"]) ?? [], by: client.clientID, in: settings)
+        let resources = try await registered(Scopes.parse(fields["resource"]) ?? [], for: client)
         let available = resources.flatMap(\.scopes)
         guard let scopes = fields["scope"].map({ Scopes.parse($0) }) ?? .some(available) else {
             throw OAuthError(.invalidScope, "scope is not a list of scopes.")
@@ -188,14 +183,6 @@ struct ProviderGrants: Sendable {
         let accessToken = try await tokens.clientAccessToken(clientID: client.clientID, realm: client.realm, scopes: scopes,
                                                              resources: resources.map(\.resource))
         return TokenResponse(access_token: accessToken, expires_in: OAuthTokens.lifetime, scope: scopes.joined(separator: " "))
-    }
-
-    private func spend(_ budget: Budget, realm: String, subject: String) async throws {
-        do {
-            try await budgets.spend(budget, in: realm, for: subject)
-        } catch let error as FlintError {
-            throw OAuthError.budgetSpent(error)
-        }
     }
 
     /// A code for tokens: once, within its minute, by its client, with its redirect URI and its PKCE verifier. A code
@@ -305,8 +292,13 @@ struct ProviderGrants: Sendable {
         }
         let wanted = asked.isEmpty ? granted : asked
         guard !wanted.isEmpty else { return nil }
+        return try await registered(wanted, for: client).map(\.resource)
+    }
+
+    /// `resources` as the client's realm registers them, each open to the client; else `invalid_target`.
+    func registered(_ resources: [String], for client: RegisteredClient) async throws -> [OAuthResourceSettings] {
         guard let settings = try await projects.project(client.realm)?.settings else { throw OAuthError(.serverError) }
-        return try OAuthResourceRegistry.requested(wanted, by: client.clientID, in: settings).map(\.resource)
+        return try OAuthResourceRegistry.requested(resources, by: client.clientID, in: settings)
     }
 
     func issue(for user: UserAccount, client: RegisteredClient, grant: ProviderGrant, scopes: [String],

@@ -155,12 +155,7 @@ struct ProviderRoutes: Sendable {
                 fields, realm: realm.id, settings: realm.settings, browser: browser,
                 uiLocalesDefault: client.locale.map { [$0] } ?? [])
             try await budgets.spend(.oauthAuthorizationsPerClient, in: realm.id, for: registered.clientID)
-            let session = try await sessions.session(in: request, realm: realm.id)
-            let teamPage = realm.settings.oauthServer?.signInPageURL
-            let outcome = try await authorization.decide(pending, client: registered, session: session) { authorizationID in
-                RedirectURI.adding([("authorization_id", authorizationID)], to: teamPage ?? ProviderEndpoints.signInPage)
-            }
-            response = Self.redirect(outcome)
+            response = try await proceed(with: pending, client: registered, request: request, realm: realm)
         } catch ProviderAuthorization.Refusal.page(let reason) {
             response = ProviderPages.error(heading: "This sign-in cannot continue", detail: reason, status: .badRequest)
         } catch ProviderAuthorization.Refusal.redirect(let location) {
@@ -171,6 +166,18 @@ struct ProviderRoutes: Sendable {
         }
         if newBrowser { response.setCookie(browserCookie(browser)) }
         return response
+    }
+
+    /// Where `pending` sends the browser: back to the client at once when the browser's session and the user's consents
+    /// answer it, else to the sign-in page (the team's or Flint's) or the consent page.
+    func proceed(with pending: PendingAuthorization, client: RegisteredClient, request: Request, realm: Project) async throws
+        -> Response {
+        let session = try await sessions.session(in: request, realm: realm.id)
+        let teamPage = realm.settings.oauthServer?.signInPageURL
+        let outcome = try await authorization.decide(pending, client: client, session: session) { authorizationID in
+            RedirectURI.adding([("authorization_id", authorizationID)], to: teamPage ?? ProviderEndpoints.signInPage)
+        }
+        return Self.redirect(outcome)
     }
 
     /// The browser's flow cookie, or a new one (then `isNew`, and the answer must set it).
@@ -208,11 +215,7 @@ struct ProviderRoutes: Sendable {
                 throw OAuthError(.invalidRequest, "The body must be application/x-www-form-urlencoded.")
             }
             let address = RequestClient.current.ipAddress.map(ClientAddress.limitKey) ?? "unknown"
-            do {
-                try await budgets.spend(.oauthTokenRequestsPerAddress, in: realm.id, for: address)
-            } catch let error as FlintError {
-                throw OAuthError.budgetSpent(error)
-            }
+            try await budgets.spendAtProtocolEndpoint(.oauthTokenRequestsPerAddress, in: realm.id, for: address)
             let fields = try await FormBody.fields(of: request, upTo: 64 * 1024, joining: Self.repeatable)
             let issuer = tokens.issuer(realm: realm.id)
             return try await body(ProviderGrants.Request(fields: fields, authorization: request.headers[.authorization],
