@@ -130,6 +130,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable, Codable {
     /// A protected resource's settings that cannot be served: not an absolute URI, a fragment, a scope of OpenID's own.
     case invalidOAuthResource = "INVALID_OAUTH_RESOURCE"
 
+    // Sessions: a `sessionId` that names none of the user's live sessions.
+    case sessionNotFound = "SESSION_NOT_FOUND"
+
     // Passkeys
     case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"
     case invalidCredentialID = "INVALID_CREDENTIAL_ID"
