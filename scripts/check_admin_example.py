@@ -6,99 +6,30 @@ itself on FlintAdmin) creates a user through the API; revoking that user's token
 
     check_admin_example.py FLINT_BINARY ADMIN_SERVER_BINARY
 
-Everything listens on 127.0.0.1, ports picked free, and stops within the time limits below.
+Everything listens on 127.0.0.1, ports picked free, and stops within example_check.py's time limits.
 """
 import json
 import os
-import queue
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 
-DEADLINE = 60  # seconds any one process may take to start
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from example_check import DEADLINE, Flint, expect, wait_for_line
+from example_check import call as call_with_headers
 
 
 def call(method, url, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            text = response.read().decode()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        text = error.read().decode()
-        try:
-            return error.code, json.loads(text)
-        except ValueError:
-            return error.code, text
-
-
-def start(arguments, **options):
-    """A process whose output lines are read into a queue by a thread of their own, so waiting for one can time out."""
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **options)
-    process.lines = queue.Queue()
-
-    def read():
-        for line in process.stdout:
-            process.lines.put(line)
-        process.lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    return process
-
-
-def wait_for_line(process, text):
-    """The first line of the process's output that holds `text`, within DEADLINE seconds."""
-    deadline = time.monotonic() + DEADLINE
-    while True:
-        try:
-            line = process.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise SystemExit(f"{process.args[0]} did not say {text!r} within {DEADLINE} s")
-        if line is None:
-            raise SystemExit(f"{process.args[0]} exited before saying {text!r}")
-        if text in line:
-            return line
-
-
-def expect(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
-    print("ok:", what)
+    """(status, body) of one request: example_check.call without the headers."""
+    status, _, answer = call_with_headers(method, url, body, token=token)
+    return status, answer
 
 
 def main():
-    flint, example = sys.argv[1], sys.argv[2]
-    data = tempfile.mkdtemp(prefix="flint-admin-example-")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    common = ["--data-dir", data, "--public-url", url]
-    processes = []
+    binary, example = sys.argv[1], sys.argv[2]
+    flint = Flint(binary, "flint-admin-example-")
+    url, api_key, key_file = flint.url, flint.api_key, flint.key_file
     try:
-        server = start([flint, "serve", *common, "--port", str(port), "--management-port", "0"])
-        processes.append(server)
-        wait_for_line(server, "Flint is listening")
-        api_key = wait_for_line(server, "API key").split(":", 1)[1].split()[0]
-        key_file = os.path.join(data, "admin-key.json")
-        subprocess.run([flint, "service-accounts", "create", *common, key_file], check=True, timeout=DEADLINE)
-
-        app = start([example], env=dict(os.environ, FLINT_SERVER_URL=url, FLINT_KEY_FILE=key_file, PORT="0"))
-        processes.append(app)
+        app = flint.start([example], env=dict(os.environ, FLINT_SERVER_URL=url, FLINT_KEY_FILE=key_file, PORT="0"))
         app_url = "http://127.0.0.1:" + wait_for_line(app, "AdminServer is listening on port").split()[-1]
 
         def sign_up(email, password):
@@ -112,7 +43,7 @@ def main():
                         {"email": email, "password": password, "returnSecureToken": True})
 
         admin_uid, _ = sign_up("admin@example.com", "admin password")
-        subprocess.run([flint, "users", "set-claims", "--server", url, "--key-file", key_file, admin_uid, '{"role":"admin"}'],
+        subprocess.run([binary, "users", "set-claims", "--server", url, "--key-file", key_file, admin_uid, '{"role":"admin"}'],
                        check=True, timeout=DEADLINE, stdout=subprocess.DEVNULL)
         admin_token = sign_in("admin@example.com", "admin password")[1]["idToken"]
 
@@ -140,20 +71,14 @@ def main():
         bob_token = sign_in("bob@example.com", "bob password")[1]["idToken"]
         expect(call("GET", f"{app_url}/me", token=bob_token)[0] == 200, "bob signs in again and is let in")
 
-        subprocess.run([flint, "users", "disable", "--server", url, "--key-file", key_file, created["uid"]],
+        subprocess.run([binary, "users", "disable", "--server", url, "--key-file", key_file, created["uid"]],
                        check=True, timeout=DEADLINE, stdout=subprocess.DEVNULL)
         status, body = call("GET", f"{app_url}/me", token=bob_token)
         expect(status == 401 and "user-disabled" in json.dumps(body), f"a disabled user's token is refused ({status} {body})")
         expect(call("DELETE", f"{app_url}/admin/users/{created['uid']}", token=admin_token)[0] == 204, "the admin deletes bob")
         print("Examples/AdminServer verifies FlintAuth tokens with checkRevoked and manages users.")
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        flint.stop()
 
 
 if __name__ == "__main__":

@@ -9,99 +9,29 @@ client's token (client credentials, RFC 8707's `resource`) calls the tools its s
     check_mcp_example.py FLINT_BINARY MCP_SERVER_BINARY
 
 The admin API is called with google-auth (firebase-admin's, from Server/Tests/python/requirements.txt). Everything
-listens on 127.0.0.1, ports picked free; each process must start within DEADLINE seconds, each request answer within
-TIMEOUT, and the whole run ends within RUN_LIMIT.
+listens on 127.0.0.1, ports picked free; each process must start within example_check.DEADLINE seconds, each request
+answer within its TIMEOUT, and the whole run ends within RUN_LIMIT.
 """
 import base64
 import json
 import os
-import queue
-import shutil
 import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 
 import google.auth.transport.requests
 from google.oauth2 import service_account
 
-DEADLINE = 60  # seconds any one process may take to start
-TIMEOUT = 30  # seconds any one request may take
+import example_check
+from example_check import TIMEOUT, Flint, expect, free_port, wait_for_line
+
 RUN_LIMIT = 240  # seconds the whole check may take
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def call(method, url, body=None, token=None, form=None, basic=None):
-    """(status, headers, body as JSON or text) of one request: a JSON `body`, or a `form`, with a bearer `token` or
-    `basic` (id, secret) client authentication."""
-    data, content_type = None, None
-    if body is not None:
-        data, content_type = json.dumps(body).encode(), "application/json"
-    elif form is not None:
-        data, content_type = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
-    request = urllib.request.Request(url, data=data, method=method)
-    if content_type:
-        request.add_header("Content-Type", content_type)
-    request.add_header("Accept", "application/json, text/event-stream")
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    if basic:
-        pair = urllib.parse.quote(basic[0], safe="") + ":" + urllib.parse.quote(basic[1], safe="")
-        request.add_header("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            status, headers, text = response.status, response.headers, response.read().decode()
-    except urllib.error.HTTPError as error:
-        status, headers, text = error.code, error.headers, error.read().decode()
-    try:
-        return status, headers, json.loads(text) if text else None
-    except ValueError:
-        return status, headers, text
-
-
-def start(arguments, **options):
-    """A process whose output lines are read into a queue by a thread of their own, so waiting for one can time out."""
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **options)
-    process.lines = queue.Queue()
-
-    def read():
-        for line in process.stdout:
-            process.lines.put(line)
-        process.lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    return process
-
-
-def wait_for_line(process, text):
-    """The first line of the process's output that holds `text`, within DEADLINE seconds."""
-    deadline = time.monotonic() + DEADLINE
-    while True:
-        try:
-            line = process.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise SystemExit(f"{process.args[0]} did not say {text!r} within {DEADLINE} s")
-        if line is None:
-            raise SystemExit(f"{process.args[0]} exited before saying {text!r}")
-        if text in line:
-            return line
-
-
-def expect(condition, what):
-    if not condition:
-        raise SystemExit("FAILED: " + what)
-    print("ok:", what)
+    """example_check.call, accepting JSON or an event stream as an MCP client does."""
+    return example_check.call(method, url, body, token=token, form=form, basic=basic,
+                              accept="application/json, text/event-stream")
 
 
 def b64url(data: bytes) -> str:
@@ -113,22 +43,10 @@ def claims_of(token):
 
 
 def main():
-    flint, example = sys.argv[1], sys.argv[2]
-    data = tempfile.mkdtemp(prefix="flint-mcp-example-")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    common = ["--data-dir", data, "--public-url", url]
-    processes = []
+    flint = Flint(sys.argv[1], "flint-mcp-example-")
+    example = sys.argv[2]
+    url, api_key, key_file, project = flint.url, flint.api_key, flint.key_file, flint.project
     try:
-        server = start([flint, "serve", *common, "--port", str(port), "--management-port", "0"])
-        processes.append(server)
-        wait_for_line(server, "Flint is listening")
-        api_key = wait_for_line(server, "API key").split(":", 1)[1].split()[0]
-        key_file = os.path.join(data, "admin-key.json")
-        subprocess.run([flint, "service-accounts", "create", *common, key_file], check=True, timeout=DEADLINE,
-                       stdout=subprocess.DEVNULL)
-        with open(key_file) as file:
-            project = json.load(file)["project_id"]
         issuer = f"{url}/{project}"
 
         # The admin API, with an access token google-auth gets from the key file's token_uri (Flint's).
@@ -153,11 +71,10 @@ def main():
         introspector = create("oauthClients", {"displayName": "MCP example server", "type": "CONFIDENTIAL",
                                                "grantTypes": ["client_credentials"]})
 
-        app = start([example], env=dict(
+        app = flint.start([example], env=dict(
             os.environ, FLINT_SERVER_URL=url, FLINT_PROJECT_ID=project, MCP_RESOURCE_URL=resource, PORT=str(mcp_port),
             FLINT_INTROSPECTION_CLIENT_ID=introspector["clientId"],
             FLINT_INTROSPECTION_CLIENT_SECRET=introspector["clientSecret"]))
-        processes.append(app)
         expect(wait_for_line(app, "MCPServer is listening on port").split()[-1] == str(mcp_port),
                "the example listens on the port of its resource")
 
@@ -249,14 +166,7 @@ def main():
         expect(status == 200, f"the client's other token still works ({status})")
         print("Examples/MCPServer: discovery, scopes per tool, and every refused token answered as RFC 6750 and 9728 say.")
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        shutil.rmtree(data, ignore_errors=True)
+        flint.stop()
 
 
 def timed_out(*_):

@@ -5,7 +5,8 @@ A driver sets one overall deadline (set_deadline), turns SIGTERM into a clean ex
 Debian's Chromium in a throwaway profile (`with launch(executable) as tools:`, a DevTools connection to its page)
 and polls the page (poll, DevTools.evaluate) until it shows what the driver waits for; record_navigations lists the
 document requests it makes. Every wait is bounded by the deadline: past it, Timeout is raised. Leaving the `with`
-block, however it is left, kills chromium's whole process group and removes the profile.
+block, however it is left, kills chromium's whole process group and removes the profile. Page reads and drives one of
+Flint's pages as a user would (its state, typing, the hosted sign-in page's sections and sign-up, the redirect URI).
 """
 
 import base64
@@ -189,6 +190,91 @@ def record_navigations(tools, into, types=("Document",)):
 
     tools.record = recording
     tools.call("Network.enable")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Flint's pages
+
+# What Flint's sign-in and consent pages show, for Page: the path, the open sections, the error, the consent form's
+# buttons, its heading (the client), scopes and account, and the page's text.
+SIGN_IN_AND_CONSENT = """(() => {
+  const text = (id) => { const node = document.getElementById(id); return node ? node.textContent : null; };
+  return {
+    path: location.pathname,
+    open: [...document.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.id),
+    error: text('error'),
+    consent: [...document.querySelectorAll('button[name=consent]')].map((b) => b.value),
+    heading: text('consent-heading'),
+    scopes: [...document.querySelectorAll('#scopes li')].map((li) => li.textContent),
+    account: text('account'),
+    text: document.body ? document.body.innerText : '',
+  };
+})()"""
+
+
+class Page:
+    """Flint's pages in the browser of `tools`, as a driver reads and uses them. `state()` is the value of
+    `expression` (SIGN_IN_AND_CONSENT, or a driver's own: an object with at least `path` and `open`, the ids of the
+    sections not hidden) once the document is complete, None before it is or while a navigation replaces it; each call keeps the
+    page's URL in seen[key] (the last one read, for a failure's report). `poll` is devtools.poll, but a Content
+    Security Policy violation or an uncaught exception in the browser's log fails at once."""
+
+    def __init__(self, tools, expression, seen, key="href"):
+        self.tools, self.expression, self.seen, self.key = tools, expression, seen, key
+
+    def poll(self, condition, what):
+        def checked():
+            for entry in self.tools.log:
+                if "Content Security Policy" in entry or entry.startswith("exception:"):
+                    raise RuntimeError(f"the page failed, waiting for {what}: {entry.strip()}")
+            return condition()
+        return poll(checked, what)
+
+    def state(self):
+        value = self.tools.try_evaluate("document.readyState === 'complete' ? " + self.expression + " : null")
+        self.seen[self.key] = self.tools.try_evaluate("location.href") or self.seen.get(self.key)
+        return value
+
+    def wait(self, what, condition):
+        """The page's state once condition(state) holds."""
+        return self.poll(lambda: (lambda s: s if s and condition(s) else None)(self.state()), what)
+
+    def type_into(self, field_id, text):
+        """Focuses the field, clears it, and types `text` as a keyboard would (input events included); RuntimeError
+        if the field then holds anything else."""
+        self.tools.evaluate("(() => { const f = document.getElementById(%s); f.focus(); f.select(); })()"
+                            % json.dumps(field_id))
+        self.tools.call("Input.insertText", text=text)
+        typed = self.tools.evaluate("document.getElementById(%s).value" % json.dumps(field_id))
+        if typed != text:
+            raise RuntimeError(f"#{field_id} holds {typed!r} after typing {text!r}")
+
+    def click(self, button_id):
+        self.tools.evaluate("document.getElementById(%s).click()" % json.dumps(button_id))
+
+    def open_section(self, name):
+        """On Flint's hosted sign-in page, the button that shows the section `name`; the state once it alone is open."""
+        self.tools.evaluate("document.querySelector('[data-show=%s]').click()" % name)
+        return self.wait(f"the {name} section", lambda s: s["path"] == "/__/oauth/signin" and s["open"] == [name])
+
+    def sign_up(self, email, password):
+        """On Flint's hosted sign-in page: the sign-up section, #new-email, #new-password and #sign-up-button (what
+        follows the click is the caller's to wait for)."""
+        self.open_section("sign-up")
+        self.type_into("new-email", email)
+        self.type_into("new-password", password)
+        self.click("sign-up-button")
+
+    def redirect(self, navigations, after, redirect_uri):
+        """The first request for `redirect_uri` (with a query) among the `navigations` (record_navigations' list)
+        after the first `after`, waited for; reading the state pumps DevTools' events meanwhile."""
+        def find():
+            self.state()
+            for hop in navigations[after:]:
+                if hop["url"].startswith(redirect_uri + "?"):
+                    return hop["url"]
+            return None
+        return self.poll(find, "the redirect URI")
 
 
 # ---------------------------------------------------------------------------------------------------------------

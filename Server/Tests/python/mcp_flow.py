@@ -48,12 +48,10 @@ from urllib.parse import parse_qs, urlsplit
 
 try:
     import anyio
-    import google.auth.transport.requests
     import httpx2
     import jwt
     import requests
     import uvicorn
-    from google.oauth2 import service_account
     from mcp.client import Client
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.streamable_http import streamable_http_client
@@ -62,14 +60,15 @@ try:
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.mcpserver import MCPServer
     from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    from oauth_checks import TIMEOUT, admin_session, check
 except ImportError as missing:
-    print(f"{missing}: the PyPI package mcp (and PyJWT, google-auth) is missing: "
+    print(f"{missing}: the PyPI package mcp (and PyJWT, google-auth, authlib) is missing: "
           "pip install -r Server/Tests/python/requirements.txt", file=sys.stderr)
     sys.exit(3)
 
 import devtools
 
-TIMEOUT = 10
 base = os.environ["FLINT_URL"].rstrip("/")
 project = os.environ["FLINT_PROJECT"]
 key_file = os.environ["FLINT_KEY_FILE"]
@@ -77,29 +76,6 @@ mode = os.environ.get("FLINT_MODE", "dcr")
 issuer = f"{base}/{project}"
 client_name = "MCP SDK agent"
 password = "mcp-sdk-browser-7"
-
-PAGE_STATE = """(() => {
-  const text = (id) => { const node = document.getElementById(id); return node ? node.textContent : null; };
-  return {
-    path: location.pathname,
-    open: [...document.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.id),
-    error: text('error'),
-    consent: [...document.querySelectorAll('button[name=consent]')].map((b) => b.value),
-    heading: text('consent-heading'),
-    scopes: [...document.querySelectorAll('#scopes li')].map((li) => li.textContent),
-    account: text('account'),
-    text: document.body ? document.body.innerText : '',
-  };
-})()"""
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(condition, message, detail=None):
-    if not condition:
-        raise CheckFailed(message + (f": {detail!r}" if detail is not None else ""))
 
 
 def listening_socket():
@@ -309,9 +285,7 @@ def scenario(result, stops):
     sockets = {name: listening_socket() for name in ("tools", "files")}
     urls = {name: f"http://127.0.0.1:{sock.getsockname()[1]}/mcp" for name, sock in sockets.items()}
     scopes = {"tools": ["tools:call"], "files": ["files:read"]}
-    credentials = service_account.Credentials.from_service_account_file(
-        key_file, scopes=["https://www.googleapis.com/auth/identitytoolkit"])
-    admin = google.auth.transport.requests.AuthorizedSession(credentials)
+    admin = admin_session(key_file)
     for name, display in (("tools", "MCP tools"), ("files", "MCP files")):
         response = admin.post(f"{base}/v2/projects/{project}/oauthResources", timeout=TIMEOUT, json={
             "resource": urls[name], "displayName": display, "scopes": scopes[name]})
@@ -339,31 +313,13 @@ def scenario(result, stops):
     ok("the MCP server's 401 names its resource metadata, which names Flint's issuer")
 
     email = f"mcp-sdk-{uuid.uuid4().hex[:10]}@example.com"
-    seen = {"href": None, "signed_up": False}
+    seen = {"signed_up": False}
     with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
         result["tools"] = tools
         devtools.record_navigations(tools, result["navigations"])
         browser_lock = threading.Lock()
-
-        def poll(condition, what):
-            def checked():
-                for entry in tools.log:
-                    if "Content Security Policy" in entry or entry.startswith("exception:"):
-                        raise RuntimeError(f"the page failed, waiting for {what}: {entry.strip()}")
-                return condition()
-            return devtools.poll(checked, what)
-
-        def state():
-            value = tools.try_evaluate("document.readyState === 'complete' ? " + PAGE_STATE + " : null")
-            seen["href"] = tools.try_evaluate("location.href") or seen["href"]
-            result["last_url"] = seen["href"]
-            return value
-
-        def type_into(field_id, text):
-            tools.evaluate("(() => { const f = document.getElementById(%s); f.focus(); f.select(); })()" % json.dumps(field_id))
-            tools.call("Input.insertText", text=text)
-            typed = tools.evaluate("document.getElementById(%s).value" % json.dumps(field_id))
-            check(typed == text, f"#{field_id} holds another value after typing", typed)
+        browser = devtools.Page(tools, devtools.SIGN_IN_AND_CONSENT, result, "last_url")
+        poll, state = browser.poll, browser.state
 
         def drive(url, what):
             """The browser through Flint's pages to the redirect URI; returns the callback's query and the consent
@@ -384,11 +340,7 @@ def scenario(result, stops):
             current = poll(where, f"{what}: Flint's sign-in or consent page")
             if current["path"] == "/__/oauth/signin":
                 check(not seen["signed_up"], f"{what}: Flint asked for a sign-in again", current)
-                tools.evaluate("document.querySelector('[data-show=sign-up]').click()")
-                poll(lambda: (lambda s: s if s and s["open"] == ["sign-up"] else None)(state()), "the sign-up section")
-                type_into("new-email", email)
-                type_into("new-password", password)
-                tools.evaluate("document.getElementById('sign-up-button').click()")
+                browser.sign_up(email, password)
                 seen["signed_up"] = True
                 ok(f"{what}: signed up {email} on Flint's page")
             consent = poll(lambda: (lambda s: s if s and s["path"] == "/__/oauth/consent" and "allow" in s["consent"]

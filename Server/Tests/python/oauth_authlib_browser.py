@@ -20,23 +20,17 @@ import json
 import os
 import sys
 import uuid
-from urllib.parse import parse_qs, parse_qsl, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-import google.auth.transport.requests
-import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.oidc.core import CodeIDToken
-from authlib.oidc.discovery import OpenIDProviderMetadata
-from google.oauth2 import service_account
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
-from joserfc.jws import JWSRegistry
 
 import devtools
+from oauth_checks import TIMEOUT, CheckFailed, admin_session, check, create_client, discover, keys_of
 
-TIMEOUT = 10
 base = os.environ["FLINT_URL"].rstrip("/")
 project = os.environ["FLINT_PROJECT"]
 key_file = os.environ["FLINT_KEY_FILE"]
@@ -44,28 +38,6 @@ issuer = f"{base}/{project}"
 redirect_uri = "http://127.0.0.1:9/cb"
 scope = "openid email profile"
 password = "authlib-browser-7"
-
-# What the page shows: its path, the open sections, its messages, and the consent form's buttons.
-PAGE_STATE = """(() => {
-  const text = (id) => { const node = document.getElementById(id); return node ? node.textContent : null; };
-  return {
-    path: location.pathname,
-    open: [...document.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.id),
-    error: text('error'),
-    consent: [...document.querySelectorAll('button[name=consent]')].map((b) => b.value),
-    scopes: [...document.querySelectorAll('#scopes li')].map((li) => li.textContent),
-    account: text('account'),
-  };
-})()"""
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(condition, message, detail=None):
-    if not condition:
-        raise CheckFailed(message + (f": {detail!r}" if detail is not None else ""))
 
 
 def main(result):
@@ -75,31 +47,17 @@ def main(result):
     def ok(message):
         result["checks"].append(message)
 
-    # The client, made through the admin API with an access token google-auth gets from the key file's token_uri.
-    credentials = service_account.Credentials.from_service_account_file(
-        key_file, scopes=["https://www.googleapis.com/auth/identitytoolkit"])
-    admin = google.auth.transport.requests.AuthorizedSession(credentials)
-    response = admin.post(f"{base}/v2/projects/{project}/oauthClients", timeout=TIMEOUT, json={
-        "displayName": "Authlib in Chromium", "type": "CONFIDENTIAL", "redirectUris": [redirect_uri]})
-    check(response.status_code == 200, "the admin API did not create the client", (response.status_code, response.text))
-    created = response.json()
-    client_id, client_secret = created.get("clientId"), created.get("clientSecret")
-    check(client_id and client_secret, "the created client has no ID or secret", created)
+    # The client, made through the admin API.
+    created = create_client(admin_session(key_file), base, project, "Authlib in Chromium", redirect_uri)
+    client_id, client_secret = created["clientId"], created["clientSecret"]
     check(not created.get("firstParty"), "the client is first-party", created)
     ok(f"admin API created confidential client {client_id}")
 
-    response = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=TIMEOUT)
-    check(response.status_code == 200, "no discovery document", (response.status_code, response.text))
-    metadata = OpenIDProviderMetadata(response.json())
-    metadata.validate()
-    check(metadata["issuer"] == issuer, "the discovery document names another issuer", metadata["issuer"])
+    metadata = discover(issuer)
     check(metadata.get("authorization_response_iss_parameter_supported") is not False,
           "discovery says the authorization response has no iss", dict(metadata))
     ok("discovery document passes OpenIDProviderMetadata.validate()")
-    jwks = requests.get(metadata["jwks_uri"], timeout=TIMEOUT)
-    check(jwks.status_code == 200, "no JWKS", (jwks.status_code, jwks.text))
-    key_set = KeySet.import_key_set(jwks.json())
-    algorithms = metadata["id_token_signing_alg_values_supported"]
+    key_set, registry = keys_of(metadata)
 
     session = OAuth2Session(
         client_id, client_secret, scope=scope, redirect_uri=redirect_uri, code_challenge_method="S256",
@@ -127,7 +85,7 @@ def main(result):
         for key in ("access_token", "id_token", "expires_in"):
             check(key in token, f"the {what} token response has no {key}", dict(token))
         check(token["token_type"].lower() == "bearer", "the token type is not Bearer", token["token_type"])
-        decoded = jwt.decode(token["id_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
+        decoded = jwt.decode(token["id_token"], key_set, registry=registry)
         options = {"iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": client_id}}
         params = {"nonce": nonce, "client_id": client_id, "access_token": token["access_token"]}
         claims = CodeIDToken(decoded.claims, decoded.header, options, params)
@@ -149,57 +107,27 @@ def main(result):
         return token, claims
 
     email = f"authlib-browser-{uuid.uuid4().hex[:10]}@example.com"
-    seen = {"href": None}
     with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
         result["tools"] = tools
         devtools.record_navigations(tools, result["navigations"])
-
-        def poll(condition, what):
-            def checked():
-                for entry in tools.log:
-                    if "Content Security Policy" in entry or entry.startswith("exception:"):
-                        raise RuntimeError(f"the page failed, waiting for {what}: {entry.strip()}")
-                return condition()
-            return devtools.poll(checked, what)
-
-        def state():
-            value = tools.try_evaluate("document.readyState === 'complete' ? " + PAGE_STATE + " : null")
-            seen["href"] = tools.try_evaluate("location.href") or seen["href"]
-            result["last_url"] = seen["href"]
-            return value
+        browser = devtools.Page(tools, devtools.SIGN_IN_AND_CONSENT, result, "last_url")
 
         def page(path, what, condition=lambda s: True):
-            return poll(lambda: (lambda s: s if s and s["path"] == path and condition(s) else None)(state()), what)
+            return browser.wait(what, lambda s: s["path"] == path and condition(s))
 
         def navigate(url):
             """Page.navigate; a failure to load is no error (the redirect URI never loads)."""
             return tools.call("Page.navigate", url=url).get("errorText")
 
-        def type_into(field_id, text):
-            tools.evaluate("(() => { const f = document.getElementById(%s); f.focus(); f.select(); })()" % json.dumps(field_id))
-            tools.call("Input.insertText", text=text)
-            typed = tools.evaluate("document.getElementById(%s).value" % json.dumps(field_id))
-            check(typed == text, f"#{field_id} holds another value after typing", typed)
-
         def callback(after):
-            def find():
-                state()  # pumps DevTools' events
-                for hop in result["navigations"][after:]:
-                    if hop["url"].startswith(redirect_uri + "?"):
-                        return hop["url"]
-                return None
-            return poll(find, "the redirect URI")
+            return browser.redirect(result["navigations"], after, redirect_uri)
 
         # 1. Sign-up on Flint's page, then the consent page, then the redirect URI.
         url, code_verifier, nonce, state_value = authorization()
         navigate(url)
         page("/__/oauth/signin", "Flint's sign-in page", lambda s: "sign-in" in s["open"])
         ok("Authlib's authorization URL opened Flint's sign-in page")
-        tools.evaluate("document.querySelector('[data-show=sign-up]').click()")
-        page("/__/oauth/signin", "the sign-up section", lambda s: s["open"] == ["sign-up"])
-        type_into("new-email", email)
-        type_into("new-password", password)
-        tools.evaluate("document.getElementById('sign-up-button').click()")
+        browser.sign_up(email, password)
         consent = page("/__/oauth/consent", "the consent page", lambda s: "allow" in s["consent"])
         check(email in (consent["account"] or ""), "the consent page names another account", consent)
         ok(f"signed up {email}; the consent page asks for {consent['scopes']}")

@@ -5,31 +5,23 @@ service-account key file of the project, whose admin API makes the OAuth client)
 project names `https://app.example/signin` as its sign-in page (FLINT_SIGN_IN_PAGE). Every HTTP call is bounded;
 prints an "ok" line per check and exits 1 with the reason on the first failed one.
 """
-import base64
 import json
 import os
-import signal
-import sys
-import traceback
 import uuid
 from urllib.parse import parse_qs, urlsplit
 
-import google.auth.transport.requests
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session, OAuthError
-from authlib.oauth2.claims import JWTClaims
 from authlib.oauth2.rfc7523 import PrivateKeyJWT, private_key_jwt_sign
 from authlib.oauth2.rfc8414 import get_well_known_url
 from authlib.oidc.core import CodeIDToken
-from authlib.oidc.discovery import OpenIDProviderMetadata
-from google.oauth2 import service_account
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import KeySet
-from joserfc.jws import JWSRegistry
 
-TIMEOUT = 10
+from oauth_checks import (TIMEOUT, CheckFailed, admin_session, check, create_client, discover, header_of, keys_of, ok,
+                          run, verify_jwt)
+
 base = os.environ["FLINT_URL"].rstrip("/")
 api_key = os.environ["FLINT_API_KEY"]
 project = os.environ["FLINT_PROJECT"]
@@ -38,19 +30,6 @@ sign_in_page = os.environ.get("FLINT_SIGN_IN_PAGE", "https://app.example/signin"
 issuer = f"{base}/{project}"
 redirect_uri = "http://127.0.0.1/callback"
 scope = "openid email profile offline_access"
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(condition, message, detail=None):
-    if not condition:
-        raise CheckFailed(message + (f": {detail!r}" if detail is not None else ""))
-
-
-def ok(message):
-    print(f"ok - {message}", flush=True)
 
 
 def generate_private_key_pem():
@@ -64,12 +43,6 @@ def generate_private_key_pem():
 
 def to_text(value):
     return value.decode() if isinstance(value, bytes) else value
-
-
-def header_of(token):
-    """A JWT's protected header, read without verifying anything."""
-    segment = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
 
 
 def identity_toolkit(path, body):
@@ -101,24 +74,13 @@ def start_authorization(session, metadata, state=None):
 
 
 def main():
-    # The admin API, with an access token google-auth gets from the key file's token_uri (Flint's).
-    credentials = service_account.Credentials.from_service_account_file(
-        key_file, scopes=["https://www.googleapis.com/auth/identitytoolkit"])
-    admin = google.auth.transport.requests.AuthorizedSession(credentials)
-    response = admin.post(f"{base}/v2/projects/{project}/oauthClients", timeout=TIMEOUT, json={
-        "displayName": "Authlib", "type": "CONFIDENTIAL", "redirectUris": [redirect_uri]})
-    check(response.status_code == 200, "the admin API did not create the client", (response.status_code, response.text))
-    created = response.json()
-    client_id, client_secret = created.get("clientId"), created.get("clientSecret")
-    check(client_id and client_secret, "the created client has no ID or secret", created)
+    admin = admin_session(key_file)
+    created = create_client(admin, base, project, "Authlib", redirect_uri)
+    client_id, client_secret = created["clientId"], created["clientSecret"]
     ok(f"admin API created confidential client {client_id}")
 
     # Discovery: OpenID Connect's document, validated by Authlib; RFC 8414's, path-inserted and appended, the same.
-    response = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=TIMEOUT)
-    check(response.status_code == 200, "no discovery document", (response.status_code, response.text))
-    metadata = OpenIDProviderMetadata(response.json())
-    metadata.validate()
-    check(metadata["issuer"] == issuer, "the discovery document names another issuer", metadata["issuer"])
+    metadata = discover(issuer)
     check(metadata["jwks_uri"] == f"{base}/.well-known/jwks.json", "unexpected jwks_uri", metadata["jwks_uri"])
     check(metadata["code_challenge_methods_supported"] == ["S256"], "unexpected PKCE methods",
           metadata["code_challenge_methods_supported"])
@@ -131,10 +93,8 @@ def main():
         check(response.json() == dict(metadata), "RFC 8414 metadata differs from the discovery document", url)
     ok("RFC 8414 metadata (path-inserted and appended) matches")
 
-    jwks = requests.get(metadata["jwks_uri"], timeout=TIMEOUT)
-    check(jwks.status_code == 200, "no JWKS", (jwks.status_code, jwks.text))
-    key_set = KeySet.import_key_set(jwks.json())
-    algorithms = metadata["id_token_signing_alg_values_supported"]
+    keys = keys_of(metadata)
+    key_set, registry = keys
 
     session = OAuth2Session(
         client_id, client_secret, scope=scope, redirect_uri=redirect_uri, code_challenge_method="S256",
@@ -197,7 +157,7 @@ def main():
     # The ID token, verified by Authlib as its own OpenID client does: signature, iss, aud, exp, nonce, azp, at_hash.
     check(header_of(token["id_token"]).get("typ", "JWT") == "JWT", "the ID token is not typed JWT",
           header_of(token["id_token"]))
-    decoded = jwt.decode(token["id_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
+    decoded = jwt.decode(token["id_token"], key_set, registry=registry)
     options = {"iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": client_id}}
     claims = CodeIDToken(decoded.claims, decoded.header, options,
                          {"nonce": nonce, "client_id": client_id, "access_token": access_token})
@@ -223,11 +183,7 @@ def main():
 
     # The access token: an RFC 9068 at+jwt of the same keys, which Firebase does not take for an ID token.
     check(header_of(access_token).get("typ") == "at+jwt", "the access token is not typed at+jwt", header_of(access_token))
-    decoded_access = jwt.decode(access_token, key_set, registry=JWSRegistry(algorithms=algorithms))
-    access_claims = JWTClaims(decoded_access.claims, decoded_access.header, {
-        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": metadata["userinfo_endpoint"]},
-        "client_id": {"essential": True, "value": client_id}, "sub": {"essential": True, "value": claims["sub"]}})
-    access_claims.validate()
+    verify_jwt(access_token, keys, iss=issuer, aud=metadata["userinfo_endpoint"], client_id=client_id, sub=claims["sub"])
     ok("access token is a verified at+jwt for the userinfo endpoint")
     status, body = identity_toolkit("v1/accounts:lookup", {"idToken": access_token})
     check(status == 400 and "INVALID_ID_TOKEN" in json.dumps(body), "Firebase took the access token for an ID token",
@@ -261,7 +217,7 @@ def main():
           "the refresh gave no new access token", dict(refreshed))
     check(refreshed.get("refresh_token") == refresh_token, "Authlib lost the refresh token", dict(refreshed))
     if "id_token" in refreshed:
-        decoded = jwt.decode(refreshed["id_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
+        decoded = jwt.decode(refreshed["id_token"], key_set, registry=registry)
         CodeIDToken(decoded.claims, decoded.header, options,
                     {"client_id": client_id, "access_token": refreshed["access_token"]}).validate()
         check(decoded.claims["sub"] == claims["sub"], "the refreshed ID token names another user", decoded.claims)
@@ -353,10 +309,7 @@ def main():
     machine = OAuth2Session(machine_id, machine_secret, scope="jobs:run", default_timeout=TIMEOUT)
     issued = machine.fetch_token(metadata["token_endpoint"], grant_type="client_credentials", resource=resource)
     check("refresh_token" not in issued and "id_token" not in issued, "a client's own token came with more", issued)
-    decoded = jwt.decode(issued["access_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
-    JWTClaims(decoded.claims, decoded.header, {
-        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": resource},
-        "sub": {"essential": True, "value": machine_id}, "client_id": {"essential": True, "value": machine_id}}).validate()
+    decoded = verify_jwt(issued["access_token"], keys, iss=issuer, aud=resource, sub=machine_id, client_id=machine_id)
     check(decoded.header.get("typ") == "at+jwt" and decoded.claims.get("scope") == "jobs:run",
           "the client's token is not an RFC 9068 token for jobs:run", (decoded.header, decoded.claims))
     response = machine.get(metadata["userinfo_endpoint"])
@@ -371,10 +324,7 @@ def main():
                         token_endpoint_auth_method=PrivateKeyJWT(metadata["token_endpoint"], alg="RS256",
                                                                  headers={"kid": account["private_key_id"]}))
     issued = job.fetch_token(metadata["token_endpoint"], grant_type="client_credentials", resource=resource)
-    decoded = jwt.decode(issued["access_token"], key_set, registry=JWSRegistry(algorithms=algorithms))
-    JWTClaims(decoded.claims, decoded.header, {
-        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": resource},
-        "sub": {"essential": True, "value": account["client_email"]}}).validate()
+    verify_jwt(issued["access_token"], keys, iss=issuer, aud=resource, sub=account["client_email"])
     check("refresh_token" not in issued, "a service account's token came with a refresh token", issued)
     # Signed with another key, the assertion is refused; the account may not use a user's grant.
     forged = OAuth2Session(account["client_email"], generate_private_key_pem(), default_timeout=TIMEOUT,
@@ -395,21 +345,5 @@ def main():
     ok("a service account's key file gets a client-credentials token with private_key_jwt; another key and a user's grant are refused")
 
 
-def timed_out(*_):
-    print("FAILED: the script ran over 60 seconds", flush=True)
-    os._exit(1)
-
-
 if __name__ == "__main__":
-    signal.signal(signal.SIGALRM, timed_out)
-    signal.alarm(60)
-    try:
-        main()
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", flush=True)
-        sys.exit(1)
-    except Exception:
-        print("FAILED with an exception:", flush=True)
-        traceback.print_exc(file=sys.stdout)
-        sys.exit(1)
-    print("Authlib relying-party checks passed", flush=True)
+    run(main, 60, "Authlib relying-party checks passed")

@@ -9,47 +9,18 @@ token, userinfo, a refresh that rotates the public client's refresh token, the d
 bounded and so is the whole run; prints an "ok" line per check, `SUB <sub>` for the test, and exits 1 with the reason on
 the first failed one.
 """
-import base64
-import json
 import os
-import signal
-import sys
 import time
-import traceback
 
-import requests
 from authlib.integrations.requests_client import OAuth2Session, OAuthError
-from authlib.oauth2.claims import JWTClaims
-from authlib.oidc.discovery import OpenIDProviderMetadata
-from joserfc import jwt
-from joserfc.jwk import KeySet
-from joserfc.jws import JWSRegistry
 
-TIMEOUT = 10
+from oauth_checks import TIMEOUT, check, discover, header_of, keys_of, ok, run, verify_jwt
+
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 issuer = os.environ["FLINT_ISSUER"].rstrip("/")
 client_id = os.environ["FLINT_CLIENT_ID"]
 email = os.environ["FLINT_EMAIL"]
 scope = "openid email offline_access"
-
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(condition, message, detail=None):
-    if not condition:
-        raise CheckFailed(message + (f": {detail!r}" if detail is not None else ""))
-
-
-def ok(message):
-    print(f"ok - {message}", flush=True)
-
-
-def header_of(token):
-    """A JWT's protected header, read without verifying anything."""
-    segment = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
 
 
 def poll(session, metadata, device_code):
@@ -61,10 +32,7 @@ def poll(session, metadata, device_code):
 
 
 def main():
-    response = requests.get(f"{issuer}/.well-known/openid-configuration", timeout=TIMEOUT)
-    check(response.status_code == 200, "no discovery document", (response.status_code, response.text))
-    metadata = OpenIDProviderMetadata(response.json())
-    metadata.validate()
+    metadata = discover(issuer)
     check(metadata.get("device_authorization_endpoint") == f"{issuer}/device_authorization",
           "the discovery document names no device authorization endpoint", metadata.get("device_authorization_endpoint"))
     check(DEVICE_GRANT in metadata.get("grant_types_supported", []), "the metadata does not name the device grant",
@@ -112,17 +80,10 @@ def main():
     check(token["token_type"].lower() == "bearer", "the token type is not Bearer", token["token_type"])
     check(set(token["scope"].split()) == set(scope.split()), "the granted scopes differ", token["scope"])
 
-    jwks = requests.get(metadata["jwks_uri"], timeout=TIMEOUT)
-    check(jwks.status_code == 200, "no JWKS", (jwks.status_code, jwks.text))
-    key_set = KeySet.import_key_set(jwks.json())
-    registry = JWSRegistry(algorithms=metadata["id_token_signing_alg_values_supported"])
+    keys = keys_of(metadata)
 
     # The ID token: the device's client and the user who approved.
-    decoded = jwt.decode(token["id_token"], key_set, registry=registry)
-    id_claims = JWTClaims(decoded.claims, decoded.header, {
-        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": client_id},
-        "sub": {"essential": True}, "exp": {"essential": True}, "iat": {"essential": True}})
-    id_claims.validate()
+    id_claims = verify_jwt(token["id_token"], keys, iss=issuer, aud=client_id, sub=None, exp=None, iat=None).claims
     check(id_claims.get("email") == email, "the ID token names another email", dict(id_claims))
     check("nonce" not in id_claims, "the device's ID token has a nonce nobody sent", dict(id_claims))
     sub = id_claims["sub"]
@@ -131,11 +92,8 @@ def main():
     # The access token: an RFC 9068 at+jwt for the userinfo endpoint, the client's, the same user's.
     access_token = token["access_token"]
     check(header_of(access_token).get("typ") == "at+jwt", "the access token is not typed at+jwt", header_of(access_token))
-    decoded = jwt.decode(access_token, key_set, registry=registry)
-    JWTClaims(decoded.claims, decoded.header, {
-        "iss": {"essential": True, "value": issuer}, "aud": {"essential": True, "value": metadata["userinfo_endpoint"]},
-        "client_id": {"essential": True, "value": client_id}, "sub": {"essential": True, "value": sub},
-        "exp": {"essential": True}}).validate()
+    decoded = verify_jwt(access_token, keys, iss=issuer, aud=metadata["userinfo_endpoint"], client_id=client_id, sub=sub,
+                         exp=None)
     check(set(decoded.claims.get("scope", "").split()) == set(scope.split()), "the access token's scope differs",
           decoded.claims)
     ok("access token is a verified at+jwt for the userinfo endpoint, the client's, the user's")
@@ -165,21 +123,5 @@ def main():
     print(f"SUB {sub}", flush=True)
 
 
-def timed_out(*_):
-    print("FAILED: the script ran over 75 seconds", flush=True)
-    os._exit(1)
-
-
 if __name__ == "__main__":
-    signal.signal(signal.SIGALRM, timed_out)
-    signal.alarm(75)
-    try:
-        main()
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", flush=True)
-        sys.exit(1)
-    except Exception:
-        print("FAILED with an exception:", flush=True)
-        traceback.print_exc(file=sys.stdout)
-        sys.exit(1)
-    print("Authlib device flow checks passed", flush=True)
+    run(main, 75, "Authlib device flow checks passed")

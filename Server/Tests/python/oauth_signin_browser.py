@@ -136,53 +136,29 @@ def main():
     redirect_uri = os.environ["FLINT_REDIRECT_URI"]
     result = {"steps": [], "navigations": []}
     tools = None
+    browser = None  # devtools.Page, once chromium runs
     idps = []
     seen = {"href": None}
 
     def poll(condition, what):
-        """devtools.poll, but a Content Security Policy violation or an uncaught exception fails at once."""
-        def checked():
-            for entry in tools.log:
-                if "Content Security Policy" in entry or entry.startswith("exception:"):
-                    raise RuntimeError(f"the page failed, waiting for {what}: {entry.strip()}")
-            return condition()
-        return devtools.poll(checked, what)
+        return browser.poll(condition, what)
 
     def state():
-        value = tools.try_evaluate("document.readyState === 'complete' ? " + PAGE_STATE + " : null")
-        href = tools.try_evaluate("location.href")
-        seen["href"] = href or seen["href"]
-        return value
+        return browser.state()
 
     def sign_in_page():
         """Waits for Flint's sign-in page, its script run (the buttons that switch sections are there)."""
-        return poll(lambda: (lambda s: s if s and s["path"] == "/__/oauth/signin" and "sign-in" in s["open"] else None)(
-            state()), "Flint's sign-in page")
-
-    def open_section(name):
-        tools.evaluate("document.querySelector('[data-show=%s]').click()" % name)
-        return poll(lambda: (lambda s: s if s and s["open"] == [name] else None)(state()), f"the {name} section")
+        return browser.wait("Flint's sign-in page", lambda s: s["path"] == "/__/oauth/signin" and "sign-in" in s["open"])
 
     def type_into(field_id, text):
-        """Focuses the field, clears it, and types `text` as a keyboard would (input events included)."""
-        tools.evaluate("(() => { const f = document.getElementById(%s); f.focus(); f.select(); })()" % json.dumps(field_id))
-        tools.call("Input.insertText", text=text)
-        typed = tools.evaluate("document.getElementById(%s).value" % json.dumps(field_id))
-        if typed != text:
-            raise RuntimeError(f"#{field_id} holds {typed!r} after typing")
+        browser.type_into(field_id, text)
 
     def click(button_id):
-        tools.evaluate("document.getElementById(%s).click()" % json.dumps(button_id))
+        browser.click(button_id)
 
     def callback(after):
         """Waits for the browser to ask for the redirect URI (a document request after the `after`-th one)."""
-        def find():
-            state()  # pumps DevTools' events
-            for hop in result["navigations"][after:]:
-                if hop["url"].startswith(redirect_uri + "?"):
-                    return hop["url"]
-            return None
-        url = poll(find, "the redirect URI")
+        url = browser.redirect(result["navigations"], after, redirect_uri)
         return {"url": url, "query": dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))}
 
     def enroll_passkey(step, outcome):
@@ -205,6 +181,7 @@ def main():
     try:
         with devtools.launch(os.environ["FLINT_CHROMIUM"]) as tools:
             devtools.record_navigations(tools, result["navigations"])
+            browser = devtools.Page(tools, PAGE_STATE, seen)
 
             for step in plan:
                 outcome = {"name": step["name"], "kind": step["kind"]}
@@ -234,11 +211,8 @@ def main():
                     continue
                 outcome["page"] = sign_in_page()
                 if kind == "sign_up":
-                    open_section("sign-up")
-                    type_into("new-email", step["email"])
-                    type_into("new-password", step["password"])
                     mark = len(result["navigations"])
-                    click("sign-up-button")
+                    browser.sign_up(step["email"], step["password"])
                     outcome["callback"] = callback(mark)
                 elif kind == "sign_in":
                     type_into("email", step["email"])
@@ -284,14 +258,14 @@ def main():
                         click("second-factor-button")
                     outcome["callback"] = callback(mark)
                 elif kind == "reset":
-                    open_section("reset")
+                    browser.open_section("reset")
                     type_into("reset-email", step["email"])
                     click("reset-button")
                     shown = poll(lambda: (lambda s: s if s and s["notice"] else None)(state()), "the notice")
                     outcome["reset"] = {"notice": shown["notice"], "error": shown["error"], "open": shown["open"]}
                 elif kind == "email_link":
                     before = len(inbox(step["email"]))
-                    open_section("email-link")
+                    browser.open_section("email-link")
                     type_into("link-email", step["email"])
                     click("email-link-button")
                     shown = poll(lambda: (lambda s: s if s and s["notice"] else None)(state()), "the link's notice")
@@ -303,7 +277,7 @@ def main():
                     outcome["callback"] = callback(mark)
                 elif kind == "phone":
                     before = len(inbox(step["phone"]))
-                    open_section("phone")
+                    browser.open_section("phone")
                     type_into("phone-number", step["phone"])
                     click("phone-button")
                     poll(lambda: (lambda s: s if s and s["open"] == ["phone-code"] else None)(state()), "the code section")
