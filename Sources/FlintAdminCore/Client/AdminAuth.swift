@@ -109,13 +109,25 @@ public final class AdminAuth: Sendable {
 
     /// Checks an ID token a client SDK got, and returns its claims. With `checkRevoked`, the user is also looked up:
     /// a disabled user's token is `userDisabled`, and one issued before the user's tokens were revoked is
-    /// `idTokenRevoked`.
+    /// `idTokenRevoked`. Against a Flint server, a token that names its session (`sid`) is also `idTokenRevoked` once
+    /// that session has ended (``revokeSession(uid:sessionID:)``, or the user signing out on that device): that costs
+    /// one more call, the user's ``sessions(uid:)``, made only with `checkRevoked`.
+    ///
+    /// - Parameters:
+    ///   - idToken: the ID token, as the client sent it.
+    ///   - checkRevoked: whether to look the user (and, on Flint, the token's session) up as well: one call, or two,
+    ///     to the server with each verification.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws -> DecodedIDToken {
         try await verify(idToken, as: .idToken, keys: idTokens, issuerPrefix: endpoints.idTokenIssuerPrefix,
                          checkRevoked: checkRevoked)
     }
 
-    /// Checks a session cookie made by `createSessionCookie`, as `verifyIDToken` checks ID tokens.
+    /// Checks a session cookie made by `createSessionCookie`, as `verifyIDToken` checks ID tokens: with
+    /// `checkRevoked`, a cookie that names a session (`sid`) that has ended is `sessionCookieRevoked`.
+    ///
+    /// - Parameters:
+    ///   - sessionCookie: the cookie's value.
+    ///   - checkRevoked: whether to look the user (and, on Flint, the cookie's session) up as well.
     public func verifySessionCookie(_ sessionCookie: String, checkRevoked: Bool = false) async throws -> DecodedIDToken {
         try await verify(sessionCookie, as: .sessionCookie, keys: sessionCookies,
                          issuerPrefix: endpoints.sessionCookieIssuerPrefix, checkRevoked: checkRevoked)
@@ -134,6 +146,7 @@ public final class AdminAuth: Sendable {
         if let validAfter = user.tokensValidAfterTime, decoded.issuedAt < validAfter {
             throw AdminError(kind.revoked, "the \(kind.name) was revoked: the user's tokens were revoked after it was issued")
         }
+        try await owner.checkSession(of: decoded, kind: kind)
         return decoded
     }
 

@@ -29,6 +29,10 @@ public struct DecodedIDToken: Sendable, Equatable {
     public var name: String? { claims["name"]?.stringValue }
     public var picture: String? { claims["picture"]?.stringValue }
 
+    /// The session the token belongs to (`sid`): the sign-in that began it, one of the user's
+    /// ``AdminAuth/sessions(uid:)``. Flint's tokens carry it; Firebase's do not.
+    public var sessionID: String? { claims["sid"]?.stringValue }
+
     /// One claim by name, e.g. a custom claim set with `setCustomUserClaims`.
     public subscript(claim: String) -> JSONValue? { claims[claim] }
 
