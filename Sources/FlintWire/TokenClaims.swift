@@ -51,11 +51,13 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var picture: String?
     /// `"anonymous"` for anonymous users only, as Firebase does.
     public var providerId: String?
+    /// The session the token belongs to (Flint's; Firebase's SDKs ignore it): the `sessionId` of the sessions API.
+    public var sid: String?
     public var firebase: FirebaseClaim
 
     public init(iss: String, aud: String, authTime: Int64, userId: String, iat: Int64, exp: Int64,
                 email: String? = nil, emailVerified: Bool? = nil, phoneNumber: String? = nil, name: String? = nil,
-                picture: String? = nil, providerId: String? = nil, firebase: FirebaseClaim) {
+                picture: String? = nil, providerId: String? = nil, sid: String? = nil, firebase: FirebaseClaim) {
         self.iss = iss
         self.aud = aud
         self.authTime = authTime
@@ -69,11 +71,12 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
         self.name = name
         self.picture = picture
         self.providerId = providerId
+        self.sid = sid
         self.firebase = firebase
     }
 
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case iss, aud, sub, iat, exp, email, name, picture, firebase
+        case iss, aud, sub, iat, exp, email, name, picture, sid, firebase
         case authTime = "auth_time"
         case userId = "user_id"
         case emailVerified = "email_verified"

@@ -349,6 +349,17 @@ enum Migrations {
             // A client that registered itself (RFC 7591) and never got a token is deleted after this time.
             "ALTER TABLE oauth_clients ADD COLUMN unused_expiry BIGINT",
         ]),
+        // Sessions a user sees and ends one by one: each refresh token's public ID (its ID tokens' `sid`), and where the
+        // sign-in and the last refresh came from. Sessions begun before have an ID made from their row.
+        (20, [
+            "ALTER TABLE refresh_tokens ADD COLUMN session_id TEXT",
+            "UPDATE refresh_tokens SET session_id = 's' || substr(token_hash, 1, 24)",
+            "CREATE UNIQUE INDEX refresh_tokens_session ON refresh_tokens(session_id)",
+            "ALTER TABLE refresh_tokens ADD COLUMN created_ip TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN created_user_agent TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN last_used_ip TEXT",
+            "ALTER TABLE refresh_tokens ADD COLUMN last_used_user_agent TEXT",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -165,6 +165,11 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var sessionEpoch: Int64
     /// Epoch seconds the token was last used (kept to `TokenService.lastUsedGranularity`).
     public var lastUsedAt: Int64
+    /// The session's public ID: its ID tokens' `sid`, what the sessions API names it by (never the token).
+    public var sessionID = ""
+    /// Where the sign-in came from, and the last refresh that was written down.
+    public var createdFrom = SessionOrigin()
+    public var lastUsedFrom = SessionOrigin()
 
     public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
                 secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil, sessionEpoch: Int64 = 0) {
@@ -177,6 +182,17 @@ public struct RefreshTokenRecord: Sendable, Equatable {
         self.authTime = authTime
         self.createdAt = createdAt
         self.lastUsedAt = createdAt
+    }
+}
+
+/// The client a session was used from: its address and its `User-Agent` (cut to 512 bytes).
+public struct SessionOrigin: Sendable, Equatable {
+    public var ipAddress: String?
+    public var userAgent: String?
+
+    public init(ipAddress: String? = nil, userAgent: String? = nil) {
+        self.ipAddress = ipAddress
+        self.userAgent = userAgent.map { String(decoding: $0.utf8.prefix(512), as: UTF8.self) }
     }
 }
 

@@ -1,19 +1,28 @@
 import Foundation
 
+/// Which of a user's sessions to end.
+public enum SessionSelection: Sendable {
+    case only(String)
+    /// Every session but this one (the caller's own).
+    case allBut(String)
+}
+
 extension SessionStore {
     static func insert(_ session: NewSession, _ executor: any SQLExecutor) async throws {
         let (hash, record) = (session.tokenHash, session.record)
         try await executor.query(
             """
             INSERT INTO refresh_tokens (token_hash, project_id, local_id, sign_in_provider, auth_time, created_at,
-                second_factor, second_factor_id, session_claims, sign_in_attributes, session_epoch, last_used_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                second_factor, second_factor_id, session_claims, sign_in_attributes, session_epoch, last_used_at,
+                session_id, created_ip, created_user_agent, last_used_ip, last_used_user_agent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
             .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
             SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), SQLValue(record.signInAttributes),
-            .int(record.sessionEpoch),
-            .int(record.lastUsedAt))
+            .int(record.sessionEpoch), .int(record.lastUsedAt), .text(record.sessionID),
+            SQLValue(record.createdFrom.ipAddress), SQLValue(record.createdFrom.userAgent),
+            SQLValue(record.createdFrom.ipAddress), SQLValue(record.createdFrom.userAgent))
     }
 
     /// The session a refresh token stands for, with its user, in one round trip; nil if the token is
@@ -23,7 +32,8 @@ extension SessionStore {
             extraColumns: """
                 , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
                 r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
-                r.session_claims AS r_session_claims, r.sign_in_attributes AS r_sign_in_attributes, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at
+                r.session_claims AS r_session_claims, r.sign_in_attributes AS r_sign_in_attributes, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at,
+                r.session_id AS r_session_id, r.last_used_ip AS r_last_used_ip, r.last_used_user_agent AS r_last_used_user_agent
                 """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
             where: "r.token_hash = ?", [.text(hash)], database
@@ -38,12 +48,66 @@ extension SessionStore {
         record.signInAttributes = row.string("r_sign_in_attributes")
         record.sessionEpoch = row.int("r_session_epoch") ?? 0
         record.lastUsedAt = row.int("r_last_used_at") ?? record.createdAt
+        record.sessionID = row.string("r_session_id") ?? ""
+        record.lastUsedFrom = SessionOrigin(ipAddress: row.string("r_last_used_ip"), userAgent: row.string("r_last_used_user_agent"))
         return (record, user)
     }
 
-    /// Notes that a refresh token was used at `time` (epoch seconds).
-    public func touchRefreshToken(hash: String, at time: Int64) async throws {
-        try await database.query("UPDATE refresh_tokens SET last_used_at = ? WHERE token_hash = ?", .int(time), .text(hash))
+    /// Notes that a refresh token was used at `time` (epoch seconds), from `origin`.
+    public func touchRefreshToken(hash: String, at time: Int64, from origin: SessionOrigin) async throws {
+        try await database.query(
+            "UPDATE refresh_tokens SET last_used_at = ?, last_used_ip = ?, last_used_user_agent = ? WHERE token_hash = ?",
+            .int(time), SQLValue(origin.ipAddress), SQLValue(origin.userAgent), .text(hash))
+    }
+
+    /// The live sessions of a user of `realm` (a project's or a tenant's store key), the most recently used first:
+    /// those no revocation has ended (`sessionEpoch`, `validSince`).
+    public func sessions(realm: String, localID: String) async throws -> [RefreshTokenRecord] {
+        try await database.query(
+            """
+            SELECT r.* FROM refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id
+            WHERE r.project_id = ? AND r.local_id = ? AND r.session_epoch >= u.session_epoch AND r.created_at >= u.valid_since
+            ORDER BY r.last_used_at DESC, r.created_at DESC, r.session_id
+            """, .text(realm), .text(localID)
+        ).map(Self.session)
+    }
+
+    /// Whether the session `sessionID` of the user still exists (not ended; revocations are the caller's to check).
+    public func sessionExists(realm: String, localID: String, sessionID: String) async throws -> Bool {
+        !(try await database.query(
+            "SELECT 1 AS found FROM refresh_tokens WHERE session_id = ? AND project_id = ? AND local_id = ?",
+            .text(sessionID), .text(realm), .text(localID))).isEmpty
+    }
+
+    /// Ends the user's sessions `sessionIDs` (their refresh tokens are deleted: refused from now on, on every node), or
+    /// every session but `keeping`; returns the IDs of those that ended.
+    public func endSessions(realm: String, localID: String, _ selection: SessionSelection) async throws -> [String] {
+        let rows: [SQLRow]
+        switch selection {
+        case .only(let sessionID):
+            rows = try await database.query(
+                "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND session_id = ? RETURNING session_id",
+                .text(realm), .text(localID), .text(sessionID))
+        case .allBut(let sessionID):
+            rows = try await database.query(
+                "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND session_id <> ? RETURNING session_id",
+                .text(realm), .text(localID), .text(sessionID))
+        }
+        return rows.compactMap { $0.string("session_id") }.sorted()
+    }
+
+    private static func session(from row: SQLRow) -> RefreshTokenRecord {
+        var record = RefreshTokenRecord(
+            projectID: row.string("project_id") ?? "", localID: row.string("local_id") ?? "",
+            signInProvider: row.string("sign_in_provider") ?? "", authTime: row.int("auth_time") ?? 0,
+            createdAt: row.int("created_at") ?? 0,
+            secondFactor: row.string("second_factor").map { PassedSecondFactor(kind: $0, enrollmentID: row.string("second_factor_id") ?? "") },
+            sessionEpoch: row.int("session_epoch") ?? 0)
+        record.lastUsedAt = row.int("last_used_at") ?? record.createdAt
+        record.sessionID = row.string("session_id") ?? ""
+        record.createdFrom = SessionOrigin(ipAddress: row.string("created_ip"), userAgent: row.string("created_user_agent"))
+        record.lastUsedFrom = SessionOrigin(ipAddress: row.string("last_used_ip"), userAgent: row.string("last_used_user_agent"))
+        return record
     }
 
     /// Deletes refresh tokens that can never be used again: those of revoked sessions (an older session

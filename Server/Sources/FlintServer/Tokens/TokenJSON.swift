@@ -33,6 +33,7 @@ extension IDTokenClaims: JSONWritable {
         writer.member("phone_number", phoneNumber)
         writer.member("picture", picture)
         writer.member("provider_id", providerId)
+        writer.member("sid", sid)
         writer.member("sub", sub)
         writer.member("user_id", userId)
         writer.endObject()

@@ -111,6 +111,9 @@ public final class TokenService: Sendable {
             projectID: projectID, localID: localID, signInProvider: signInProvider, authTime: authTime ?? now,
             createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims)
         record.signInAttributes = signInAttributes
+        record.sessionID = random.token(byteCount: 16)
+        let client = RequestClient.current
+        record.createdFrom = SessionOrigin(ipAddress: client.ipAddress, userAgent: client.userAgent)
         return SessionStart(refreshToken: refreshToken, session: NewSession(tokenHash: Self.hash(refreshToken), record: record))
     }
 
@@ -152,8 +155,12 @@ public final class TokenService: Sendable {
         if let idle = refreshTokenIdleSeconds, now - record.lastUsedAt > idle + Self.lastUsedGranularity {
             throw FlintError(.tokenExpired)
         }
-        if now - record.lastUsedAt >= Self.lastUsedGranularity {
-            try await sessions.touchRefreshToken(hash: tokenHash, at: now)
+        let client = RequestClient.current
+        let origin = SessionOrigin(ipAddress: client.ipAddress, userAgent: client.userAgent)
+        // Written at most hourly, unless the session is used from somewhere else: where it is used is what its user
+        // looks at.
+        if now - record.lastUsedAt >= Self.lastUsedGranularity || origin != record.lastUsedFrom {
+            try await sessions.touchRefreshToken(hash: tokenHash, at: now, from: origin)
         }
         let idToken = try await mintIDToken(for: user, session: record, sessionEpoch: record.sessionEpoch, now: now)
         let nowMilliseconds = clock.milliseconds
@@ -199,6 +206,10 @@ public final class TokenService: Sendable {
         }
         if user.disabled { throw FlintError(.userDisabled) }
         if (claims.firebase.sessionEpoch ?? 0) < user.sessionEpoch || claims.iat < user.validSince {
+            throw FlintError(.tokenExpired)
+        }
+        // A session its user or an admin ended takes its ID tokens along.
+        if let sid = claims.sid, try await !sessions.sessionExists(realm: user.projectID, localID: user.localID, sessionID: sid) {
             throw FlintError(.tokenExpired)
         }
         return VerifiedIDToken(claims: claims, user: user)
@@ -267,6 +278,7 @@ public final class TokenService: Sendable {
             emailVerified: user.email == nil ? nil : user.emailVerified, phoneNumber: user.phoneNumber,
             name: user.displayName, picture: user.photoURL,
             providerId: signInProvider == ProviderID.anonymous ? ProviderID.anonymous : nil,
+            sid: session.sessionID.isEmpty ? nil : session.sessionID,
             firebase: FirebaseClaim(identities: identities, signInProvider: signInProvider,
                                     signInSecondFactor: secondFactor?.kind, secondFactorIdentifier: secondFactor?.enrollmentID,
                                     tenant: Realm(key: user.projectID).tenantID, sessionEpoch: sessionEpoch == 0 ? nil : sessionEpoch,

@@ -1,0 +1,82 @@
+import FlintWire
+import Foundation
+import Hummingbird
+
+/// Users' sessions one by one, where Firebase can only end them all (`revokeRefreshTokens`): a session is what one
+/// sign-in began (its refresh token; its ID tokens carry its ID as `sid`). The signed-in user lists theirs and ends one,
+/// or all but the one asking (`v2/accounts/sessions:list|revoke` with their ID token, Flint extensions in the v2 style);
+/// admins do the same for any user (`v2/projects/{p}[/tenants/{t}]/accounts/{uid}/sessions[/{sessionId}]`). An ended
+/// session's refresh token is refused at once, on every node, and its ID tokens wherever Flint verifies them.
+struct SessionRoutes: Sendable {
+    let sessions: SessionStore
+    let idTokens: TokenService
+
+    var endpoints: [Endpoint] {
+        let routes = self
+        let userSessions = Endpoint.projectPaths(version: "v2", "accounts/:localId/sessions")
+        let userSession = Endpoint.projectPaths(version: "v2", "accounts/:localId/sessions/:sessionId")
+        return [
+            .json(Endpoint.identityToolkitPaths(version: "v2", "accounts/sessions:list")) {
+                (body: UserSessionsRequest, caller: Caller) -> ListUserSessionsResponse in
+                let verified = try await routes.idTokens.verifyIDToken(body.idToken, projectID: caller.projectID)
+                return try await routes.list(realm: caller.projectID, localID: verified.user.localID, current: verified.claims.sid)
+            },
+            .json(Endpoint.identityToolkitPaths(version: "v2", "accounts/sessions:revoke")) {
+                (body: UserSessionsRequest, caller: Caller) -> RevokeUserSessionsResponse in
+                let verified = try await routes.idTokens.verifyIDToken(body.idToken, projectID: caller.projectID)
+                let selection: SessionSelection
+                switch (body.sessionId.flatMap { $0.isEmpty ? nil : $0 }, body.allButCurrent == true) {
+                case (let sessionID?, false):
+                    selection = .only(sessionID)
+                case (nil, true):
+                    guard let current = verified.claims.sid else {
+                        throw FlintError(.invalidArgument, "allButCurrent needs the ID token of a session (one with a sid).")
+                    }
+                    selection = .allBut(current)
+                default:
+                    throw FlintError(.invalidArgument, "Name a sessionId, or ask for allButCurrent.")
+                }
+                return try await routes.end(realm: caller.projectID, localID: verified.user.localID, selection)
+            },
+            Endpoint(method: .get, paths: userSessions,
+                     contract: EndpointContract(credentials: .admin, response: .json(ListUserSessionsResponse.self))) {
+                request, context, callers in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                return try JSONBody.response(try await routes.list(realm: caller.projectID,
+                                                                   localID: context.parameters.get("localId") ?? "", current: nil))
+            },
+            Endpoint(method: .delete, paths: userSession,
+                     contract: EndpointContract(credentials: .admin, response: .json(RevokeUserSessionsResponse.self))) {
+                request, context, callers in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                return try JSONBody.response(try await routes.end(
+                    realm: caller.projectID, localID: context.parameters.get("localId") ?? "",
+                    .only(context.parameters.get("sessionId") ?? "")))
+            },
+        ]
+    }
+
+    /// The user's live sessions, the one asking (`current`) marked.
+    func list(realm: String, localID: String, current: String?) async throws -> ListUserSessionsResponse {
+        let tenant = Realm(key: realm).tenantID
+        return ListUserSessionsResponse(sessions: try await sessions.sessions(realm: realm, localID: localID).map { record in
+            UserSession(
+                sessionId: record.sessionID, signInProvider: record.signInProvider, secondFactor: record.secondFactor?.kind,
+                createTime: Self.time(record.createdAt), lastRefreshTime: Self.time(record.lastUsedAt),
+                createIpAddress: record.createdFrom.ipAddress, createUserAgent: record.createdFrom.userAgent,
+                lastRefreshIpAddress: record.lastUsedFrom.ipAddress, lastRefreshUserAgent: record.lastUsedFrom.userAgent,
+                tenantId: tenant, current: current.map { $0 == record.sessionID })
+        })
+    }
+
+    /// Ends the sessions `selection` names; a named session that is not the user's is `SESSION_NOT_FOUND`.
+    func end(realm: String, localID: String, _ selection: SessionSelection) async throws -> RevokeUserSessionsResponse {
+        let ended = try await sessions.endSessions(realm: realm, localID: localID, selection)
+        if case .only = selection, ended.isEmpty { throw FlintError(.sessionNotFound) }
+        return RevokeUserSessionsResponse(revokedSessionIds: ended)
+    }
+
+    private static func time(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+}
