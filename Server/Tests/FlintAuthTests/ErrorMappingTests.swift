@@ -59,6 +59,8 @@ import Testing
         ("INVALID_RECAPTCHA_TOKEN", .invalidRecaptchaToken),
         // Email action codes FirebaseAuth leaves unmapped, mapped by Flint as the web SDK does.
         ("RESET_PASSWORD_EXCEED_LIMIT", .tooManyRequests), ("MISSING_NEW_EMAIL", .missingEmail),
+        // Flint's own sessions API.
+        ("SESSION_NOT_FOUND", .sessionNotFound),
         // Codes FirebaseAuth leaves unmapped.
         ("INVALID_REFRESH_TOKEN", .internalError), ("SOMETHING_NEW", .internalError),
     ]
@@ -114,7 +116,7 @@ import Testing
     }
 
     @Test func everyCodeHasAnOfficialName() {
-        #expect(AuthErrorCode.allCases.count == 93)
+        #expect(AuthErrorCode.allCases.count == 94)
         #expect(Set(AuthErrorCode.allCases.map(\.name)).count == AuthErrorCode.allCases.count)
         #expect(AuthErrorCode.missingAppCredential.name == "MISSING_APP_CREDENTIAL")
         #expect(AuthErrorCode.networkError.name == "ERROR_NETWORK_REQUEST_FAILED")

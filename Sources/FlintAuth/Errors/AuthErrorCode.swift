@@ -100,6 +100,9 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
     /// released FirebaseAuth gives `passwordDoesNotMeetRequirements`.
     case invalidAuthenticatorResponse = 17213
     case invalidHostingLinkDomain = 17214
+    /// Flint: the session a call named is none of the user's live sessions (unknown, or ended already); see
+    /// `User.revokeSession(_:)`. FirebaseAuth has no sessions API, hence no such code: Flint numbers it 17300.
+    case sessionNotFound = 17300
     case keychainError = 17995
     case internalError = 17999
     case malformedJWT = 18000
@@ -212,6 +215,7 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
         case .missingPasskeyEnrollment: "ERROR_PASSKEY_ENROLLMENT_NOT_FOUND"
         case .invalidAuthenticatorResponse: "ERROR_INVALID_AUTHENTICATOR_RESPONSE"
         case .invalidHostingLinkDomain: "ERROR_INVALID_HOSTING_LINK_DOMAIN"
+        case .sessionNotFound: "ERROR_SESSION_NOT_FOUND"
         case .keychainError: "ERROR_KEYCHAIN_ERROR"
         case .internalError: "ERROR_INTERNAL_ERROR"
         case .malformedJWT: "ERROR_MALFORMED_JWT"

@@ -158,6 +158,8 @@ enum AuthErrorUtils {
         "MISSING_AUTHENTICATOR_RESPONSE": .invalidAuthenticatorResponse,
         "INVALID_CREDENTIAL_ID": .invalidAuthenticatorResponse,
         "CREDENTIAL_ALREADY_IN_USE": .credentialAlreadyInUse,
+        // Sessions (a Flint extension): a session ID that names none of the user's live sessions.
+        "SESSION_NOT_FOUND": .sessionNotFound,
     ]
 }
 
@@ -266,6 +268,7 @@ extension AuthErrorCode {
         case .invalidAuthenticatorResponse:
             "During passkey enrollment and sign in, the authenticator response is not parseable, missing required fields, or certain fields are invalid values that compromise the security of the sign-in or enrollment."
         case .missingPasskeyEnrollment: "Cannot find the passkey linked to the current account."
+        case .sessionNotFound: "The user has no such session: it is unknown, or it has ended already."
         case .unsupportedFirstFactor:
             "Enrolling a second factor or signing in with a multi-factor account requires sign-in with a supported first factor."
         default: "The operation failed (\(name))."
