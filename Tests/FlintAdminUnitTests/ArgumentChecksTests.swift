@@ -280,6 +280,8 @@ import Testing
             .credentialMismatch, .missingGrantType, .invalidGrantType, .missingRefreshToken, .invalidRefreshToken,
             // Flint's own (the OpenID provider's admin API): the OAuth calls name them themselves.
             .oauthClientNotFound, .invalidOAuthClient, .invalidAuthorizationID, .oauthResourceNotFound, .invalidOAuthResource,
+            // Flint's own (users' sessions): the sessions calls name it themselves.
+            .sessionNotFound,
         ]
         #expect(Set(named.keys).isDisjoint(with: unnamed))
         for code in ServerErrorCode.allCases {
