@@ -152,7 +152,8 @@ import Testing
 
 // The sessions snippet of FlintAdminCore.docc/ManagingUsers.md, as the page shows it; that it compiles is the test.
 enum SessionsDocsSnippets {
-    static func endTheLostPhone(auth: AdminAuth, ada: UserRecord) async throws {
+    static func endTheLostPhone(auth: AdminAuth) async throws {
+        let ada = try await auth.user(email: "ada@example.com")
         let sessions = try await auth.sessions(uid: ada.uid)
         if let lost = sessions.first(where: { $0.lastRefreshUserAgent?.contains("iPhone") == true }) {
             try await auth.revokeSession(uid: ada.uid, sessionID: lost.sessionId)
