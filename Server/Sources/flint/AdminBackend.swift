@@ -47,6 +47,10 @@ protocol AdminBackend: Sendable {
     func createOAuthResource(_ config: OAuthResource) async throws -> OAuthResource
     func updateOAuthResource(_ resourceID: String, _ change: OAuthResource, updateMask: String) async throws -> OAuthResource
     func deleteOAuthResource(_ resourceID: String) async throws
+    /// A user's living sessions, and the end of one (`SESSION_NOT_FOUND` if the user has none of that ID); see
+    /// `UserSessionsCommand.swift`.
+    func sessions(of localID: String) async throws -> [FlintWire.UserSession]
+    func endSession(_ sessionID: String, of localID: String) async throws
 }
 
 extension AdminBackend {

@@ -12,7 +12,7 @@ struct Users: AsyncParsableCommand {
             the same checks as the Admin SDK's calls (valid emails and phone numbers, custom-claims rules).
             """,
         subcommands: [
-            List.self, Get.self, Create.self, Disable.self, Enable.self, SetClaims.self, Revoke.self, Delete.self,
+            List.self, Get.self, Create.self, Disable.self, Enable.self, SetClaims.self, Revoke.self, Sessions.self, Delete.self,
             Export.self, Import.self,
         ])
 

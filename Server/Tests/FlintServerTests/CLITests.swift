@@ -491,6 +491,68 @@ import Testing
         }
     }
 
+    /// `flint users sessions` lists a user's sessions (a table, or JSON) and ends one (`--end`) or all (`--end-all`), on
+    /// the database and through a server on the same data dir: an ended session's refresh token is refused at once.
+    @Test func usersSessionsAreListedAndEnded() async throws {
+        let scratch = try await ScratchDatabase.make(.sqlite)
+        // The CLI opens the data dir with the test servers' master key, as a server's own data dir would have it.
+        #expect(FileManager.default.createFile(atPath: scratch.dataDirectory.appendingPathComponent("master.key").path,
+                                               contents: Data(TestServer.masterKey.utf8), attributes: [.posixPermissions: 0o600]))
+        let flint = FlintCLI(dataDirectory: scratch.dataDirectory)
+        do {
+            try await withServer(emulator: true, sharing: scratch) { server, client in
+                let uid = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
+                func signIn(_ device: String) async throws -> (sid: String, refreshToken: String) {
+                    let reply = try await client.post("/v1/accounts:signInWithPassword", [
+                        "email": "ada@example.com", "password": "secret-pass-1", "returnSecureToken": true,
+                    ], headers: ["User-Agent": device])
+                    #expect(reply.status == 200, "\(reply.body)")
+                    let idToken = try #require(reply.string("idToken"))
+                    return (try #require(SessionsAPITests.sid(idToken)), try #require(reply.string("refreshToken")))
+                }
+                let phone = try await signIn("Phone/1.0")
+                let laptop = try await signIn("Laptop/2.0")
+
+                // The sign-up's session and the two devices'.
+                let table = try await flint.succeed("users", "sessions", uid)
+                #expect(table.hasPrefix("SESSION ID") && table.contains(phone.sid) && table.contains(laptop.sid)
+                        && table.contains("Laptop/2.0") && table.contains("127.0.0.1") && table.contains("password"), "\(table)")
+                let listed = try await flint.json("users", "sessions", "ada@example.com", "--json")
+                #expect(listed.arrayValue?.count == 3, "\(listed)")
+                #expect(listed.arrayValue?.first { $0["sessionId"] == .string(phone.sid) }?["createUserAgent"] == "Phone/1.0")
+
+                let ended = try await flint.succeed("users", "sessions", uid, "--end", laptop.sid)
+                #expect(ended.contains("Ended session \(laptop.sid) of user \(uid)"), "\(ended)")
+                #expect(try await client.refresh(laptop.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+                #expect(try await client.refresh(phone.refreshToken).status == 200)
+                let again = try await flint.run("users", "sessions", uid, "--end", laptop.sid)
+                #expect(again.status != 0 && again.stderr.contains("SESSION_NOT_FOUND"), "\(again.stderr)")
+                let both = try await flint.run("users", "sessions", uid, "--end", phone.sid, "--end-all")
+                #expect(both.status != 0 && both.stderr.contains("exclude each other"), "\(both.stderr)")
+                let tenant = try await flint.run("users", "sessions", uid, "--tenant", "acme-00000")
+                #expect(tenant.status != 0 && tenant.stderr.contains("TENANT_NOT_FOUND"), "\(tenant.stderr)")
+
+                // Through the server's admin API.
+                let remote = ["--server", server.baseURL.absoluteString]
+                let remoteList = try await flint.json(arguments: ["users", "sessions", uid, "--json"] + remote)
+                #expect(remoteList.arrayValue?.compactMap { $0["sessionId"]?.stringValue }.contains(laptop.sid) == false
+                        && remoteList.arrayValue?.count == 2, "\(remoteList)")
+                let remoteAgain = try await flint.run(arguments: ["users", "sessions", uid, "--end", laptop.sid] + remote)
+                #expect(remoteAgain.status != 0 && remoteAgain.stderr.contains("SESSION_NOT_FOUND"), "\(remoteAgain.stderr)")
+                let all = try await flint.json(arguments: ["users", "sessions", uid, "--end-all", "--json"] + remote)
+                #expect(all["revokedSessionIds"]?.arrayValue?.count == 2, "\(all)")
+                #expect(try await client.refresh(phone.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+                #expect(try await flint.json("users", "sessions", uid, "--json") == [])
+                let missing = try await flint.run("users", "sessions", "nobody")
+                #expect(missing.status != 0 && missing.stderr.contains("USER_NOT_FOUND"), "\(missing.stderr)")
+            }
+        } catch {
+            try? await scratch.drop()
+            throw error
+        }
+        try await scratch.drop()
+    }
+
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
         let flint = try FlintCLI()
         defer { flint.removeDataDirectory() }
@@ -551,6 +613,11 @@ struct FlintCLI {
         .appendingPathComponent(".build/debug/flint")
 
     let dataDirectory: URL
+
+    /// Runs against `dataDirectory`, which the caller removes.
+    init(dataDirectory: URL) {
+        self.dataDirectory = dataDirectory
+    }
 
     init() throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {

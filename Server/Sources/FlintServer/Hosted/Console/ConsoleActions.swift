@@ -33,6 +33,12 @@ extension ConsoleRoutes {
                   try await oauthConsents.revoke(realm: context.project.id, localID: uid, clientID: clientID)
             else { throw FlintError(.invalidArgument, "Choose one of the listed applications.") }
             return Outcome(notice: .appRevoked, location: location)
+        case "end-session":
+            // As the admin API's `DELETE …/accounts/{uid}/sessions/{sessionId}` ends it.
+            guard let sessionID = form["session-id"], !sessionID.isEmpty,
+                  !(try await store.sessions.endSessions(realm: context.project.id, localID: uid, .only(sessionID))).isEmpty
+            else { throw FlintError(.sessionNotFound) }
+            return Outcome(notice: .sessionEnded, location: location)
         case "revoke":
             change.validSince = LenientString(String(clock.seconds))
             notice = .sessionsRevoked

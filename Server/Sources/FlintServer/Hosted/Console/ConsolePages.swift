@@ -212,6 +212,20 @@ extension ConsoleRoutes {
                         """),
                 ])
             })
+        // The same list the admin API's `…/accounts/{uid}/sessions` gives; ending one is its `DELETE …/sessions/{id}`.
+        let sessions = ConsoleHTML.table(id: "sessions", header: ["Signed in with", "Second factor", "Signed in", "From",
+                                                                  "Last refreshed", "From", ""], rows:
+            try await store.sessions.sessions(realm: context.project.id, localID: stored.localID).map { session in
+                (attributes: " data-session=\"\(HTML.escape(session.sessionID))\"", cells: [
+                    HTML.escape(session.signInProvider), HTML.escape(session.secondFactor?.kind ?? ""),
+                    HTML.escape(ConsoleHTML.date(milliseconds: session.createdAt * 1000)), Self.origin(session.createdFrom),
+                    HTML.escape(ConsoleHTML.date(milliseconds: session.lastUsedAt * 1000)), Self.origin(session.lastUsedFrom),
+                    ConsoleHTML.form(path + "/end-session", context: context, content: """
+                        <input type="hidden" name="session-id" value="\(HTML.escape(session.sessionID))">
+                        <button type="submit" class="secondary end-session">End session</button>
+                        """),
+                ])
+            })
         let actions = [
             disabled
                 ? ConsoleHTML.form(path + "/enable", context: context, content: "<button type=\"submit\" id=\"enable\">Enable account</button>")
@@ -247,9 +261,19 @@ extension ConsoleRoutes {
             <p class="hint">The OpenID provider's clients the user has consented to. Revoking one withdraws the consent and
             every token the client holds for the user.</p>
             \(applications)
+            <h2>Sessions</h2>
+            <p class="hint">One per sign-in, the most recently refreshed first. Ending one signs that device out: its refresh
+            token stops working at once. Revoke sessions, below, ends them all.</p>
+            \(sessions)
             <h2>Actions</h2>
             <section>\(actions.joined(separator: "\n"))</section>
             """)
+    }
+
+    /// Where a session was used from: its address over its user agent, escaped.
+    private static func origin(_ origin: SessionOrigin) -> String {
+        [origin.ipAddress, origin.userAgent].compactMap { $0.flatMap { $0.isEmpty ? nil : HTML.escape($0) } }
+            .joined(separator: "<br>")
     }
 
     // MARK: Sign-in methods

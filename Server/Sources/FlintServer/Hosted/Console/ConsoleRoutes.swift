@@ -34,7 +34,7 @@ struct ConsoleRoutes: Sendable {
     enum Notice: String {
         case saved, userDisabled, userEnabled, sessionsRevoked, userDeleted, passkeyRemoved, numberAdded, numberRemoved, projectSwitched
         case tenantCreated, tenantDeleted, tenantOpened, tenantClosed, samlProviderDeleted
-        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted, appRevoked, oauthResourceCreated, oauthResourceDeleted
+        case oauthClientCreated, oauthClientSecretRotated, oauthClientDeleted, appRevoked, oauthResourceCreated, oauthResourceDeleted, sessionEnded
 
         var text: String {
             switch self {
@@ -58,6 +58,7 @@ struct ConsoleRoutes: Sendable {
             case .oauthClientDeleted: "The OAuth client was deleted: it signs no one in any more, and its secret no longer works."
             case .oauthResourceCreated: "OAuth resource created."
             case .oauthResourceDeleted: "The OAuth resource was deleted: clients can no longer ask tokens for it."
+            case .sessionEnded: "The session was ended: its refresh token no longer works, and that device must sign in again."
             }
         }
     }
