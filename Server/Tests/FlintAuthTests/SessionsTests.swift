@@ -16,6 +16,16 @@ import Testing
         try #require(try await user.getIDTokenResult().claims["sid"] as? String)
     }
 
+    /// docs/flintauth.md, "A user's sessions" (compiled, not run: DocsTests finds it here, beside `import FlintWire`).
+    @MainActor static func docsSnippet() async throws {
+        guard let user = Auth.auth().currentUser else { return }
+        let sessions: [UserSession] = try await user.sessions()
+        for session in sessions where session.current != true {
+            print(session.signInProvider, session.lastRefreshUserAgent ?? "?", session.lastRefreshTime)
+        }
+        try await user.revokeOtherSessions()
+    }
+
     @Test func oneDeviceEndsTheOthersSession() async throws {
         try await withHarness { harness in
             let email = Harness.email("devices")
