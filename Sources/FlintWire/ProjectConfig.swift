@@ -324,14 +324,28 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var blockingFunctions: BlockingFunctions?
     public var passwordPolicyConfig: PasswordPolicyConfig?
     public var oauthServer: OAuthServer?
+    /// When sessions end by themselves (Flint's; none by default, as Firebase's).
+    public var sessionPolicy: SessionPolicyConfig?
+
+    /// Sessions unused for `idleTimeoutSeconds` (at least an hour), or older than `maximumLifetimeSeconds`, end.
+    public struct SessionPolicyConfig: Codable, Sendable, Equatable {
+        public var idleTimeoutSeconds: Int64?
+        public var maximumLifetimeSeconds: Int64?
+
+        public init(idleTimeoutSeconds: Int64? = nil, maximumLifetimeSeconds: Int64? = nil) {
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.maximumLifetimeSeconds = maximumLifetimeSeconds
+        }
+    }
 
     public init(name: String? = nil, signIn: SignIn? = nil, authorizedDomains: [String]? = nil,
                 emailPrivacyConfig: EmailPrivacyConfig? = nil, smsRegionConfig: SmsRegionConfig? = nil,
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
                 mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil,
                 smsDefenseConfig: SmsDefenseConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil,
-                oauthServer: OAuthServer? = nil) {
+                oauthServer: OAuthServer? = nil, sessionPolicy: SessionPolicyConfig? = nil) {
         self.oauthServer = oauthServer
+        self.sessionPolicy = sessionPolicy
         self.passwordPolicyConfig = passwordPolicyConfig
         self.apps = apps
         self.smsDefenseConfig = smsDefenseConfig
@@ -373,6 +387,7 @@ extension ProjectConfig {
         }
         if apps != nil { paths.append("apps") }
         if oauthServer != nil { paths.append("oauthServer") }
+        if sessionPolicy != nil { paths.append("sessionPolicy") }
         if let sendEmail = notification?.sendEmail {
             if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
             if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }

@@ -104,4 +104,40 @@ import Testing
             #expect(none["sessions"] == [], "\(none.body)")
         }
     }
+
+    /// A project's sessions end after going unused for its idle time, or past its lifetime; none by default.
+    @Test func sessionsEndByThemselvesWhereTheProjectSaysSo() async throws {
+        try await withServer { server, client in
+            let project = server.projectID
+            _ = try await client.signUp(email: "two@example.com", password: "secret-pass-1")
+            let owner = ["Authorization": "Bearer owner"]
+            func configure(_ policy: String) async throws -> TestClient.Reply {
+                try await client.send("PATCH", "/v2/projects/\(project)/config?updateMask=sessionPolicy",
+                                      body: Data(#"{"sessionPolicy":\#(policy)}"#.utf8), headers: owner)
+            }
+            // None by default: a session a week old and unused still refreshes.
+            let old = try await Self.signIn(client, device: "Old/1.0")
+            server.clock.advance(seconds: 7 * 86_400)
+            #expect(try await client.refresh(old.refreshToken).status == 200)
+
+            #expect(try await configure(#"{"idleTimeoutSeconds":60}"#).status == 400, "an idle time under an hour")
+            let idle = try await configure(#"{"idleTimeoutSeconds":7200}"#)
+            #expect(idle.status == 200 && idle["sessionPolicy"]?["idleTimeoutSeconds"] == 7200, "\(idle.body)")
+            let used = try await Self.signIn(client, device: "Used/1.0")
+            server.clock.advance(seconds: 2 * 3600)
+            #expect(try await client.refresh(used.refreshToken).status == 200, "used within its idle time")
+            server.clock.advance(seconds: 3 * 3600 + 1)
+            #expect(try await client.refresh(used.refreshToken).errorCode == "TOKEN_EXPIRED", "unused past its idle time")
+
+            let lifetime = try await configure(#"{"maximumLifetimeSeconds":600}"#)
+            #expect(lifetime["sessionPolicy"]?["idleTimeoutSeconds"] == nil, "\(lifetime.body)")
+            let short = try await Self.signIn(client, device: "Short/1.0")
+            server.clock.advance(seconds: 300)
+            #expect(try await client.refresh(short.refreshToken).status == 200)
+            let listed = try await client.post("/v2/accounts/sessions:list", ["idToken": .string(short.idToken)])
+            #expect(listed["sessions"]?.arrayValue?.count == 1, "only the live one: \(listed.body)")
+            server.clock.advance(seconds: 301)
+            #expect(try await client.refresh(short.refreshToken).errorCode == "TOKEN_EXPIRED", "past its lifetime")
+        }
+    }
 }

@@ -112,12 +112,15 @@ import Testing
     @Test(arguments: TestDatabase.allCases)
     func refreshTokensFollowTheirUser(database: TestDatabase) async throws {
         try await withStore(database) { store in
-            let record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
+            var record = RefreshTokenRecord(projectID: "p1", localID: "u", signInProvider: "password", authTime: 10, createdAt: 20)
+            record.sessionID = "session-1"
             try await store.accounts.createUser(user("u"), session: NewSession(tokenHash: "h1", record: record))
             let session = try #require(try await store.sessions.refreshSession(hash: "h1"))
             #expect(session.record == record && session.user.localID == "u")
             // A session begun with a change carries the epoch the change left the account in.
-            let revoked = NewSession(tokenHash: "h3", record: record)
+            var later = record
+            later.sessionID = "session-3"
+            let revoked = NewSession(tokenHash: "h3", record: later)
             _ = try await store.accounts.modifyUser(projectID: "p1", localID: "u", startingSession: { _ in revoked }) { _ in
                 AccountChange([.revokeSessions])
             }

@@ -121,6 +121,7 @@ struct ProjectConfigService: Sendable {
             settings.apps = try Self.apps(change.apps)
         }
         if mask.covers("oauthServer") { settings.oauthServer = try OAuthServerSettings.validated(change.oauthServer) }
+        if mask.covers("sessionPolicy") { settings.sessionPolicy = try SessionPolicy.validated(change.sessionPolicy) }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
         try Self.applyBlockingFunctions(change.blockingFunctions, mask: mask, to: &settings.blockingFunctions)
         try applyPasswordPolicy(change.passwordPolicyConfig, mask: mask, to: &settings.passwordPolicy)
@@ -339,7 +340,7 @@ struct ProjectConfigService: Sendable {
             blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
             smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes),
             passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config),
-            oauthServer: settings.oauthServer.map(\.shown))
+            oauthServer: settings.oauthServer.map(\.shown), sessionPolicy: settings.sessionPolicy.map(\.shown))
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

@@ -214,6 +214,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var oauthServer: OAuthServerSettings?
     /// The protected resources clients ask the provider's tokens for (RFC 8707): see `OAuthServer/OAuthResourceRegistry.swift`.
     public var oauthResources: [OAuthResourceSettings] = []
+    /// When sessions end by themselves (nil: never): see `Sessions/SessionPolicy.swift`.
+    public var sessionPolicy: SessionPolicy?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -238,5 +240,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         passkeys = try container.decodeIfPresent(PasskeySettings.self, forKey: .passkeys)
         oauthServer = try container.decodeIfPresent(OAuthServerSettings.self, forKey: .oauthServer)
         oauthResources = try container.decodeIfPresent([OAuthResourceSettings].self, forKey: .oauthResources) ?? []
+        sessionPolicy = try container.decodeIfPresent(SessionPolicy.self, forKey: .sessionPolicy)
     }
 }

@@ -117,7 +117,7 @@ struct ServerAssembly: Sendable {
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients,
             oauthConsents: oauthConsents).endpoints
-        endpoints += SessionRoutes(sessions: core.store.sessions, idTokens: tokens).endpoints
+        endpoints += SessionRoutes(sessions: core.store.sessions, idTokens: tokens, projects: core.projects, clock: core.clock).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
         endpoints += OAuthResourceRoutes(registry: oauthResources).endpoints
         if !core.policy.usesGoogleIssuers {

@@ -10,6 +10,8 @@ import Hummingbird
 struct SessionRoutes: Sendable {
     let sessions: SessionStore
     let idTokens: TokenService
+    let projects: ProjectDirectory
+    let clock: any FlintClock
 
     var endpoints: [Endpoint] {
         let routes = self
@@ -59,7 +61,10 @@ struct SessionRoutes: Sendable {
     /// The user's live sessions, the one asking (`current`) marked.
     func list(realm: String, localID: String, current: String?) async throws -> ListUserSessionsResponse {
         let tenant = Realm(key: realm).tenantID
-        return ListUserSessionsResponse(sessions: try await sessions.sessions(realm: realm, localID: localID).map { record in
+        let policy = try await projects.project(realm)?.settings.sessionPolicy
+        let now = clock.seconds
+        let live = try await sessions.sessions(realm: realm, localID: localID).filter { policy?.hasEnded($0, now: now) != true }
+        return ListUserSessionsResponse(sessions: live.map { record in
             UserSession(
                 sessionId: record.sessionID, signInProvider: record.signInProvider, secondFactor: record.secondFactor?.kind,
                 createTime: Self.time(record.createdAt), lastRefreshTime: Self.time(record.lastUsedAt),

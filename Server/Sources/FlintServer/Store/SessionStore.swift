@@ -20,9 +20,15 @@ extension SessionStore {
             .text(hash), .text(record.projectID), .text(record.localID), .text(record.signInProvider),
             .int(record.authTime), .int(record.createdAt), SQLValue(record.secondFactor?.kind),
             SQLValue(record.secondFactor?.enrollmentID), SQLValue(record.sessionClaims), SQLValue(record.signInAttributes),
-            .int(record.sessionEpoch), .int(record.lastUsedAt), .text(record.sessionID),
+            .int(record.sessionEpoch), .int(record.lastUsedAt), .text(Self.sessionID(of: session)),
             SQLValue(record.createdFrom.ipAddress), SQLValue(record.createdFrom.userAgent),
             SQLValue(record.createdFrom.ipAddress), SQLValue(record.createdFrom.userAgent))
+    }
+
+    /// A session's public ID: the one it was given, else (a session an import or a test made) one made from its row as
+    /// migration 20 made them for the sessions before it.
+    static func sessionID(of session: NewSession) -> String {
+        session.record.sessionID.isEmpty ? "s" + session.tokenHash.prefix(24) : session.record.sessionID
     }
 
     /// The session a refresh token stands for, with its user, in one round trip; nil if the token is

@@ -19,7 +19,7 @@ extension ProjectSettings {
 
     /// A tenant's settings as sign-ins in it see them: its own password, email-link and anonymous switches, second
     /// factors, test numbers, SMS regions, password policy, identity providers and passkey relying party (else its
-    /// project's), and its project's everything else
+    /// project's), its session policy if it has one, and its project's everything else
     /// (phone sign-in, which the v2 tenant has no switch for, authorized domains, apps, email wordings, email privacy,
     /// blocking functions, SMS defences, app verification), as Identity Platform's tenants inherit them. Tenants hash
     /// passwords with their project's key too (`ProjectDirectory.create`), so one set of hash parameters imports an
@@ -36,6 +36,7 @@ extension ProjectSettings {
         view.identityProviders = identityProviders
         view.passkeys = passkeys ?? project.passkeys
         view.tenant = tenant ?? TenantProfile()
+        view.sessionPolicy = sessionPolicy ?? project.sessionPolicy
         return view
     }
 }

@@ -23,6 +23,8 @@ public final class TokenService: Sendable {
     private let random: any RandomSource
     private let usage: UsageCounters
     private let policy: ModePolicy
+    /// Realms' session policies.
+    private let projects: ProjectDirectory
     private let address: PublicAddress
     /// Claims of ID tokens whose signature, issuer and audience were already checked, with the key that signed
     /// them, so a client that calls again with the same token skips the RSA work. Expiry, the user's state and
@@ -39,6 +41,7 @@ public final class TokenService: Sendable {
 
     init(core: ServerCore, keyring: SigningKeyring, usage: UsageCounters) {
         policy = core.policy
+        projects = core.projects
         self.keyring = keyring
         secrets = core.secrets
         refreshTokenIdleSeconds = core.configuration.refreshTokenIdleSeconds
@@ -153,6 +156,9 @@ public final class TokenService: Sendable {
         if record.sessionEpoch < user.sessionEpoch || record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
         let now = clock.seconds
         if let idle = refreshTokenIdleSeconds, now - record.lastUsedAt > idle + Self.lastUsedGranularity {
+            throw FlintError(.tokenExpired)
+        }
+        if try await projects.project(record.projectID)?.settings.sessionPolicy?.hasEnded(record, now: now) == true {
             throw FlintError(.tokenExpired)
         }
         let client = RequestClient.current
