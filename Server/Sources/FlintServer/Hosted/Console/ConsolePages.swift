@@ -212,7 +212,8 @@ extension ConsoleRoutes {
                         """),
                 ])
             })
-        // The same list the admin API's `…/accounts/{uid}/sessions` gives; ending one is its `DELETE …/sessions/{id}`.
+        // The user's sessions from the store the admin API's `…/accounts/{uid}/sessions` reads; ending one is its
+        // `DELETE …/sessions/{id}`'s `SessionStore.endSessions`.
         let sessions = ConsoleHTML.table(id: "sessions", header: ["Signed in with", "Second factor", "Signed in", "From",
                                                                   "Last refreshed", "From", ""], rows:
             try await store.sessions.sessions(realm: context.project.id, localID: stored.localID).map { session in
