@@ -65,7 +65,7 @@ import Testing
             #expect(try await auth.verifyIDToken(phone.idToken, checkRevoked: true).uid == ada.uid)
 
             let refused = try await Self.refresh(client, laptop.refreshToken)
-            #expect(refused.status == 400 && refused.errorMessage?.hasPrefix("INVALID_REFRESH_TOKEN") == true, "\(refused.body)")
+            #expect(refused.status == 400 && refused.errorMessage?.hasPrefix("TOKEN_EXPIRED") == true, "\(refused.body)")
             let refreshed = try await Self.refresh(client, phone.refreshToken)
             #expect(refreshed.status == 200, "\(refreshed.body)")
             let phoneAgain = try #require(refreshed.string("id_token"))

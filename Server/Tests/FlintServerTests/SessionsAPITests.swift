@@ -56,7 +56,7 @@ import Testing
                 "idToken": .string(phone.idToken), "sessionId": .string(laptopSID),
             ])
             #expect(ended.status == 200 && ended["revokedSessionIds"] == [.string(laptopSID)], "\(ended.body)")
-            #expect(try await nodeB.refresh(laptop.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await nodeB.refresh(laptop.refreshToken).errorCode == "TOKEN_EXPIRED")
             #expect(try await nodeB.lookup(idToken: laptop.idToken).errorCode == "TOKEN_EXPIRED")
             #expect(try await nodeB.refresh(phone.refreshToken).status == 200)
             #expect(try await nodeA.lookup(idToken: phone.idToken).status == 200)
@@ -72,7 +72,7 @@ import Testing
                 "idToken": .string(phone.idToken), "allButCurrent": true,
             ])
             #expect(others["revokedSessionIds"]?.arrayValue?.count == 2, "\(others.body)")
-            #expect(try await nodeB.refresh(tablet.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await nodeB.refresh(tablet.refreshToken).errorCode == "TOKEN_EXPIRED")
             let left = try await nodeA.post("/v2/accounts/sessions:list", ["idToken": .string(phone.idToken)])
             #expect(left["sessions"]?.arrayValue?.compactMap { $0["sessionId"]?.stringValue } == [phoneSID], "\(left.body)")
 
@@ -86,7 +86,7 @@ import Testing
             let tvSID = try #require(Self.sid(tv.idToken))
             let adminEnd = try await nodeA.send("DELETE", "/v2/projects/\(project)/accounts/\(localID)/sessions/\(tvSID)", headers: owner)
             #expect(adminEnd.status == 200, "\(adminEnd.body)")
-            #expect(try await nodeB.refresh(tv.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await nodeB.refresh(tv.refreshToken).errorCode == "TOKEN_EXPIRED")
             let unknown = try await nodeA.send("DELETE", "/v2/projects/\(project)/accounts/\(localID)/sessions/nope", headers: owner)
             #expect(unknown.errorCode == "SESSION_NOT_FOUND", "\(unknown.body)")
             // Without a token, or with neither a session nor allButCurrent: refused.

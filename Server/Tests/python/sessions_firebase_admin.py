@@ -77,7 +77,7 @@ assert status == 200 and {s["sessionId"] for s in listed["sessions"]} == {laptop
 status, ended = admin_sessions("DELETE", user.uid, laptop_sid)
 assert status == 200, ended
 status, body = refresh(laptop["refreshToken"])
-assert status == 400 and body["error"]["message"].startswith("INVALID_REFRESH_TOKEN"), (status, body)
+assert status == 400 and body["error"]["message"].startswith("TOKEN_EXPIRED"), (status, body)
 
 # firebase-admin's check_revoked still passes the phone's ID token, and the phone refreshes: ending one session revoked
 # nothing of the user's. (It passes the laptop's too: firebase-admin cannot see sessions; FlintAdmin's check_revoked

@@ -340,7 +340,7 @@ struct ProjectConfigService: Sendable {
             blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
             smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes),
             passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config),
-            oauthServer: settings.oauthServer.map(\.shown), sessionPolicy: settings.sessionPolicy.map(\.shown))
+            oauthServer: settings.oauthServer.map(\.shown), sessionPolicy: settings.sessionPolicy?.shown ?? .init())
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

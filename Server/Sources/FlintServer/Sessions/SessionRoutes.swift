@@ -76,7 +76,7 @@ struct SessionRoutes: Sendable {
 
     /// Ends the sessions `selection` names; a named session that is not the user's is `SESSION_NOT_FOUND`.
     func end(realm: String, localID: String, _ selection: SessionSelection) async throws -> RevokeUserSessionsResponse {
-        let ended = try await sessions.endSessions(realm: realm, localID: localID, selection)
+        let ended = try await sessions.endSessions(realm: realm, localID: localID, selection, at: clock.seconds)
         if case .only = selection, ended.isEmpty { throw FlintError(.sessionNotFound) }
         return RevokeUserSessionsResponse(revokedSessionIds: ended)
     }

@@ -61,7 +61,7 @@ struct Janitor: Service {
         // A token last used a granule before the limit may still be within it: keep it one granule longer.
         let sessions = try await store.sessions.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
             now / 1000 - $0 - TokenService.lastUsedGranularity
-        })
+        }, endedBefore: now / 1000 - SessionStore.endedRetentionSeconds)
         for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
         }

@@ -359,6 +359,8 @@ enum Migrations {
             "ALTER TABLE refresh_tokens ADD COLUMN created_user_agent TEXT",
             "ALTER TABLE refresh_tokens ADD COLUMN last_used_ip TEXT",
             "ALTER TABLE refresh_tokens ADD COLUMN last_used_user_agent TEXT",
+            // When the user or an admin ended the session: its refresh token is then TOKEN_EXPIRED, not unknown.
+            "ALTER TABLE refresh_tokens ADD COLUMN ended_at BIGINT",
         ]),
     ]
 

@@ -170,6 +170,8 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     /// Where the sign-in came from, and the last refresh that was written down.
     public var createdFrom = SessionOrigin()
     public var lastUsedFrom = SessionOrigin()
+    /// When its user or an admin ended it (epoch seconds), if they did.
+    public var endedAt: Int64?
 
     public init(projectID: String, localID: String, signInProvider: String, authTime: Int64, createdAt: Int64,
                 secondFactor: PassedSecondFactor? = nil, sessionClaims: String? = nil, sessionEpoch: Int64 = 0) {

@@ -39,7 +39,8 @@ extension SessionStore {
                 , r.sign_in_provider AS r_sign_in_provider, r.auth_time AS r_auth_time, r.created_at AS r_created_at,
                 r.second_factor AS r_second_factor, r.second_factor_id AS r_second_factor_id,
                 r.session_claims AS r_session_claims, r.sign_in_attributes AS r_sign_in_attributes, r.session_epoch AS r_session_epoch, r.last_used_at AS r_last_used_at,
-                r.session_id AS r_session_id, r.last_used_ip AS r_last_used_ip, r.last_used_user_agent AS r_last_used_user_agent
+                r.session_id AS r_session_id, r.last_used_ip AS r_last_used_ip, r.last_used_user_agent AS r_last_used_user_agent,
+                r.ended_at AS r_ended_at
                 """,
             from: "refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id",
             where: "r.token_hash = ?", [.text(hash)], database
@@ -56,6 +57,7 @@ extension SessionStore {
         record.lastUsedAt = row.int("r_last_used_at") ?? record.createdAt
         record.sessionID = row.string("r_session_id") ?? ""
         record.lastUsedFrom = SessionOrigin(ipAddress: row.string("r_last_used_ip"), userAgent: row.string("r_last_used_user_agent"))
+        record.endedAt = row.int("r_ended_at")
         return (record, user)
     }
 
@@ -72,7 +74,8 @@ extension SessionStore {
         try await database.query(
             """
             SELECT r.* FROM refresh_tokens r JOIN users u ON u.project_id = r.project_id AND u.local_id = r.local_id
-            WHERE r.project_id = ? AND r.local_id = ? AND r.session_epoch >= u.session_epoch AND r.created_at >= u.valid_since
+            WHERE r.project_id = ? AND r.local_id = ? AND r.ended_at IS NULL
+            AND r.session_epoch >= u.session_epoch AND r.created_at >= u.valid_since
             ORDER BY r.last_used_at DESC, r.created_at DESC, r.session_id
             """, .text(realm), .text(localID)
         ).map(Self.session)
@@ -81,23 +84,27 @@ extension SessionStore {
     /// Whether the session `sessionID` of the user still exists (not ended; revocations are the caller's to check).
     public func sessionExists(realm: String, localID: String, sessionID: String) async throws -> Bool {
         !(try await database.query(
-            "SELECT 1 AS found FROM refresh_tokens WHERE session_id = ? AND project_id = ? AND local_id = ?",
+            "SELECT 1 AS found FROM refresh_tokens WHERE session_id = ? AND project_id = ? AND local_id = ? AND ended_at IS NULL",
             .text(sessionID), .text(realm), .text(localID))).isEmpty
     }
 
-    /// Ends the user's sessions `sessionIDs` (their refresh tokens are deleted: refused from now on, on every node), or
-    /// every session but `keeping`; returns the IDs of those that ended.
-    public func endSessions(realm: String, localID: String, _ selection: SessionSelection) async throws -> [String] {
+    /// Ends the user's sessions `selection` names at `time` (their refresh tokens are refused from now on, on every
+    /// node, as expired; the janitor deletes them later); returns the IDs of those that ended.
+    public func endSessions(realm: String, localID: String, _ selection: SessionSelection, at time: Int64) async throws -> [String] {
         let rows: [SQLRow]
         switch selection {
         case .only(let sessionID):
             rows = try await database.query(
-                "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND session_id = ? RETURNING session_id",
-                .text(realm), .text(localID), .text(sessionID))
+                """
+                UPDATE refresh_tokens SET ended_at = ? WHERE project_id = ? AND local_id = ? AND session_id = ? AND ended_at IS NULL
+                RETURNING session_id
+                """, .int(time), .text(realm), .text(localID), .text(sessionID))
         case .allBut(let sessionID):
             rows = try await database.query(
-                "DELETE FROM refresh_tokens WHERE project_id = ? AND local_id = ? AND session_id <> ? RETURNING session_id",
-                .text(realm), .text(localID), .text(sessionID))
+                """
+                UPDATE refresh_tokens SET ended_at = ? WHERE project_id = ? AND local_id = ? AND session_id <> ? AND ended_at IS NULL
+                RETURNING session_id
+                """, .int(time), .text(realm), .text(localID), .text(sessionID))
         }
         return rows.compactMap { $0.string("session_id") }.sorted()
     }
@@ -113,14 +120,21 @@ extension SessionStore {
         record.sessionID = row.string("session_id") ?? ""
         record.createdFrom = SessionOrigin(ipAddress: row.string("created_ip"), userAgent: row.string("created_user_agent"))
         record.lastUsedFrom = SessionOrigin(ipAddress: row.string("last_used_ip"), userAgent: row.string("last_used_user_agent"))
+        record.endedAt = row.int("ended_at")
         return record
     }
 
+    /// How long an ended session's row is kept, so that its refresh token is answered `TOKEN_EXPIRED` (as a revoked
+    /// one is) rather than unknown.
+    public static let endedRetentionSeconds: Int64 = 30 * 86_400
+
     /// Deletes refresh tokens that can never be used again: those of revoked sessions (an older session
-    /// epoch than their user's, or issued before the user's `validSince`), and, when `idleBefore` is given,
-    /// those not used since then. Returns how many went.
+    /// epoch than their user's, or issued before the user's `validSince`), those ended before `endedBefore`, and, when
+    /// `idleBefore` is given, those not used since then. Returns how many went.
     @discardableResult
-    public func deleteDeadRefreshTokens(idleBefore: Int64?) async throws -> Int {
+    public func deleteDeadRefreshTokens(idleBefore: Int64?, endedBefore: Int64) async throws -> Int {
+        let ended = try await database.query(
+            "DELETE FROM refresh_tokens WHERE ended_at IS NOT NULL AND ended_at < ? RETURNING token_hash", .int(endedBefore)).count
         let revoked = try await database.query(
             """
             DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM users u
@@ -128,10 +142,10 @@ extension SessionStore {
                 AND (u.session_epoch > refresh_tokens.session_epoch OR u.valid_since > refresh_tokens.created_at))
             RETURNING token_hash
             """, []).count
-        guard let idleBefore else { return revoked }
+        guard let idleBefore else { return ended + revoked }
         let idle = try await database.query(
             "DELETE FROM refresh_tokens WHERE last_used_at < ? RETURNING token_hash", .int(idleBefore)).count
-        return revoked + idle
+        return ended + revoked + idle
     }
 }
 

@@ -153,7 +153,9 @@ public final class TokenService: Sendable {
             throw FlintError(.invalidRefreshToken)
         }
         if user.disabled { throw FlintError(.userDisabled) }
-        if record.sessionEpoch < user.sessionEpoch || record.createdAt < user.validSince { throw FlintError(.tokenExpired) }
+        if record.sessionEpoch < user.sessionEpoch || record.createdAt < user.validSince || record.endedAt != nil {
+            throw FlintError(.tokenExpired)
+        }
         let now = clock.seconds
         if let idle = refreshTokenIdleSeconds, now - record.lastUsedAt > idle + Self.lastUsedGranularity {
             throw FlintError(.tokenExpired)

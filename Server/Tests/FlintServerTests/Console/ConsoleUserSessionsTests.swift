@@ -42,7 +42,7 @@ extension ConsoleTests {
             let token = try #require(page.csrfToken)
             let ended = try await console.post(path, [("csrf", token), ("session-id", laptop.sid)])
             #expect(ended.status == 303 && ended.location == "/console/users/\(uid)?notice=sessionEnded", "\(ended.body)")
-            #expect(try await client.refresh(laptop.refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await client.refresh(laptop.refreshToken).errorCode == "TOKEN_EXPIRED")
             #expect(try await client.refresh(phone.refreshToken).status == 200)
             let after = try await console.get("/console/users/\(uid)")
             #expect(!after.body.contains("data-session=\"\(laptop.sid)\"") && after.body.contains("data-session=\"\(phone.sid)\""))

@@ -36,7 +36,8 @@ extension ConsoleRoutes {
         case "end-session":
             // As the admin API's `DELETE …/accounts/{uid}/sessions/{sessionId}` ends it.
             guard let sessionID = form["session-id"], !sessionID.isEmpty,
-                  !(try await store.sessions.endSessions(realm: context.project.id, localID: uid, .only(sessionID))).isEmpty
+                  !(try await store.sessions.endSessions(realm: context.project.id, localID: uid, .only(sessionID),
+                                                              at: clock.seconds)).isEmpty
             else { throw FlintError(.sessionNotFound) }
             return Outcome(notice: .sessionEnded, location: location)
         case "revoke":
