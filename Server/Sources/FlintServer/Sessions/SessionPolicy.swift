@@ -24,6 +24,11 @@ public struct SessionPolicy: Codable, Sendable, Equatable {
         return false
     }
 
+    /// Of `sessions`, those the policy has not ended by `now`.
+    func live(_ sessions: [RefreshTokenRecord], now: Int64) -> [RefreshTokenRecord] {
+        sessions.filter { !hasEnded($0, now: now) }
+    }
+
     /// The policy an admin sends, checked; nil (or neither limit) clears it.
     static func validated(_ config: ProjectConfig.SessionPolicyConfig?) throws -> SessionPolicy? {
         guard let config, config.idleTimeoutSeconds != nil || config.maximumLifetimeSeconds != nil else { return nil }

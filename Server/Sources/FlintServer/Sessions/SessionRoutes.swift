@@ -61,9 +61,8 @@ struct SessionRoutes: Sendable {
     /// The user's live sessions, the one asking (`current`) marked.
     func list(realm: String, localID: String, current: String?) async throws -> ListUserSessionsResponse {
         let tenant = Realm(key: realm).tenantID
-        let policy = try await projects.project(realm)?.settings.sessionPolicy
-        let now = clock.seconds
-        let live = try await sessions.sessions(realm: realm, localID: localID).filter { policy?.hasEnded($0, now: now) != true }
+        let stored = try await sessions.sessions(realm: realm, localID: localID)
+        let live = try await projects.project(realm)?.settings.sessionPolicy?.live(stored, now: clock.seconds) ?? stored
         return ListUserSessionsResponse(sessions: live.map { record in
             UserSession(
                 sessionId: record.sessionID, signInProvider: record.signInProvider, secondFactor: record.secondFactor?.kind,

@@ -212,11 +212,13 @@ extension ConsoleRoutes {
                         """),
                 ])
             })
-        // The user's sessions from the store the admin API's `…/accounts/{uid}/sessions` reads; ending one is its
-        // `DELETE …/sessions/{id}`'s `SessionStore.endSessions`.
+        // The user's sessions as the admin API's `…/accounts/{uid}/sessions` lists them (its realm's policy applied);
+        // ending one is its `DELETE …/sessions/{id}`'s `SessionStore.endSessions`.
+        let kept = try await store.sessions.sessions(realm: context.project.id, localID: stored.localID)
+        let live = context.project.settings.sessionPolicy?.live(kept, now: clock.seconds) ?? kept
         let sessions = ConsoleHTML.table(id: "sessions", header: ["Signed in with", "Second factor", "Signed in", "From",
                                                                   "Last refreshed", "From", ""], rows:
-            try await store.sessions.sessions(realm: context.project.id, localID: stored.localID).map { session in
+            live.map { session in
                 (attributes: " data-session=\"\(HTML.escape(session.sessionID))\"", cells: [
                     HTML.escape(session.signInProvider), HTML.escape(session.secondFactor?.kind ?? ""),
                     HTML.escape(ConsoleHTML.date(milliseconds: session.createdAt * 1000)), Self.origin(session.createdFrom),
