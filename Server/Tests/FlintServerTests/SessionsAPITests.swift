@@ -9,12 +9,8 @@ import Testing
 /// stops working, while its own keeps working; "all but current" leaves the current one; an admin lists and ends
 /// them too; `revokeRefreshTokens` still ends them all.
 @Suite struct SessionsAPITests {
-    static func signIn(_ client: TestClient, device: String) async throws -> (idToken: String, refreshToken: String) {
-        let reply = try await client.post("/v1/accounts:signInWithPassword", [
-            "email": "two@example.com", "password": "secret-pass-1", "returnSecureToken": true,
-        ], headers: ["User-Agent": device])
-        #expect(reply.status == 200, "\(reply.body)")
-        return (try #require(reply.string("idToken")), try #require(reply.string("refreshToken")))
+    static func signIn(_ client: TestClient, device: String) async throws -> TestClient.DeviceSession {
+        try await client.signIn(email: "two@example.com", password: "secret-pass-1", device: device)
     }
 
     static func sid(_ idToken: String) -> String? {
@@ -139,5 +135,24 @@ import Testing
             server.clock.advance(seconds: 301)
             #expect(try await client.refresh(short.refreshToken).errorCode == "TOKEN_EXPIRED", "past its lifetime")
         }
+    }
+}
+
+extension TestClient {
+    /// A password sign-in from a device (its `User-Agent`): the session's tokens and its ID.
+    struct DeviceSession {
+        var idToken: String
+        var refreshToken: String
+        var sid: String
+    }
+
+    func signIn(email: String, password: String, device: String) async throws -> DeviceSession {
+        let reply = try await post("/v1/accounts:signInWithPassword", [
+            "email": .string(email), "password": .string(password), "returnSecureToken": true,
+        ], headers: ["User-Agent": device])
+        #expect(reply.status == 200, "\(reply.body)")
+        let idToken = try #require(reply.string("idToken"))
+        return DeviceSession(idToken: idToken, refreshToken: try #require(reply.string("refreshToken")),
+                             sid: try #require(SessionsAPITests.sid(idToken)))
     }
 }

@@ -14,13 +14,8 @@ extension ConsoleTests {
             #expect(try await console.signIn(keyFile: keyFile, now: seconds(server)).location == "/console/users")
             let client = TestClient(server)
             let uid = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
-            func signIn(_ device: String) async throws -> (sid: String, refreshToken: String) {
-                let reply = try await client.post("/v1/accounts:signInWithPassword", [
-                    "email": "ada@example.com", "password": "secret-pass-1", "returnSecureToken": true,
-                ], headers: ["User-Agent": device])
-                #expect(reply.status == 200, "\(reply.body)")
-                let idToken = try #require(reply.string("idToken"))
-                return (try #require(SessionsAPITests.sid(idToken)), try #require(reply.string("refreshToken")))
+            func signIn(_ device: String) async throws -> TestClient.DeviceSession {
+                try await client.signIn(email: "ada@example.com", password: "secret-pass-1", device: device)
             }
             let phone = try await signIn("Phone/1.0")
             let laptop = try await signIn("Laptop/2.0 <script>alert(1)</script>")
