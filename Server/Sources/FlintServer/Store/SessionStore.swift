@@ -124,24 +124,25 @@ extension SessionStore {
         return record
     }
 
-    /// How long an ended session's row is kept, so that its refresh token is answered `TOKEN_EXPIRED` (as a revoked
-    /// one is) rather than unknown.
+    /// How long a revoked or ended session's row is kept after its last use, so that its refresh token is answered
+    /// `TOKEN_EXPIRED`, as Firebase answers a revoked one, rather than unknown.
     public static let endedRetentionSeconds: Int64 = 30 * 86_400
 
-    /// Deletes refresh tokens that can never be used again: those of revoked sessions (an older session
-    /// epoch than their user's, or issued before the user's `validSince`), those ended before `endedBefore`, and, when
-    /// `idleBefore` is given, those not used since then. Returns how many went.
+    /// Deletes refresh tokens that can never be used again, once unused since `endedBefore`: those of revoked sessions
+    /// (an older session epoch than their user's, or issued before the user's `validSince`) and of ended ones; and,
+    /// when `idleBefore` is given, those not used since then. Returns how many went.
     @discardableResult
     public func deleteDeadRefreshTokens(idleBefore: Int64?, endedBefore: Int64) async throws -> Int {
         let ended = try await database.query(
-            "DELETE FROM refresh_tokens WHERE ended_at IS NOT NULL AND ended_at < ? RETURNING token_hash", .int(endedBefore)).count
+            "DELETE FROM refresh_tokens WHERE ended_at IS NOT NULL AND last_used_at < ? RETURNING token_hash", .int(endedBefore)).count
         let revoked = try await database.query(
             """
             DELETE FROM refresh_tokens WHERE EXISTS (SELECT 1 FROM users u
                 WHERE u.project_id = refresh_tokens.project_id AND u.local_id = refresh_tokens.local_id
                 AND (u.session_epoch > refresh_tokens.session_epoch OR u.valid_since > refresh_tokens.created_at))
+            AND refresh_tokens.last_used_at < ?
             RETURNING token_hash
-            """, []).count
+            """, .int(endedBefore)).count
         guard let idleBefore else { return ended + revoked }
         let idle = try await database.query(
             "DELETE FROM refresh_tokens WHERE last_used_at < ? RETURNING token_hash", .int(idleBefore)).count
