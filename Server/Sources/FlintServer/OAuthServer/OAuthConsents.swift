@@ -12,8 +12,14 @@ struct OAuthConsents: Sendable {
     func grants(realm: String, localID: String) async throws -> [OAuthGrant] {
         var grants: [OAuthGrant] = []
         for grant in try await store.grants(realm: realm, localID: localID) {
-            // A client named by its metadata document shows its name only while the document can be had.
-            let client = try? await clients.client(grant.clientID, realm: realm)
+            // A client named by its metadata document shows its name only while the document can be had; the store's
+            // own failures still fail the listing.
+            let client: RegisteredClient?
+            do {
+                client = try await clients.client(grant.clientID, realm: realm)
+            } catch is OAuthError {
+                client = nil
+            }
             grants.append(OAuthGrant(
                 clientId: grant.clientID, clientName: client?.settings.displayName,
                 scopes: grant.scopes.split(separator: " ").map(String.init),
