@@ -326,6 +326,32 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
     public var oauthServer: OAuthServer?
     /// When sessions end by themselves (Flint's; none by default, as Firebase's).
     public var sessionPolicy: SessionPolicyConfig?
+    /// How long the audit trail keeps events, and where it streams them (Flint's).
+    public var auditTrail: AuditTrailConfig?
+
+    /// The audit trail's settings. `webhookSecret` is written, never shown: `webhookSecretSet` says whether there is one.
+    public struct AuditTrailConfig: Codable, Sendable, Equatable {
+        /// Days an event is kept (default 90).
+        public var retentionDays: Int?
+        /// Where every event is posted, in order, signed with `webhookSecret` (HMAC-SHA256).
+        public var webhookUrl: String?
+        public var webhookSecret: String?
+        public var webhookSecretSet: Bool?
+        /// Whether each event is also written to the server log as one JSON line.
+        public var logEvents: Bool?
+        /// Whether a sign-in from a new device and network emails the user.
+        public var newDeviceNotice: Bool?
+
+        public init(retentionDays: Int? = nil, webhookUrl: String? = nil, webhookSecret: String? = nil,
+                    webhookSecretSet: Bool? = nil, logEvents: Bool? = nil, newDeviceNotice: Bool? = nil) {
+            self.retentionDays = retentionDays
+            self.webhookUrl = webhookUrl
+            self.webhookSecret = webhookSecret
+            self.webhookSecretSet = webhookSecretSet
+            self.logEvents = logEvents
+            self.newDeviceNotice = newDeviceNotice
+        }
+    }
 
     /// Sessions unused for `idleTimeoutSeconds` (at least an hour), or older than `maximumLifetimeSeconds`, end.
     public struct SessionPolicyConfig: Codable, Sendable, Equatable {
@@ -343,7 +369,9 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
                 appVerification: AppVerification? = nil, apps: Apps? = nil, notification: Notification? = nil,
                 mfa: MultiFactorConfig? = nil, blockingFunctions: BlockingFunctions? = nil,
                 smsDefenseConfig: SmsDefenseConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil,
-                oauthServer: OAuthServer? = nil, sessionPolicy: SessionPolicyConfig? = nil) {
+                oauthServer: OAuthServer? = nil, sessionPolicy: SessionPolicyConfig? = nil,
+                auditTrail: AuditTrailConfig? = nil) {
+        self.auditTrail = auditTrail
         self.oauthServer = oauthServer
         self.sessionPolicy = sessionPolicy
         self.passwordPolicyConfig = passwordPolicyConfig
@@ -388,6 +416,7 @@ extension ProjectConfig {
         if apps != nil { paths.append("apps") }
         if oauthServer != nil { paths.append("oauthServer") }
         if sessionPolicy != nil { paths.append("sessionPolicy") }
+        if auditTrail != nil { paths.append("auditTrail") }
         if let sendEmail = notification?.sendEmail {
             if sendEmail.resetPasswordTemplate != nil { paths.append("notification.sendEmail.resetPasswordTemplate") }
             if sendEmail.verifyEmailTemplate != nil { paths.append("notification.sendEmail.verifyEmailTemplate") }

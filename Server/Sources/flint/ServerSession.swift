@@ -11,12 +11,21 @@ extension ServerOptions {
         let server = try await AuthServer.open(configuration: try configuration(), logger: makeLogger(defaultLevel: .warning))
         let outcome: Result<Value, any Error>
         do {
-            outcome = .success(try await body(server))
+            // What the command changes is recorded as the CLI's, working on the database.
+            let scope = AuditScope(time: Int64(Date().timeIntervalSince1970 * 1000), principal: .cli, operation: Self.commandName)
+            outcome = .success(try await AuditScope.$current.withValue(scope) { try await body(server) })
         } catch {
             outcome = .failure(error)
         }
         try await server.close()
         return try await reportingFlintErrors { try outcome.get() }
+    }
+}
+
+extension ServerOptions {
+    /// The command being run (`flint users delete`): its subcommand words, none of its arguments (which may be secret).
+    static var commandName: String {
+        (["flint"] + CommandLine.arguments.dropFirst().prefix { !$0.hasPrefix("-") }.prefix(2)).joined(separator: " ")
     }
 }
 

@@ -125,6 +125,7 @@ public struct AccountService: Sendable {
         try await budgets.spend(.passwordTries, in: caller.projectID, for: triesSubject)
 
         let found = try await accounts.user(projectID: caller.projectID, email: email)
+        AuditScope.current?.subject = found?.localID
         // No account, no password, or one too long to be anyone's: refused after the work of a real check (on at
         // most `maximumLength` bytes), so response times do not reveal which emails exist.
         guard let user = found, let hash = user.passwordHash, let salt = user.passwordSalt,

@@ -17,6 +17,8 @@ import FlintWire
 /// outside a sign-in go through `modify` as well, so every write names its fields and holds the lock.
 struct SignInPipeline: Sendable {
     let accounts: AccountStore
+    /// For the one sign-in event no account write records: a second factor asked.
+    let audit: AuditStore
     let tokens: TokenService
     let gate: SecondFactorGate
     let projects: ProjectDirectory
@@ -25,6 +27,7 @@ struct SignInPipeline: Sendable {
 
     init(core: ServerCore, tokens: TokenService, gate: SecondFactorGate, blockingFunctions: BlockingFunctions) {
         accounts = core.store.accounts
+        audit = core.store.audit
         self.tokens = tokens
         self.gate = gate
         projects = core.projects
@@ -108,6 +111,7 @@ struct SignInPipeline: Sendable {
     /// Signs in to the existing account `localID` (one this sign-in just created when `newAccount`).
     func signIn(_ localID: String, projectID: String, _ attempt: Attempt, newAccount: Bool = false) async throws -> Outcome {
         let now = clock.milliseconds
+        AuditScope.current?.subject = localID
         // Second factors are asked while the project has multi-factor on; switched off, the first factor signs in (as
         // the emulator models Firebase), since `mfaSignIn:*` then refuses to finish a challenge.
         let settings = try await projects.project(projectID)?.settings
@@ -142,6 +146,8 @@ struct SignInPipeline: Sendable {
         guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: newAccount)) }
         // No session began: the tokens wait for the second factor.
         guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
+        try await audit.append(AuditEntry(.secondFactorRequired, realm: projectID, localID: localID,
+                                          detail: ["method": attempt.provider]))
         return .secondFactorRequired(user, challenge)
     }
 

@@ -11,8 +11,11 @@ struct ProjectConfigService: Sendable {
     let limits: PhoneLimits
     let policy: ModePolicy
     let clock: any FlintClock
+    /// Seals the audit trail's webhook secret.
+    let secrets: SecretBox
 
     init(core: ServerCore) {
+        secrets = core.secrets
         projects = core.projects
         accounts = core.store.accounts
         limits = core.configuration.phoneLimits
@@ -122,6 +125,9 @@ struct ProjectConfigService: Sendable {
         }
         if mask.covers("oauthServer") { settings.oauthServer = try OAuthServerSettings.validated(change.oauthServer) }
         if mask.covers("sessionPolicy") { settings.sessionPolicy = try SessionPolicy.validated(change.sessionPolicy) }
+        if mask.covers("auditTrail") {
+            settings.auditTrail = try AuditTrailSettings.validated(change.auditTrail, keeping: settings.auditTrail, secrets: secrets)
+        }
         try Self.applyMultiFactor(change.mfa, mask: mask, to: &settings.multiFactor)
         try Self.applyBlockingFunctions(change.blockingFunctions, mask: mask, to: &settings.blockingFunctions)
         try applyPasswordPolicy(change.passwordPolicyConfig, mask: mask, to: &settings.passwordPolicy)
@@ -340,7 +346,8 @@ struct ProjectConfigService: Sendable {
             blockingFunctions: shownBlockingFunctions(settings.blockingFunctions),
             smsDefenseConfig: .init(regionDailyCap: settings.phone.regionDailyCap, deniedPrefixes: settings.phone.deniedPrefixes),
             passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config),
-            oauthServer: settings.oauthServer.map(\.shown), sessionPolicy: settings.sessionPolicy?.shown ?? .init())
+            oauthServer: settings.oauthServer.map(\.shown), sessionPolicy: settings.sessionPolicy?.shown ?? .init(),
+            auditTrail: (settings.auditTrail ?? AuditTrailSettings()).shown)
     }
 
     /// Blocking functions as the v2 config shows them: like Google's JSON, without empty or false fields

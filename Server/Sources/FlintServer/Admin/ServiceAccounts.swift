@@ -137,17 +137,17 @@ public struct ServiceAccounts: Sendable {
                 "expires_in": .number(Double(Self.maximumLifetime))]
     }
 
-    /// The project a bearer credential administers: an access token from `/token`, or a self-signed JWT.
-    /// Nil when it is neither (or its key is revoked).
-    func administeredProject(bearer token: String) async throws -> String? {
+    /// The project a bearer credential administers, and the service account's key ID: an access token from `/token`,
+    /// or a self-signed JWT. Nil when it is neither (or its key is revoked).
+    func administeredProject(bearer token: String) async throws -> (projectID: String, keyID: String)? {
         if token.hasPrefix(Self.accessTokenPrefix) {
             guard let opened = secrets.openToken(token.dropFirst(Self.accessTokenPrefix.count), as: AccessToken.self,
                                                  context: Self.accessTokenContext),
                   opened.expiresAt > clock.seconds,
                   let record = try await store.serviceAccount(keyID: opened.keyID), record.revokedAt == nil
             else { return nil }
-            return record.projectID
+            return (record.projectID, record.keyID)
         }
-        return try await verify(token, audiences: Self.apiAudiences.union([tokenURI]))?.0.projectID
+        return try await verify(token, audiences: Self.apiAudiences.union([tokenURI])).map { ($0.0.projectID, $0.0.keyID) }
     }
 }

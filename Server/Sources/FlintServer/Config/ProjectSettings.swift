@@ -216,6 +216,8 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
     public var oauthResources: [OAuthResourceSettings] = []
     /// When sessions end by themselves (nil: never): see `Sessions/SessionPolicy.swift`.
     public var sessionPolicy: SessionPolicy?
+    /// The audit trail's retention and streams (nil: its defaults): see `Audit/AuditTrailSettings.swift`.
+    public var auditTrail: AuditTrailSettings?
 
     public init(authorizedDomains: [String], improvedEmailPrivacy: Bool, passwordHash: PasswordHash) {
         self.authorizedDomains = authorizedDomains
@@ -241,5 +243,6 @@ public struct ProjectSettings: Codable, Sendable, Equatable {
         oauthServer = try container.decodeIfPresent(OAuthServerSettings.self, forKey: .oauthServer)
         oauthResources = try container.decodeIfPresent([OAuthResourceSettings].self, forKey: .oauthResources) ?? []
         sessionPolicy = try container.decodeIfPresent(SessionPolicy.self, forKey: .sessionPolicy)
+        auditTrail = try container.decodeIfPresent(AuditTrailSettings.self, forKey: .auditTrail)
     }
 }

@@ -32,6 +32,12 @@ struct Budget: Sendable, Hashable, CustomStringConvertible {
 
     var description: String { name }
 
+    /// The refusal to throw, noted in the request's audit scope, so that the trail names the budget.
+    func refused() -> FlintError {
+        AuditScope.current?.refusedBudget = name
+        return refusal
+    }
+
     /// The limit of a `.fixed` budget (nil for the others).
     var fixedLimit: Int64? { if case .fixed(let limit) = limit { limit } else { nil } }
 
@@ -56,7 +62,7 @@ struct BudgetLedger: Sendable {
             let count = try await counters.incrementCounter(key(budget, realm, subject), windowStart: windowStart(of: budget))
             if count > limit, spent == nil { spent = budget }
         }
-        if let spent { throw spent.refusal }
+        if let spent { throw spent.refused() }
     }
 
     /// One spend of `budget` to be made inside the transaction of the work it guards, instead of in a transaction of
@@ -116,13 +122,13 @@ struct TransactionalSpend: Sendable {
     /// Refuses at once, counting nothing, when the budget is already spent: for work too costly to do first and
     /// refuse after (hashing a new password).
     func check() async throws {
-        if try await counters.counter(bucket, windowStart: windowStart) >= limit { throw budget.refusal }
+        if try await counters.counter(bucket, windowStart: windowStart) >= limit { throw budget.refused() }
     }
 
     /// Counts one in `transaction`, and once the budget is spent throws its refusal (which rolls the transaction back).
     func spend(in transaction: any SQLExecutor) async throws {
         let count = try await CounterStore.incrementCounter(bucket, windowStart: windowStart, in: transaction)
-        if count > limit { throw budget.refusal }
+        if count > limit { throw budget.refused() }
     }
 
     /// `spend(in:)`, for a store method that runs it in its transaction.

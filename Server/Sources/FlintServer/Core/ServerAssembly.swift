@@ -118,6 +118,7 @@ struct ServerAssembly: Sendable {
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients,
             oauthConsents: oauthConsents).endpoints
         endpoints += SessionRoutes(sessions: core.store.sessions, idTokens: tokens, projects: core.projects, clock: core.clock).endpoints
+        endpoints += AuditRoutes(core: core).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
         endpoints += OAuthResourceRoutes(registry: oauthResources).endpoints
         if !core.policy.usesGoogleIssuers {

@@ -218,6 +218,7 @@ public final class AuthServer: Sendable {
                 mode: configuration.singleProjectMode, projectID: configuration.projectID, logger: logger))
         }
         router.add(middleware: RequestClientMiddleware(trustedProxies: configuration.trustedProxies))
+        router.add(middleware: AuditMiddleware(audit: core.store.audit, clock: core.clock))
         let callers = assembly.callers
         for endpoint in assembly.endpoints {
             let handle = endpoint.handle

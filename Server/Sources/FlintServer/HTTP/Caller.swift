@@ -55,10 +55,11 @@ struct CallerResolver: Sendable {
         if let requestedProjectID, requestedProjectID.contains("/") { throw FlintError(.projectNotFound, status: .notFound) }
         let adminScope = try await adminCredentials(in: request)
         // A service account administers its own project only.
-        if case .project(let own)? = adminScope, let requestedProjectID, requestedProjectID != own {
+        if case .project(let own, _)? = adminScope, let requestedProjectID, requestedProjectID != own {
             throw FlintError(sentence: "The caller does not have permission", status: .forbidden, reason: "forbidden")
         }
         let isAdmin = adminScope != nil
+        if let adminScope { AuditScope.current?.principal = adminScope.principal }
         let key = request.uri.queryParameters.get("key") ?? request.headers[Self.apiKeyHeader]
         // Naming a project (in the path or the body) is for admin callers only.
         if access == .admin || requestedProjectID != nil, !isAdmin { throw FlintError.adminRequired }
@@ -67,7 +68,7 @@ struct CallerResolver: Sendable {
         let projectID: String
         if let requestedProjectID {
             projectID = requestedProjectID
-        } else if case .project(let own)? = adminScope {
+        } else if case .project(let own, _)? = adminScope {
             projectID = own
         } else if policy.acceptsAnyAPIKey || isAdmin {
             projectID = defaultProjectID
@@ -131,12 +132,19 @@ struct CallerResolver: Sendable {
         return try await projects.project(projectID)
     }
 
-    /// What admin credentials allow.
+    /// What admin credentials allow, and whose they are.
     enum AdminScope: Equatable {
         /// Emulator mode's `Bearer owner`: every project.
         case anyProject
-        /// A service account's credential: its own project.
-        case project(String)
+        /// A service account's credential (its key ID): its own project.
+        case project(String, keyID: String)
+
+        var principal: AuditPrincipal {
+            switch self {
+            case .anyProject: .emulatorOwner
+            case .project(_, let keyID): .serviceAccount(keyID: keyID)
+            }
+        }
     }
 
     /// The admin credentials the request carries, if any. Emulator mode accepts `Bearer owner` (and Google
@@ -152,7 +160,7 @@ struct CallerResolver: Sendable {
         }
         let token = String(parts[1])
         if policy.ownerTokenIsAdmin, token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .anyProject }
-        if let project = try await serviceAccounts.administeredProject(bearer: token) { return .project(project) }
+        if let (project, keyID) = try await serviceAccounts.administeredProject(bearer: token) { return .project(project, keyID: keyID) }
         throw Self.unauthenticated
     }
 

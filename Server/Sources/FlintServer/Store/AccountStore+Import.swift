@@ -32,7 +32,11 @@ extension AccountStore {
             // The rows are built before the transaction, so that a SQLite writer holds its lock for the writes alone.
             let rows = AccountRows.rows(of: batch)
             let refused = try await retryingConflicts {
-                try await database.transaction { tx in try await self.importBatch(Array(batch), rows: rows, replacing: replacing, tx) }
+                try await database.transaction { tx in
+                    let refused = try await self.importBatch(Array(batch), rows: rows, replacing: replacing, tx)
+                    try await AuditStore.append(Self.imported(batch, refused: refused.count), tx)
+                    return refused
+                }
             }
             conflicts += refused.map { ImportConflict(index: start + $0.index, field: $0.field) }
         }
@@ -69,6 +73,15 @@ extension AccountStore {
             try await tx.query("RELEASE SAVEPOINT import_entry")
         }
         return conflicts
+    }
+
+    /// The event of an imported batch: one a realm, counting its users that went in.
+    static func imported(_ users: some Collection<UserAccount>, refused: Int = 0) -> [AuditEntry] {
+        let realms = Dictionary(grouping: users, by: \.projectID)
+        return realms.keys.sorted().map { realm in
+            let count = realms[realm]!.count - (realms.count == 1 ? refused : 0)
+            return AuditEntry(.usersImported, realm: realm, detail: ["count": String(count)])
+        }
     }
 
     /// Deletes the users' accounts (their identities, passkeys and sessions cascade); returns how many there were.

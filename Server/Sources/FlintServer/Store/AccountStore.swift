@@ -16,6 +16,7 @@ extension AccountStore {
                 try await Self.insert(user, tx)
                 if let session { try await SessionStore.insert(session, tx) }
                 try await extra?(tx)
+                try await AuditStore.append([.signUp(user, session: session)], tx)
             }
         }
     }
@@ -38,6 +39,7 @@ extension AccountStore {
                     throw BatchConflict(index: index, field: field)
                 }
             }
+            try await AuditStore.append(Self.imported(users), tx)
         }
     }
 
@@ -64,11 +66,15 @@ extension AccountStore {
         try await retryingConflicts {
             try await mapUniqueViolations {
                 try await database.transaction { tx in
-                    let modification = try await self.modify(projectID: projectID, localID: localID, decide, tx)
-                    if let modification, var started = session?(modification.after) {
+                    guard let (modification, change) = try await self.modify(projectID: projectID, localID: localID, decide, tx)
+                    else { return nil }
+                    var events = AuditEntry.changes(modification, change)
+                    if var started = session?(modification.after) {
                         started.record.sessionEpoch = modification.after.sessionEpoch
                         try await SessionStore.insert(started, tx)
+                        events.append(.signIn(started))
                     }
+                    try await AuditStore.append(events, tx)
                     return modification
                 }
             }
@@ -91,7 +97,7 @@ extension AccountStore {
     }
 
     private func modify(projectID: String, localID: String, _ decide: (UserAccount) throws -> AccountChange,
-                        _ tx: any SQLExecutor) async throws -> Modification? {
+                        _ tx: any SQLExecutor) async throws -> (Modification, AccountChange)? {
         // One query reads the user with its identities and locks the user's row (not the identities').
         guard let before = try await Self.fetchUserRows(
             from: "users u", where: "u.project_id = ? AND u.local_id = ?", [.text(projectID), .text(localID)], tx,
@@ -99,7 +105,7 @@ extension AccountStore {
         ).first?.user else { return nil }
         let change = try decide(before)
         try await Self.apply(change, to: before, tx)
-        return Modification(before: before, after: change.applied(to: before))
+        return (Modification(before: before, after: change.applied(to: before)), change)
     }
 
     /// Writes `change`: one UPDATE of the columns it names, then its identity rows.
@@ -363,6 +369,7 @@ extension AccountStore {
                 try await tx.query(
                     "DELETE FROM verification_codes WHERE project_id = ? AND phone_number = ?", .text(projectID), .text(number))
             }
+            try await AuditStore.append([.deleted(user)], tx)
             return true
         }
         return deleted ? user : nil

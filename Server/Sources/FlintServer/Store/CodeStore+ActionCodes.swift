@@ -20,15 +20,20 @@ public struct OobCodeRecord: Sendable, Equatable {
 
 /// Email action codes.
 extension CodeStore {
+    /// Keeps the code, and records that it was sent (its kind, never the code).
     public func insertOobCode(_ record: OobCodeRecord) async throws {
-        try await database.query(
-            """
-            INSERT INTO oob_codes (id, project_id, request_type, email, new_email, local_id, created_at, expires_at,
-                emulator_code, emulator_link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            .text(record.id), .text(record.projectID), .text(record.requestType.rawValue), .text(record.email),
-            SQLValue(record.newEmail), SQLValue(record.localID), .int(record.createdAt), .int(record.expiresAt),
-            SQLValue(record.emulatorCode), SQLValue(record.emulatorLink))
+        try await database.transaction { tx in
+            try await tx.query(
+                """
+                INSERT INTO oob_codes (id, project_id, request_type, email, new_email, local_id, created_at, expires_at,
+                    emulator_code, emulator_link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(record.id), .text(record.projectID), .text(record.requestType.rawValue), .text(record.email),
+                 SQLValue(record.newEmail), SQLValue(record.localID), .int(record.createdAt), .int(record.expiresAt),
+                 SQLValue(record.emulatorCode), SQLValue(record.emulatorLink)])
+            try await AuditStore.append([AuditEntry(.actionCodeSent, realm: record.projectID, localID: record.localID,
+                                                    detail: ["kind": record.requestType.rawValue])], tx)
+        }
     }
 
     public func oobCode(id: String, projectID: String) async throws -> OobCodeRecord? {

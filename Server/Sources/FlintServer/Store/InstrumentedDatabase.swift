@@ -36,6 +36,7 @@ struct InstrumentedDatabase: SQLDatabase {
 
     var migrationLockStatement: String? { base.migrationLockStatement }
     var rowLockClause: String? { base.rowLockClause }
+    var identityPrimaryKey: String { base.identityPrimaryKey }
 
     /// Not measured: no query at all on PostgreSQL, and on SQLite a read of a counter in shared memory.
     func externalChangeToken() async throws -> Int64? { try await base.externalChangeToken() }

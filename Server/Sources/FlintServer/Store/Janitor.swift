@@ -3,12 +3,15 @@ import ServiceLifecycle
 
 /// Removes what can no longer be used: verification codes and email action codes a day after they
 /// expired, expired app credentials, counters of windows long past, usage counts older than
-/// `UsageCounters.retentionDays`, and refresh tokens of revoked (or, if configured, idle) sessions.
+/// `UsageCounters.retentionDays`, refresh tokens of revoked (or, if configured, idle) sessions, and audit events older
+/// than their project's retention.
 /// Every node runs one; the deletes are idempotent, so running them on several nodes at once is harmless.
 /// Each pass also refreshes the `flint_users{project}` gauge, so a scrape never counts accounts itself.
 struct Janitor: Service {
     /// Every area: the janitor sweeps them all.
     let store: Store
+    /// Each project's audit-trail retention.
+    let projects: ProjectDirectory
     let metrics: ServerMetrics
     let clock: any FlintClock
     /// Refresh tokens unused this long are deleted (nil: they live until revoked, as Firebase's do).
@@ -18,6 +21,7 @@ struct Janitor: Service {
 
     init(core: ServerCore) {
         store = core.store
+        projects = core.projects
         metrics = core.telemetry.metrics
         clock = core.clock
         refreshTokenIdleSeconds = core.configuration.refreshTokenIdleSeconds
@@ -62,9 +66,12 @@ struct Janitor: Service {
         let sessions = try await store.sessions.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
             now / 1000 - $0 - TokenService.lastUsedGranularity
         }, endedBefore: now / 1000 - SessionStore.endedRetentionSeconds)
+        var events = 0
         for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
+            let days = try await projects.project(projectID)?.settings.auditTrail?.retentionDays ?? AuditTrailSettings.defaultRetentionDays
+            events += try await store.audit.deleteEvents(ofProject: projectID, before: now - Int64(days) * 86_400_000)
         }
-        return codes + credentials + actionCodes + challenges + counters + usage + sessions + provider
+        return codes + credentials + actionCodes + challenges + counters + usage + sessions + provider + events
     }
 }

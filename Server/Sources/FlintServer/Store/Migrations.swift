@@ -362,6 +362,33 @@ enum Migrations {
             // When the user or an admin ended the session: its refresh token is then TOKEN_EXPIRED, not unknown.
             "ALTER TABLE refresh_tokens ADD COLUMN ended_at BIGINT",
         ]),
+        // The audit trail: security events, appended in the transaction of the change each records, never updated.
+        // Read newest first by realm, by user, by type or by address (keyset pages on `id`); swept by `time`. A
+        // project's webhook stream keeps how far it got.
+        (21, [
+            """
+            CREATE TABLE audit_events (
+                id {identity},
+                realm TEXT NOT NULL,
+                time BIGINT NOT NULL,
+                type TEXT NOT NULL,
+                local_id TEXT,
+                session_id TEXT,
+                ip_address TEXT,
+                user_agent TEXT,
+                principal TEXT NOT NULL,
+                operation TEXT,
+                fields TEXT,
+                detail TEXT
+            )
+            """,
+            "CREATE INDEX audit_events_realm ON audit_events(realm, id)",
+            "CREATE INDEX audit_events_user ON audit_events(realm, local_id, id)",
+            "CREATE INDEX audit_events_type ON audit_events(realm, type, id)",
+            "CREATE INDEX audit_events_address ON audit_events(realm, ip_address, id)",
+            "CREATE INDEX audit_events_time ON audit_events(time)",
+            "CREATE TABLE audit_streams (project_id TEXT PRIMARY KEY, delivered_through BIGINT NOT NULL)",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.
@@ -372,7 +399,9 @@ enum Migrations {
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)", [])
             let applied = Set(try await tx.query("SELECT version FROM schema_migrations", []).compactMap { $0.int("version") })
             for step in steps where !applied.contains(step.version) {
-                for statement in step.statements { try await tx.query(statement, []) }
+                for statement in step.statements {
+                    try await tx.query(statement.replacingOccurrences(of: "{identity}", with: database.identityPrimaryKey), [])
+                }
                 try await tx.query(
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
                     [.int(step.version), .int(Int64(Date().timeIntervalSince1970))])

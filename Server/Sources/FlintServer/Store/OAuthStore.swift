@@ -57,13 +57,16 @@ extension OAuthStore {
     // MARK: Clients
 
     public func insertClient(_ row: OAuthClientRow) async throws {
-        try await database.query(
-            """
-            INSERT INTO oauth_clients (client_id, realm, settings, secret_hash, created_at, unused_expiry)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """,
-            .text(row.clientID), .text(row.realm), .text(row.settings), SQLValue(row.secretHash), .int(row.createdAt),
-            SQLValue(row.unusedExpiry))
+        try await database.transaction { tx in
+            try await tx.query(
+                """
+                INSERT INTO oauth_clients (client_id, realm, settings, secret_hash, created_at, unused_expiry)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [.text(row.clientID), .text(row.realm), .text(row.settings), SQLValue(row.secretHash), .int(row.createdAt),
+                 SQLValue(row.unusedExpiry)])
+            try await AuditStore.append([AuditEntry(.oauthClientCreated, realm: row.realm, detail: ["clientId": row.clientID])], tx)
+        }
     }
 
     /// Records a client named by its metadata document (`client_id` its URL), or refreshes the record: what the grants
@@ -94,16 +97,22 @@ extension OAuthStore {
 
     /// Replaces a client's settings (and, when given, its secret's hash); false if there is no such client.
     public func updateClient(_ clientID: String, settings: String, secretHash: String??) async throws -> Bool {
-        let rows: [SQLRow]
-        if let secretHash {
-            rows = try await database.query(
-                "UPDATE oauth_clients SET settings = ?, secret_hash = ? WHERE client_id = ? RETURNING client_id",
-                .text(settings), SQLValue(secretHash), .text(clientID))
-        } else {
-            rows = try await database.query(
-                "UPDATE oauth_clients SET settings = ? WHERE client_id = ? RETURNING client_id", .text(settings), .text(clientID))
+        try await database.transaction { tx in
+            guard let old = try await tx.query("SELECT realm, settings FROM oauth_clients WHERE client_id = ?", [.text(clientID)]).first,
+                  let realm = old.string("realm")
+            else { return false }
+            var fields = AuditEntry.configChanged(realm: realm, from: old.string("settings"), to: settings).fields ?? []
+            if let secretHash {
+                try await tx.query("UPDATE oauth_clients SET settings = ?, secret_hash = ? WHERE client_id = ?",
+                                   [.text(settings), SQLValue(secretHash), .text(clientID)])
+                fields.append("clientSecret")
+            } else {
+                try await tx.query("UPDATE oauth_clients SET settings = ? WHERE client_id = ?", [.text(settings), .text(clientID)])
+            }
+            try await AuditStore.append(
+                [AuditEntry(.oauthClientUpdated, realm: realm, fields: fields, detail: ["clientId": clientID])], tx)
+            return true
         }
-        return !rows.isEmpty
     }
 
     /// Deletes a client with everything it was granted (consents, token families and their refresh tokens).
@@ -115,7 +124,11 @@ extension OAuthStore {
             try await tx.query("DELETE FROM oauth_token_families WHERE client_id = ?", [.text(clientID)])
             try await tx.query("DELETE FROM oauth_grants WHERE client_id = ?", [.text(clientID)])
             try await tx.query("DELETE FROM oauth_codes WHERE client_id = ?", [.text(clientID)])
-            return !(try await tx.query("DELETE FROM oauth_clients WHERE client_id = ? RETURNING client_id", [.text(clientID)])).isEmpty
+            guard let realm = try await tx.query(
+                "DELETE FROM oauth_clients WHERE client_id = ? RETURNING realm", [.text(clientID)]).first?.string("realm")
+            else { return false }
+            try await AuditStore.append([AuditEntry(.oauthClientDeleted, realm: realm, detail: ["clientId": clientID])], tx)
+            return true
         }
     }
 
@@ -165,7 +178,10 @@ extension OAuthStore {
                 UPDATE oauth_token_families SET revoked_at = ?
                 WHERE realm = ? AND local_id = ? AND client_id = ? AND revoked_at IS NULL RETURNING family_id
                 """, [.int(time), .text(realm), .text(localID), .text(clientID)])
-            return !grants.isEmpty || !families.isEmpty
+            guard !grants.isEmpty || !families.isEmpty else { return false }
+            try await AuditStore.append(
+                [AuditEntry(.oauthGrantRevoked, realm: realm, localID: localID, detail: ["clientId": clientID])], tx)
+            return true
         }
     }
 
@@ -318,10 +334,21 @@ extension OAuthStore {
         }
     }
 
-    /// Ends a session by its cookie's hash or by its `sid`.
+    /// Ends a session by its cookie's hash or by its `sid`: the user signed out of the provider.
     public func endProviderSession(cookieHash: String? = nil, sid: String? = nil) async throws {
-        if let cookieHash { try await database.query("DELETE FROM provider_sessions WHERE cookie_hash = ?", .text(cookieHash)) }
-        if let sid { try await database.query("DELETE FROM provider_sessions WHERE sid = ?", .text(sid)) }
+        try await database.transaction { tx in
+            var ended: [SQLRow] = []
+            if let cookieHash {
+                ended += try await tx.query(
+                    "DELETE FROM provider_sessions WHERE cookie_hash = ? RETURNING realm, local_id, sid", [.text(cookieHash)])
+            }
+            if let sid {
+                ended += try await tx.query("DELETE FROM provider_sessions WHERE sid = ? RETURNING realm, local_id, sid", [.text(sid)])
+            }
+            try await AuditStore.append(ended.map {
+                AuditEntry(.signOut, realm: $0.string("realm") ?? "", localID: $0.string("local_id"), sessionID: $0.string("sid"))
+            }, tx)
+        }
     }
 
     /// Deletes expired sessions, codes and device codes that expired a day ago (kept that long so that a second use is

@@ -24,6 +24,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// Serialises concurrent migrators (several nodes starting at once). The number is arbitrary but fixed.
     public let migrationLockStatement: String? = "SELECT pg_advisory_xact_lock(7310583)"
     public let rowLockClause: String? = "FOR UPDATE"
+    public let identityPrimaryKey = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
 
     /// The cache generation while the listener vouches for it (see `PostgresGenerationListener`), else nil: callers
     /// then read it from the database.

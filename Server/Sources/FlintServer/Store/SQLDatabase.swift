@@ -80,6 +80,9 @@ public protocol SQLDatabase: SQLExecutor {
     /// (`FOR UPDATE`, to which `OF table` may be added), or nil where the transaction itself already
     /// excludes other writers (SQLite's `BEGIN IMMEDIATE`).
     var rowLockClause: String? { get }
+    /// The column definition of a primary key the database numbers itself, in insertion order (`{identity}` in a
+    /// migration's statement).
+    var identityPrimaryKey: String { get }
     /// A number that moves whenever another process or node may have committed to the database since it
     /// was last read: callers that cache what they read (project settings, signing keys) check it first and
     /// query only when it moved. SQLite's stays put for this process's own commits; PostgreSQL's is the cache
@@ -93,6 +96,11 @@ public protocol SQLDatabase: SQLExecutor {
     /// after a bounded wait (see `PostgresGenerationListener`); at once on SQLite.
     func cacheGenerationCommitted(_ generation: Int64) async
     func close() async throws
+}
+
+extension SQLDatabase {
+    /// SQLite's: `AUTOINCREMENT` never reuses a number, even after the newest row was deleted.
+    public var identityPrimaryKey: String { "INTEGER PRIMARY KEY AUTOINCREMENT" }
 }
 
 extension SQLExecutor {

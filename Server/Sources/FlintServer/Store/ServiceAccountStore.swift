@@ -23,13 +23,17 @@ public struct ServiceAccountRecord: Sendable, Equatable {
 
 extension ServiceAccountStore {
     public func insertServiceAccount(_ record: ServiceAccountRecord) async throws {
-        try await database.query(
-            """
-            INSERT INTO service_accounts (key_id, project_id, client_email, public_key_pem, created_at, revoked_at)
-            VALUES (?, ?, ?, ?, ?, NULL)
-            """,
-            .text(record.keyID), .text(record.projectID), .text(record.clientEmail), .text(record.publicKeyPEM),
-            .int(record.createdAt))
+        try await database.transaction { tx in
+            try await tx.query(
+                """
+                INSERT INTO service_accounts (key_id, project_id, client_email, public_key_pem, created_at, revoked_at)
+                VALUES (?, ?, ?, ?, ?, NULL)
+                """,
+                [.text(record.keyID), .text(record.projectID), .text(record.clientEmail), .text(record.publicKeyPEM),
+                 .int(record.createdAt)])
+            try await AuditStore.append([AuditEntry(.serviceAccountCreated, realm: record.projectID,
+                                                    detail: ["keyId": record.keyID, "clientEmail": record.clientEmail])], tx)
+        }
     }
 
     public func serviceAccount(keyID: String) async throws -> ServiceAccountRecord? {
@@ -46,10 +50,14 @@ extension ServiceAccountStore {
     /// Marks a key revoked; returns whether an active key was revoked.
     @discardableResult
     public func revokeServiceAccount(keyID: String, at seconds: Int64) async throws -> Bool {
-        !(try await database.query(
-            "UPDATE service_accounts SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL RETURNING key_id",
-            .int(seconds), .text(keyID)
-        )).isEmpty
+        try await database.transaction { tx in
+            guard let projectID = try await tx.query(
+                "UPDATE service_accounts SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL RETURNING project_id",
+                [.int(seconds), .text(keyID)]
+            ).first?.string("project_id") else { return false }
+            try await AuditStore.append([AuditEntry(.serviceAccountRevoked, realm: projectID, detail: ["keyId": keyID])], tx)
+            return true
+        }
     }
 
     private static func serviceAccount(from row: SQLRow) -> ServiceAccountRecord {

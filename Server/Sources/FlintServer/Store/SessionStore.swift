@@ -91,22 +91,20 @@ extension SessionStore {
     /// Ends the user's sessions `selection` names at `time` (their refresh tokens are refused from now on, on every
     /// node, as expired; the janitor deletes them later); returns the IDs of those that ended.
     public func endSessions(realm: String, localID: String, _ selection: SessionSelection, at time: Int64) async throws -> [String] {
-        let rows: [SQLRow]
-        switch selection {
-        case .only(let sessionID):
-            rows = try await database.query(
-                """
-                UPDATE refresh_tokens SET ended_at = ? WHERE project_id = ? AND local_id = ? AND session_id = ? AND ended_at IS NULL
-                RETURNING session_id
-                """, .int(time), .text(realm), .text(localID), .text(sessionID))
-        case .allBut(let sessionID):
-            rows = try await database.query(
-                """
-                UPDATE refresh_tokens SET ended_at = ? WHERE project_id = ? AND local_id = ? AND session_id <> ? AND ended_at IS NULL
-                RETURNING session_id
-                """, .int(time), .text(realm), .text(localID), .text(sessionID))
+        let (condition, sessionID) = switch selection {
+        case .only(let sessionID): ("session_id = ?", sessionID)
+        case .allBut(let sessionID): ("session_id <> ?", sessionID)
         }
-        return rows.compactMap { $0.string("session_id") }.sorted()
+        return try await database.transaction { tx in
+            let ended = try await tx.query(
+                """
+                UPDATE refresh_tokens SET ended_at = ? WHERE project_id = ? AND local_id = ? AND \(condition) AND ended_at IS NULL
+                RETURNING session_id
+                """, [.int(time), .text(realm), .text(localID), .text(sessionID)]
+            ).compactMap { $0.string("session_id") }.sorted()
+            try await AuditStore.append(ended.map { AuditEntry(.sessionEnded, realm: realm, localID: localID, sessionID: $0) }, tx)
+            return ended
+        }
     }
 
     private static func session(from row: SQLRow) -> RefreshTokenRecord {

@@ -19,19 +19,29 @@ extension SettingsStore {
     /// Creates the project if it does not exist yet; returns whether it was created.
     @discardableResult
     public func createProject(projectID: String, settings: String, createdAt: Int64) async throws -> Bool {
-        let rows = try await writingCached(
-            "INSERT INTO projects (project_id, settings, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO NOTHING RETURNING project_id",
-            .text(projectID), .text(settings), .int(createdAt))
-        return !rows.isEmpty
+        try await changingCached { tx in
+            let created = !(try await tx.query(
+                "INSERT INTO projects (project_id, settings, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id) DO NOTHING RETURNING project_id",
+                [.text(projectID), .text(settings), .int(createdAt)])).isEmpty
+            if created { try await AuditStore.append([.created(realm: projectID)], tx) }
+            return created
+        }
     }
 
     /// Stores new settings if they are still at `version` (compare-and-swap); returns the new version, or
     /// nil when another writer changed them first.
     public func updateProjectSettings(projectID: String, settings: String, ifVersion version: Int64) async throws -> Int64? {
-        try await writingCached(
-            "UPDATE projects SET settings = ?, version = version + 1 WHERE project_id = ? AND version = ? RETURNING version",
-            .text(settings), .text(projectID), .int(version)
-        ).first?.int("version")
+        try await changingCached { tx in
+            let old = try await tx.query(
+                "SELECT settings FROM projects WHERE project_id = ? AND version = ?", [.text(projectID), .int(version)]).first
+            guard let updated = try await tx.query(
+                "UPDATE projects SET settings = ?, version = version + 1 WHERE project_id = ? AND version = ? RETURNING version",
+                [.text(settings), .text(projectID), .int(version)]
+            ).first?.int("version") else { return nil }
+            let change = AuditEntry.configChanged(realm: projectID, from: old?.string("settings"), to: settings)
+            if change.fields?.isEmpty == false { try await AuditStore.append([change], tx) }
+            return updated
+        }
     }
 
     /// Every project's ID (not its tenants').
@@ -58,15 +68,19 @@ extension SettingsStore {
             for table in ["app_credentials", "usage_daily"] {
                 try await tx.query("DELETE FROM \(table) WHERE project_id = ?", [.text(key)])
             }
-            return try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
+            let deleted = try await tx.query("DELETE FROM projects WHERE project_id = ? RETURNING project_id", [.text(key)])
+            if !deleted.isEmpty { try await AuditStore.append([.deleted(realm: key)], tx) }
+            return deleted
         }
         return !rows.isEmpty
     }
 
     public func insertAPIKey(_ key: String, projectID: String, createdAt: Int64) async throws {
-        try await database.query(
-            "INSERT INTO api_keys (api_key, project_id, created_at) VALUES (?, ?, ?)",
-            .text(key), .text(projectID), .int(createdAt))
+        try await database.transaction { tx in
+            try await tx.query(
+                "INSERT INTO api_keys (api_key, project_id, created_at) VALUES (?, ?, ?)", [.text(key), .text(projectID), .int(createdAt)])
+            try await AuditStore.append([AuditEntry(.apiKeyCreated, realm: projectID)], tx)
+        }
     }
 
     public func projectID(forAPIKey key: String) async throws -> String? {

@@ -19,14 +19,21 @@ extension SigningKeyStore {
     }
 
     public func insertSigningKey(_ key: SigningKeyRecord) async throws {
-        try await writingCached(
-            "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
-            .text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey),
-            .int(key.createdAt))
+        try await changingCached { tx in
+            try await tx.query(
+                "INSERT INTO signing_keys (kid, public_key_pem, certificate_pem, sealed_private_key, created_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(key.kid), .text(key.publicKeyPEM), .text(key.certificatePEM), .text(key.sealedPrivateKey), .int(key.createdAt)])
+            try await AuditStore.appendToEveryProject(AuditEntry(.signingKeyAdded, realm: "", detail: ["kid": key.kid]), tx)
+        }
     }
 
     public func deleteSigningKey(kid: String) async throws {
-        try await writingCached("DELETE FROM signing_keys WHERE kid = ?", .text(kid))
+        try await changingCached { tx in
+            let deleted = try await tx.query("DELETE FROM signing_keys WHERE kid = ? RETURNING kid", [.text(kid)])
+            if !deleted.isEmpty {
+                try await AuditStore.appendToEveryProject(AuditEntry(.signingKeyRemoved, realm: "", detail: ["kid": kid]), tx)
+            }
+        }
     }
 }
 

@@ -30,6 +30,8 @@ public final class Store: Sendable {
     public let outbox: OutboxStore
     /// The OpenID provider's clients, consents, codes, token families and browser sessions.
     public let oauth: OAuthStore
+    /// The audit trail: security events, each written with the change it records.
+    public let audit: AuditStore
 
     /// With `telemetry`, every statement and transaction is timed and traced (`InstrumentedDatabase`); without,
     /// nothing is measured (the CLI's stores).
@@ -46,6 +48,7 @@ public final class Store: Sendable {
         serviceAccounts = ServiceAccountStore(database: database)
         outbox = OutboxStore(database: database)
         oauth = OAuthStore(database: database)
+        audit = AuditStore(database: database)
     }
 
     /// The SQLite store's file in the data directory.
@@ -160,5 +163,10 @@ public struct OAuthStore: StoreArea {
 
 /// Emails a node could not send before it stopped (`EmailOutbox`), sealed, until the next node takes them.
 public struct OutboxStore: StoreArea {
+    public let database: any SQLDatabase
+}
+
+/// The audit trail (`AuditEntry`): appended to, read newest first, swept after each project's retention.
+public struct AuditStore: StoreArea {
     public let database: any SQLDatabase
 }

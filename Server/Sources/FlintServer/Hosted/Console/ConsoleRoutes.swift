@@ -202,6 +202,7 @@ struct ConsoleRoutes: Sendable {
     /// on a project-wide page (`Page.isProjectWide`) and when none is open, its project.
     private func context(_ request: Request, page: Page, query: Form) async throws -> ConsoleContext {
         let session = try await sessions.session(cookie: request.cookies[ConsoleSessions.sessionCookie]?.value)
+        AuditScope.current?.principal = .console(keyID: session.keyID)
         let realm = Realm(key: session.projectID)
         let project = policy.createsProjectsOnDemand ? try await projects.ensureProject(realm.projectID) : try await projects.project(realm.projectID)
         guard let project else { throw ConsoleSessions.Refusal.signInRequired }

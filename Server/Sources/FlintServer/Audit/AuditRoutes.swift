@@ -1,0 +1,91 @@
+import FlintWire
+import Foundation
+import Hummingbird
+
+/// Reading the audit trail: `GET v2/projects/{p}[/tenants/{t}]/auditEvents` (a Flint extension in the v2 style), for
+/// admins. Filters combine: `localId`, `type` (comma-separated types), `startTime` and `endTime` (RFC 3339),
+/// `ipAddress`; pages newest first, `pageSize` (≤ 1000, default 100) at a time, `pageToken` from the last page.
+struct AuditRoutes: Sendable {
+    let audit: AuditStore
+
+    static let defaultPageSize = 100
+    static let maximumPageSize = 1000
+    static let queryParameters = ["localId", "type", "startTime", "endTime", "ipAddress", "pageSize", "pageToken"]
+
+    init(core: ServerCore) {
+        audit = core.store.audit
+    }
+
+    var endpoints: [Endpoint] {
+        let routes = self
+        return [
+            Endpoint(method: .get, paths: Endpoint.projectPaths(version: "v2", "auditEvents"),
+                     contract: EndpointContract(credentials: .admin, query: Self.queryParameters,
+                                                response: .json(ListAuditEventsResponse.self))) { request, context, callers in
+                let caller = try await callers.resolve(request, context: context, access: .admin)
+                return try JSONBody.response(try await routes.page(realm: caller.projectID, request.uri.queryParameters))
+            },
+        ]
+    }
+
+    /// One page of `realm`'s trail as `query` asks.
+    func page(realm: String, _ query: Hummingbird.Parameters) async throws -> ListAuditEventsResponse {
+        let (filter, before, size) = try Self.request(query)
+        let events = try await audit.events(realm: realm, filter, before: before, limit: size + 1)
+        let shown = events.prefix(size)
+        return ListAuditEventsResponse(
+            events: shown.map(Self.wire), nextPageToken: events.count > size ? shown.last.map { String($0.id) } : nil)
+    }
+
+    /// The filter, the page token's event ID and the page size a query names; a malformed one is `INVALID_ARGUMENT`.
+    static func request(_ query: Hummingbird.Parameters) throws -> (AuditFilter, Int64?, Int) {
+        var filter = AuditFilter()
+        filter.localID = nonEmpty(query.get("localId"))
+        filter.ipAddress = nonEmpty(query.get("ipAddress"))
+        if let types = nonEmpty(query.get("type")) {
+            filter.types = try types.split(separator: ",").map {
+                guard let type = AuditEventType(rawValue: String($0)) else { throw FlintError(.invalidArgument, "Unknown event type \($0).") }
+                return type
+            }
+        }
+        filter.from = try nonEmpty(query.get("startTime")).map { try milliseconds($0, "startTime") }
+        filter.until = try nonEmpty(query.get("endTime")).map { try milliseconds($0, "endTime") }
+        var before: Int64?
+        if let token = nonEmpty(query.get("pageToken")) {
+            guard let id = Int64(token), id > 0 else { throw FlintError(.invalidArgument, "pageToken is not one this API gave.") }
+            before = id
+        }
+        var size = defaultPageSize
+        if let text = nonEmpty(query.get("pageSize")) {
+            guard let value = Int(text), (1...maximumPageSize).contains(value) else {
+                throw FlintError(.invalidArgument, "pageSize must be 1…\(maximumPageSize).")
+            }
+            size = value
+        }
+        return (filter, before, size)
+    }
+
+    /// An event as the API shows it.
+    static func wire(_ event: StoredAuditEvent) -> AuditEvent {
+        let entry = event.entry
+        return AuditEvent(
+            eventId: String(event.id), time: timestamp(entry.time), type: entry.type, tenantId: Realm(key: entry.realm).tenantID,
+            localId: entry.localID, sessionId: entry.sessionID, ipAddress: entry.ipAddress, userAgent: entry.userAgent,
+            principal: entry.principal, operation: entry.operation, fields: entry.fields, detail: entry.detail)
+    }
+
+    static func timestamp(_ milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+            .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+    }
+
+    private static func milliseconds(_ text: String, _ name: String) throws -> Int64 {
+        let formats: [Date.ISO8601FormatStyle] = [.iso8601, .iso8601.year().month().day().time(includingFractionalSeconds: true)]
+        for format in formats {
+            if let date = try? format.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        }
+        throw FlintError(.invalidArgument, "\(name) must be an RFC 3339 time.")
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+}
