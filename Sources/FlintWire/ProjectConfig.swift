@@ -339,17 +339,14 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public var webhookSecretSet: Bool?
         /// Whether each event is also written to the server log as one JSON line.
         public var logEvents: Bool?
-        /// Whether a sign-in from a new device and network emails the user.
-        public var newDeviceNotice: Bool?
 
         public init(retentionDays: Int? = nil, webhookUrl: String? = nil, webhookSecret: String? = nil,
-                    webhookSecretSet: Bool? = nil, logEvents: Bool? = nil, newDeviceNotice: Bool? = nil) {
+                    webhookSecretSet: Bool? = nil, logEvents: Bool? = nil) {
             self.retentionDays = retentionDays
             self.webhookUrl = webhookUrl
             self.webhookSecret = webhookSecret
             self.webhookSecretSet = webhookSecretSet
             self.logEvents = logEvents
-            self.newDeviceNotice = newDeviceNotice
         }
     }
 

@@ -12,8 +12,6 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
     public var sealedWebhookSecret: String?
     /// Whether each event is written to the server log as a JSON line, for a SIEM that reads logs.
     public var logEvents = false
-    /// Whether a sign-in from a user agent and network the account has not used before emails the user.
-    public var newDeviceNotice = false
 
     public static let defaultRetentionDays = 90
     static let webhookSecretContext = "audit-webhook-secret"
@@ -46,7 +44,6 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
             }
         }
         settings.logEvents = config.logEvents ?? false
-        settings.newDeviceNotice = config.newDeviceNotice ?? false
         return settings
     }
 
@@ -54,6 +51,6 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
     var shown: ProjectConfig.AuditTrailConfig {
         ProjectConfig.AuditTrailConfig(retentionDays: retentionDays, webhookUrl: webhookURL,
                                        webhookSecretSet: webhookURL == nil ? nil : sealedWebhookSecret != nil,
-                                       logEvents: logEvents, newDeviceNotice: newDeviceNotice)
+                                       logEvents: logEvents)
     }
 }
