@@ -8,6 +8,7 @@ struct ServerAssembly: Sendable {
     let keyring: SigningKeyring
     let usage: UsageCounters
     let janitor: Janitor
+    let auditStreamer: AuditStreamer
     let delivery: DeliveryServices
     let emailOutbox: EmailOutbox
     let tokens: TokenService
@@ -51,6 +52,7 @@ struct ServerAssembly: Sendable {
         delivery = try DeliveryServices.make(
             core.policy.deliveryConfiguration(core.configuration.delivery), telemetry: core.telemetry, clock: core.clock,
             logger: core.logger)
+        auditStreamer = AuditStreamer(core: core, http: delivery.http)
         emailOutbox = EmailOutbox(core: core, sender: delivery.email, usage: usage)
         tokens = TokenService(core: core, keyring: keyring, usage: usage)
         let blockingFunctions = BlockingFunctions(core: core, http: delivery.http, keyring: keyring, tokens: tokens)

@@ -31,15 +31,7 @@ struct UserDeletedWebhook: Sendable {
             event: "user.deleted", projectId: user.projectID, localId: user.localID, email: user.email,
             phoneNumber: user.phoneNumber, providerIds: user.providerUserInfo.map(\.providerId), deletedAt: clock.milliseconds)
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let body = try encoder.encode(event)
-            let signature = WebhookSignature.header(body: body, secret: secret, timestamp: clock.seconds)
-            let answer = try await http.send(
-                DeliveryHTTP.post(url, contentType: "application/json", body: body,
-                                  headers: [(WebhookSignature.headerName, signature)]),
-                to: .webhook)
-            guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
+            try await http.postSigned(event, to: url, secret: secret, timestamp: clock.seconds, service: .webhook)
         } catch {
             logger.error("The user-deletion webhook failed", metadata: [
                 "projectID": "\(user.projectID)", "localID": "\(user.localID)", "error": "\(error)",

@@ -82,13 +82,22 @@ public struct WebhookSMSSender: SMSSender {
     }
 
     public func send(_ message: SMSMessage) async throws {
+        try await http.postSigned(WebhookSMSPayload(message), to: url, secret: secret, timestamp: clock.seconds, service: .smsWebhook)
+    }
+}
+
+extension OutsideHTTP {
+    /// POSTs `value` as JSON (keys sorted) to the webhook at `url`, signed with `secret` at `timestamp` (see
+    /// `WebhookSignature`), with `headers` besides. Any 2xx answer is success; another is `DeliveryError.rejected`.
+    func postSigned(_ value: some Encodable, to url: String, secret: String, timestamp: Int64,
+                    headers: [(String, String)] = [], service: OutsideService) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = try encoder.encode(WebhookSMSPayload(message))
-        let signature = WebhookSignature.header(body: body, secret: secret, timestamp: clock.seconds)
+        let body = try encoder.encode(value)
+        let signature = WebhookSignature.header(body: body, secret: secret, timestamp: timestamp)
         let request = DeliveryHTTP.post(url, contentType: "application/json", body: body,
-                                        headers: [(WebhookSignature.headerName, signature)])
-        let answer = try await http.send(request, to: .smsWebhook)
+                                        headers: [(WebhookSignature.headerName, signature)] + headers)
+        let answer = try await send(request, to: service)
         guard answer.isSuccess else { throw DeliveryError.rejected(status: answer.status, detail: answer.bodyText) }
     }
 }

@@ -56,6 +56,8 @@ public final class AuthServer: Sendable {
     public var emailOutbox: EmailOutbox { assembly.emailOutbox }
     /// Sweeps expired codes and old counters while the server runs.
     var janitor: Janitor { assembly.janitor }
+    /// Posts each project's audit trail to its webhook and writes it to the log.
+    var auditStreamer: AuditStreamer { assembly.auditStreamer }
     var projectConfig: ProjectConfigService { assembly.projectConfig }
     var tenants: TenantService { assembly.tenants }
     /// Requests, latencies and the rest, served at the management listener's `/metrics`.
@@ -161,7 +163,7 @@ public final class AuthServer: Sendable {
         // Graceful shutdown stops the services last to first: the outbox drains after the last request has
         // been answered (and has queued what it queues). What earlier nodes left it is queued before serving.
         await emailOutbox.requeueLeftovers()
-        var services: [any Service] = services + [emailOutbox, app, janitor, usage]
+        var services: [any Service] = services + [emailOutbox, app, janitor, auditStreamer, usage]
         if handleSignals, let certificates = configuration.tls {
             services.append(CertificateReloader(certificates: certificates, logger: logger))
         }

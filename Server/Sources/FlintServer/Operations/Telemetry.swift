@@ -22,6 +22,8 @@ public enum OutsideService: String, Sendable {
     case smsWebhook = "sms_webhook"
     /// The user-deletion webhook.
     case webhook
+    /// A project's audit-trail webhook (`AuditStreamer`).
+    case auditWebhook = "audit_webhook"
     /// A project's blocking function (`beforeCreate`, `beforeSignIn`).
     case blockingFunction = "blocking_function"
     case smtp
@@ -42,6 +44,7 @@ public enum OutsideService: String, Sendable {
         case .twilio: "Twilio"
         case .smsWebhook: "SMS webhook"
         case .webhook: "user-deletion webhook"
+        case .auditWebhook: "audit-trail webhook"
         case .smtp: "SMTP"
         }
     }
