@@ -37,6 +37,15 @@ public struct AuditEventQuery: Sendable, Equatable {
         self.pageSize = pageSize
     }
 
+    /// `date` in RFC 3339 UTC, cut to the millisecond the trail keeps: a formatter's rounding up would pass over an
+    /// event of that very instant.
+    static func timestamp(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        return whole.dropLast() + String(format: ".%03dZ", Int(fraction))
+    }
+
     /// The admin API's query parameters for the page after `pageToken`, once the arguments pass the checks (an
     /// invalid uid is `invalidUID`, a page size out of range or a time before 1970 `invalidArgument`).
     func parameters(pageToken: String?) throws -> [(String, String)] {
@@ -50,7 +59,7 @@ public struct AuditEventQuery: Sendable, Equatable {
         for (name, date) in [("startTime", start), ("endTime", end)] {
             guard let date else { continue }
             try Check.timestamp(date, code: .invalidArgument)
-            parameters.append((name, ISO8601DateFormatter.withFractionalSeconds.string(from: date)))
+            parameters.append((name, Self.timestamp(date)))
         }
         if let ipAddress { parameters.append(("ipAddress", ipAddress)) }
         if let pageToken { parameters.append(("pageToken", pageToken)) }

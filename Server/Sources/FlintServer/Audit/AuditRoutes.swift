@@ -5,7 +5,7 @@ import Hummingbird
 /// Reading the audit trail: `GET v2/projects/{p}[/tenants/{t}]/auditEvents` (a Flint extension in the v2 style), for
 /// admins. Filters combine: `localId`, `type` (comma-separated types), `startTime` and `endTime` (RFC 3339),
 /// `ipAddress`; pages newest first, `pageSize` (≤ 1000, default 100) at a time, `pageToken` from the last page.
-struct AuditRoutes: Sendable {
+public struct AuditRoutes: Sendable {
     let audit: AuditStore
 
     static let defaultPageSize = 100
@@ -14,6 +14,11 @@ struct AuditRoutes: Sendable {
 
     init(core: ServerCore) {
         audit = core.store.audit
+    }
+
+    /// For `flint audit` on the database, which reads the pages the API gives.
+    public init(audit: AuditStore) {
+        self.audit = audit
     }
 
     var endpoints: [Endpoint] {
@@ -31,6 +36,12 @@ struct AuditRoutes: Sendable {
     /// One page of `realm`'s trail as `query` asks.
     func page(realm: String, _ query: Hummingbird.Parameters) async throws -> ListAuditEventsResponse {
         let (filter, before, size) = try Self.request(query)
+        return try await page(realm: realm, filter, before: before, size: size)
+    }
+
+    /// The first `size` events of `realm`'s trail that `filter` keeps, the newest first, older than event `before` if
+    /// given; the page token names the last when more are left.
+    public func page(realm: String, _ filter: AuditFilter, before: Int64?, size: Int) async throws -> ListAuditEventsResponse {
         let events = try await audit.events(realm: realm, filter, before: before, limit: size + 1)
         let shown = events.prefix(size)
         return ListAuditEventsResponse(
@@ -79,10 +90,12 @@ struct AuditRoutes: Sendable {
             .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
     }
 
-    private static func milliseconds(_ text: String, _ name: String) throws -> Int64 {
+    /// The epoch milliseconds of an RFC 3339 time (`2026-12-01T00:00:00Z`, fractional seconds or not); another text is
+    /// `INVALID_ARGUMENT` naming `name`. The API's filters, and `flint audit`'s.
+    public static func milliseconds(_ text: String, _ name: String) throws -> Int64 {
         let formats: [Date.ISO8601FormatStyle] = [.iso8601, .iso8601.year().month().day().time(includingFractionalSeconds: true)]
         for format in formats {
-            if let date = try? format.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+            if let date = try? format.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
         }
         throw FlintError(.invalidArgument, "\(name) must be an RFC 3339 time.")
     }
