@@ -51,6 +51,10 @@ protocol AdminBackend: Sendable {
     /// `UserSessionsCommand.swift`.
     func sessions(of localID: String) async throws -> [FlintWire.UserSession]
     func endSession(_ sessionID: String, of localID: String) async throws
+    /// A page of the audit trail of the project, or of its tenant with `--tenant`: the first `pageSize` (1 to 1,000)
+    /// events `filter` keeps, the newest first, older than the event `pageToken` (a page's `nextPageToken`) names; see
+    /// `AuditCommand.swift`.
+    func auditEvents(_ filter: AuditFilter, pageSize: Int, pageToken: String?) async throws -> ListAuditEventsResponse
 }
 
 extension AdminBackend {

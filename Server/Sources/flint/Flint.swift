@@ -14,7 +14,7 @@ struct Flint: AsyncParsableCommand {
             `test-numbers` and `projects show|config` can instead act on a running server through its Admin \
             REST API: --server http://host:port, with --key-file (a service-account key) in production.
             """,
-        subcommands: [Serve.self, Keys.self, Projects.self, Tenants.self, SAMLProvidersCommand.self, OAuthClientsCommand.self, OAuthResourcesCommand.self, Users.self, TestNumbers.self, ServiceAccountsCommand.self, Backup.self, Restore.self,
+        subcommands: [Serve.self, Keys.self, Projects.self, Tenants.self, SAMLProvidersCommand.self, OAuthClientsCommand.self, OAuthResourcesCommand.self, Users.self, TestNumbers.self, ServiceAccountsCommand.self, AuditCommand.self, Backup.self, Restore.self,
                       EmulatorDataExport.self])
 }
 
