@@ -33,8 +33,6 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "The most events to print, the newest of those the filters keep (not with --follow).") var limit = 50
     @Flag(name: .customLong("json-lines"), help: "Print each event as one line of JSON, the oldest first.") var jsonLines = false
     @Flag(help: "Print new events as they are written, polling every second, until interrupted.") var follow = false
-    /// Bounds `--follow`, for tests: stop after this many seconds (after one last poll).
-    @Option(name: .customLong("follow-for"), help: .hidden) var followFor: Double?
 
     /// How often `--follow` asks for new events.
     static let pollInterval = Duration.seconds(1)
@@ -42,7 +40,6 @@ struct AuditCommand: AsyncParsableCommand {
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be positive.") }
         if follow, until != nil { throw ValidationError("--follow and --until exclude each other.") }
-        if followFor != nil, !follow { throw ValidationError("--follow-for needs --follow.") }
     }
 
     func run() async throws {
@@ -63,10 +60,7 @@ struct AuditCommand: AsyncParsableCommand {
     private func followTrail(_ filter: AuditFilter, _ backend: any AdminBackend) async throws {
         var cursor = since == nil ? try await Self.newest(1, filter, backend).first.map(Self.id) ?? 0 : 0
         Output.note("Following the audit trail (Ctrl-C to stop)…")
-        let clock = ContinuousClock()
-        let deadline = followFor.map { clock.now + .seconds($0) }
         while true {
-            let isLast = deadline.map { clock.now >= $0 } ?? false
             let events = try await Self.events(after: cursor, filter, backend)
             if jsonLines {
                 try Self.printLines(events)
@@ -75,8 +69,7 @@ struct AuditCommand: AsyncParsableCommand {
             }
             fflush(nil) // Standard output is buffered when piped: each batch goes out as it is read.
             cursor = events.last.map(Self.id) ?? cursor
-            if isLast { return }
-            try await clock.sleep(for: deadline.map { min(Self.pollInterval, $0 - clock.now) } ?? Self.pollInterval)
+            try await Task.sleep(for: Self.pollInterval)
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `flint audit` with the built binary: what the CLI changes is recorded as its own (`flint`, the command's words), the
 /// filters combine, `--json-lines` is one event a line, and `--follow` prints what is written after it started, on the
-/// database and through a server, and stops by itself (`--follow-for`).
+/// database and through a server.
 @Suite struct CLIAuditTests {
     /// The events of a `--json-lines` run, line by line.
     static func events(_ output: String) throws -> [AuditEvent] {
@@ -89,7 +89,7 @@ import Testing
                 for follower in followers { await follower.waitUntilFollowing() }
                 let bob = try #require(try await client.signUp(email: "bob@example.com", password: "secret-pass-2").string("localId"))
                 var outputs: [[AuditEvent]] = []
-                for follower in followers { outputs.append(try await follower.events()) }
+                for follower in followers { outputs.append(try await follower.events(through: bob)) }
                 #expect(outputs[0].map(\.localId) == [bob] && outputs[0].map(\.type) == [.signUp], "\(outputs[0])")
                 #expect(outputs[1] == outputs[0])
                 #expect(outputs[2].map(\.localId) == [ada, bob], "\(outputs[2])")
@@ -101,7 +101,8 @@ import Testing
         try await scratch.drop()
     }
 
-    /// `flint audit --follow --json-lines` running on its own, for a few seconds.
+    /// `flint audit --follow --json-lines` running on its own, until the test has what it waits for (at most two
+    /// minutes, `timeout`'s bound).
     struct Follower {
         let process: ChildProcess
         let arguments: [String]
@@ -110,31 +111,41 @@ import Testing
             self.arguments = arguments
             process = try ChildProcess.launch(
                 "/usr/bin/timeout",
-                ["--kill-after=5", "60", FlintCLI.executable.path, "audit", "--follow", "--follow-for", "5", "--json-lines"]
+                ["--kill-after=5", "120", FlintCLI.executable.path, "audit", "--follow", "--json-lines"]
                     + arguments + ["--data-dir", flint.dataDirectory.path],
                 environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
         }
 
         /// Reads its standard error until it says it follows (it has then taken the newest event), or it ends.
         func waitUntilFollowing() async {
-            guard let errors = process.errors else { return }
-            let said = await BlockingWork.run {
+            let said = await Self.read(process.errors) { $0.contains("Following the audit trail") }
+            #expect(said.contains("Following the audit trail"), "\(arguments): \(said)")
+        }
+
+        /// What it printed up to the whole line of an event about `localID`, then stops it.
+        func events(through localID: String) async throws -> [AuditEvent] {
+            let marker = "\"localId\":\"\(localID)\""
+            let printed = await Self.read(process.output) { text in
+                text.range(of: marker).map { text[$0.upperBound...].contains("\n") } ?? false
+            }
+            process.terminate()
+            let rest = await process.finish()
+            #expect(printed.contains(marker), "\(arguments): \(rest.errors)")
+            return try CLIAuditTests.events(printed + rest.output)
+        }
+
+        /// Reads `handle` until what was read passes `done`, or it ends.
+        private static func read(_ handle: FileHandle?, until done: @escaping @Sendable (String) -> Bool) async -> String {
+            guard let handle else { return "" }
+            return await BlockingWork.run {
                 var read = Data()
-                while !String(decoding: read, as: UTF8.self).contains("Following the audit trail") {
-                    let chunk = errors.availableData
+                while !done(String(decoding: read, as: UTF8.self)) {
+                    let chunk = handle.availableData
                     if chunk.isEmpty { break }
                     read += chunk
                 }
                 return String(decoding: read, as: UTF8.self)
             }
-            #expect(said.contains("Following the audit trail"), "\(arguments): \(said)")
-        }
-
-        /// What it printed, once it stopped by itself.
-        func events() async throws -> [AuditEvent] {
-            let result = await process.finish()
-            #expect(result.status == 0, "\(arguments): \(result.errors)")
-            return try CLIAuditTests.events(result.output)
         }
     }
 }

@@ -97,6 +97,7 @@ public enum TestSupportError: Error, CustomStringConvertible {
     case missingPostgres
     case missingPostgresCA
     case serverDidNotStart
+    case secretsInAuditTrail([String])
 
     public var description: String {
         switch self {
@@ -105,6 +106,7 @@ public enum TestSupportError: Error, CustomStringConvertible {
         case .missingPostgresCA:
             "FLINT_TEST_PG_CA is not set: run the tests with scripts/test.sh, or export FLINT_TEST_PG_CA=$(scripts/postgres.sh ca)"
         case .serverDidNotStart: "the test server did not start"
+        case .secretsInAuditTrail(let leaks): "the audit trail holds secrets the tests used: \(leaks.joined(separator: "; "))"
         }
     }
 }
@@ -177,12 +179,17 @@ public final class TestServer: Sendable {
 
     /// Stops serving and closes the store; drops the scratch database unless it was shared in. Throws if
     /// the run did not end cleanly: a graceful shutdown must let every service finish without an error.
+    ///
+    /// First it reads its audit trail for the secrets the tests' clients used (`TestSecrets`), and throws if an event
+    /// holds one. A trail that cannot be read (a test that broke its database on purpose) is not checked.
     public func stop() async throws {
+        let leaks = (try? await TestSecrets.leaks(in: server.store)) ?? []
         await server.shutdown()
         let run = await task.result
         try await server.close()
         if ownsDatabase { try await database.drop() }
         try run.get()
+        guard leaks.isEmpty else { throw TestSupportError.secretsInAuditTrail(leaks) }
     }
 }
 
