@@ -22,6 +22,7 @@ enum ConsoleHTML {
         Section(page: "templates", path: "/console/templates", title: "Email templates"),
         Section(page: "dashboard", path: "/console/dashboard", title: "Dashboard"),
         Section(page: "tenants", path: "/console/tenants", title: "Tenants"),
+        Section(page: "audit", path: "/console/audit", title: "Audit trail"),
     ]
 
     /// A whole page. `page` becomes `<body data-page>`, which tests wait for; `notice` and `error` are

@@ -41,7 +41,7 @@ extension ConsoleRoutes {
     /// The page a path names, with its `data-page` name.
     enum Page: String, Sendable {
         case users, user, signIn = "sign-in", testNumbers = "test-numbers", settings, templates, dashboard, tenants
-        case oauthClients = "oauth-clients", oauthResources = "oauth-resources"
+        case oauthClients = "oauth-clients", oauthResources = "oauth-resources", audit
 
         /// Whether the page shows and changes the project even while a tenant is open. As in Identity Platform, a
         /// tenant has its own users, sign-in methods, identity providers, test numbers and OAuth clients (its issuer's),
@@ -64,6 +64,7 @@ extension ConsoleRoutes {
         case .tenants: try await tenantsPage(context)
         case .oauthClients: try await oauthClientsPage(context)
         case .oauthResources: try await oauthResourcesPage(context)
+        case .audit: try await auditPage(context)
         }
     }
 
@@ -268,13 +269,15 @@ extension ConsoleRoutes {
             <p class="hint">One per sign-in, the most recently refreshed first. Ending one signs that device out: its refresh
             token stops working at once. Revoke sessions, below, ends them all.</p>
             \(sessions)
+            <h2>Activity</h2>
+            \(try await userActivity(context, localID: stored.localID))
             <h2>Actions</h2>
             <section>\(actions.joined(separator: "\n"))</section>
             """)
     }
 
-    /// Where a session was used from: its address over its user agent, escaped.
-    private static func origin(_ origin: SessionOrigin) -> String {
+    /// Where a session was used from (or an audit event came from): its address over its user agent, escaped.
+    static func origin(_ origin: SessionOrigin) -> String {
         [origin.ipAddress, origin.userAgent].compactMap { $0.flatMap { $0.isEmpty ? nil : HTML.escape($0) } }
             .joined(separator: "<br>")
     }

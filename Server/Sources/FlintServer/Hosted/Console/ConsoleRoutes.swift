@@ -96,7 +96,7 @@ struct ConsoleRoutes: Sendable {
             ("/console/users", .users), ("/console/users/:uid", .user), ("/console/sign-in", .signIn),
             ("/console/test-numbers", .testNumbers), ("/console/settings", .settings), ("/console/templates", .templates),
             ("/console/dashboard", .dashboard), ("/console/tenants", .tenants), ("/console/oauth-clients", .oauthClients),
-            ("/console/oauth-resources", .oauthResources),
+            ("/console/oauth-resources", .oauthResources), (Self.auditPath, .audit),
         ]
         for provider in Self.clientProviders {
             endpoints.append(action("/console/sign-in/\(provider.slug)", page: .signIn) { form, context in
@@ -104,7 +104,9 @@ struct ConsoleRoutes: Sendable {
             })
         }
         for (path, page) in pages {
-            endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: ["project", "q", "after", "before"])) { request, context in
+            // The Audit page reads the admin API's audit query (`ConsoleAudit`).
+            let query = page == .audit ? AuditRoutes.queryParameters : ["project", "q", "after", "before"]
+            endpoints.append(Endpoint(method: .get, paths: [path], contract: .page(credentials: .consoleSession, query: query)) { request, context in
                 try await routes.show(page, request: request, userID: Self.uid(context))
             })
         }
