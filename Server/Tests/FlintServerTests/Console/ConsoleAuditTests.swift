@@ -111,4 +111,29 @@ extension ConsoleTests {
             #expect(page.body.contains("id=\"user-audit\" href=\"/console/audit?localId=\(uid)\""))
         }
     }
+
+    @Test func anOpenTenantsAuditPageIsTheTenants() async throws {
+        try await withConsole(emulator: false) { server, console in
+            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            try await console.signIn(keyFile: keyFile, now: seconds(server))
+            let client = TestClient(server)
+            let projectUID = try #require(try await client.signUp(email: "project@example.com", password: "secret-pass-1").string("localId"))
+            let token = try #require(try await console.get("/console/tenants").csrfToken)
+            #expect(try await console.post("/console/tenants", [("csrf", token), ("display-name", "Acme"), ("email-password", "on")])
+                .status == 303)
+            let tenantID = try #require(ConsoleClient.Page.capture(#"data-tenant="([^"]*)""#, in: try await console.get("/console/tenants").body))
+            let tenantUID = try #require(try await client.post("/v1/accounts:signUp", [
+                "email": "tenant@example.com", "password": "secret-pass-1", "tenantId": .string(tenantID),
+            ]).string("localId"))
+            #expect(try await console.post("/console/tenants/open", [("csrf", token), ("tenant", tenantID)]).status == 303)
+
+            let page = try await console.get("/console/audit")
+            #expect(page.body.contains("The security events of tenant \(tenantID)"), "\(page.body)")
+            let rows = Self.auditRows(page)
+            #expect(rows.contains { $0.type == "signUp" && $0.html.contains(tenantUID) } && !page.body.contains(projectUID), "\(rows)")
+            #expect(try await console.post("/console/tenants/close", [("csrf", token)]).status == 303)
+            let project = try await console.get("/console/audit")
+            #expect(project.body.contains(projectUID) && !project.body.contains(tenantUID))
+        }
+    }
 }
