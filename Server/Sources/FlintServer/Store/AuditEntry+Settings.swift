@@ -21,26 +21,19 @@ extension AuditEntry {
         AuditEntry(.configChanged, realm: realm, fields: changedFields(old.flatMap(object) ?? [:], object(new) ?? [:]))
     }
 
-    static func changedFields(_ old: [String: Any], _ new: [String: Any], depth: Int = 2, prefix: String = "") -> [String] {
+    /// Compared as `JSONValue`s, not as Foundation's objects: on Linux, `NSDictionary` equality holds no two booleans
+    /// equal, which named every boolean setting as changed.
+    static func changedFields(_ old: [String: JSONValue], _ new: [String: JSONValue], depth: Int = 2, prefix: String = "") -> [String] {
         Set(old.keys).union(new.keys).sorted().flatMap { key -> [String] in
             let (before, after) = (old[key], new[key])
-            if let before = before as? [String: Any], let after = after as? [String: Any], depth > 1 {
-                let inner = changedFields(before, after, depth: depth - 1, prefix: prefix + key + ".")
-                return inner
+            if let before = before?.objectValue, let after = after?.objectValue, depth > 1 {
+                return changedFields(before, after, depth: depth - 1, prefix: prefix + key + ".")
             }
-            return same(before, after) ? [] : [prefix + key]
+            return before == after ? [] : [prefix + key]
         }
     }
 
-    private static func same(_ lhs: Any?, _ rhs: Any?) -> Bool {
-        switch (lhs, rhs) {
-        case (nil, nil): true
-        case (let lhs?, let rhs?): NSDictionary(dictionary: ["v": lhs]).isEqual(to: ["v": rhs])
-        default: false
-        }
-    }
-
-    private static func object(_ json: String) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any]
+    private static func object(_ json: String) -> [String: JSONValue]? {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)))?.objectValue
     }
 }

@@ -275,6 +275,9 @@ import Testing
             Self.expectCovered(.realm, in: events, Subjects(admin: admin))
             #expect(events.first { $0.type == .tenantCreated }?.detail?["tenantId"] == tenantID)
             #expect(events.first { $0.type == .tenantDeleted }?.detail?["tenantId"] == tenantID)
+            // The stored settings' names: the v2 config's email switch is both of them.
+            #expect(events.first { $0.type == .configChanged && $0.principal == admin }?.fields
+                        == ["signIn.emailLinkEnabled", "signIn.emailPasswordEnabled"])
             #expect(events.first { $0.type == .signingKeyAdded && $0.principal == "flint" }?.detail?["kid"] == second)
             #expect(events.first { $0.type == .signingKeyRemoved }?.detail?["kid"] == first.kid)
             #expect(events.first { $0.type == .serviceAccountRevoked }?.detail?["keyId"] == key.private_key_id)
@@ -320,6 +323,7 @@ import Testing
             Self.expectCovered(.oauth, in: events, Subjects(admin: admin, user: localID))
             #expect(events.filter { [.oauthClientCreated, .oauthClientUpdated, .oauthClientDeleted, .oauthGrantRevoked].contains($0.type) }
                 .allSatisfy { $0.detail?["clientId"] == clientID })
+            #expect(events.first { $0.type == .oauthClientUpdated }?.fields == ["displayName"])
         }
     }
 
