@@ -85,15 +85,15 @@ public struct AuditRoutes: Sendable {
             principal: entry.principal, operation: entry.operation, fields: entry.fields, detail: entry.detail)
     }
 
+    /// `2026-12-02T09:14:03.120Z`, exact to the millisecond the trail keeps.
     static func timestamp(_ milliseconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
-            .formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        UserRecord.iso8601(milliseconds: milliseconds)
     }
 
     /// The epoch milliseconds of an RFC 3339 time (`2026-12-01T00:00:00Z`, fractional seconds or not); another text is
     /// `INVALID_ARGUMENT` naming `name`. The API's filters, and `flint audit`'s.
     public static func milliseconds(_ text: String, _ name: String) throws -> Int64 {
-        let formats: [Date.ISO8601FormatStyle] = [.iso8601, .iso8601.year().month().day().time(includingFractionalSeconds: true)]
+        let formats = [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)]
         for format in formats {
             if let date = try? format.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
         }

@@ -40,6 +40,12 @@ import Testing
                     "\(failed)")
             let signIn = try #require(events.first { $0["type"] == "signIn" })
             #expect(signIn["sessionId"]?.stringValue == SessionsAPITests.sid(device.idToken) && signIn["userAgent"] == "Phone/1.0")
+            // RFC 3339 in UTC to the millisecond, and read back by the time filters as the same instant.
+            let time = try #require(signIn["time"]?.stringValue)
+            #expect(time.count == 24 && time.hasSuffix("Z"), "\(time)")
+            #expect(try await Self.events(client, project, "&type=signIn&startTime=\(time)&endTime=\(time)").isEmpty)
+            let atThatTime = try await Self.events(client, project, "&type=signIn&startTime=\(time)")
+            #expect(atThatTime.compactMap { $0["time"]?.stringValue }.min() == time, "\(atThatTime)")
             #expect(events.first { $0["type"] == "userDisabled" }?["principal"] == "owner")
             #expect(events.first { $0["type"] == "claimsChanged" }?["operation"]?.stringValue?.hasSuffix("accounts:update") == true)
 
