@@ -17,13 +17,16 @@ public struct UserSession: Codable, Sendable, Equatable {
     public var lastRefreshUserAgent: String?
     /// The tenant the session belongs to, if any.
     public var tenantId: String?
+    /// The OpenID provider's client the session was granted to: a token family a Flint OAuth client holds, which has
+    /// no address or user agent of its own. Nil for the sign-ins of the app's own SDKs.
+    public var clientId: String?
     /// In the user's own list: whether this is the session of the ID token that asked.
     public var current: Bool?
 
     public init(sessionId: String, signInProvider: String, secondFactor: String? = nil, createTime: String,
                 lastRefreshTime: String, createIpAddress: String? = nil, createUserAgent: String? = nil,
                 lastRefreshIpAddress: String? = nil, lastRefreshUserAgent: String? = nil, tenantId: String? = nil,
-                current: Bool? = nil) {
+                clientId: String? = nil, current: Bool? = nil) {
         self.sessionId = sessionId
         self.signInProvider = signInProvider
         self.secondFactor = secondFactor
@@ -34,6 +37,7 @@ public struct UserSession: Codable, Sendable, Equatable {
         self.lastRefreshIpAddress = lastRefreshIpAddress
         self.lastRefreshUserAgent = lastRefreshUserAgent
         self.tenantId = tenantId
+        self.clientId = clientId
         self.current = current
     }
 }

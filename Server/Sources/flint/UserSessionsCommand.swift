@@ -60,7 +60,7 @@ extension Users {
                          rows: sessions.map { session in
                 [session.sessionId, session.signInProvider, session.secondFactor ?? "", session.createTime, session.lastRefreshTime,
                  session.lastRefreshIpAddress ?? session.createIpAddress ?? "",
-                 Self.oneLine(session.lastRefreshUserAgent ?? session.createUserAgent ?? "")]
+                 Self.oneLine(session.clientId.map { "OAuth client \($0)" } ?? session.lastRefreshUserAgent ?? session.createUserAgent ?? "")]
             })
         }
 

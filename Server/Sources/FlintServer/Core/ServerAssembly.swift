@@ -36,6 +36,8 @@ struct ServerAssembly: Sendable {
     /// Users' consents to its clients (the v2 `oauthGrants` endpoints, the console's user page).
     let oauthConsents: OAuthConsents
     let provider: ProviderRoutes
+    /// Users' sessions: their sign-ins', and in production the OpenID provider's clients' too.
+    let userSessions: SessionRoutes
 
     /// Builds the features; loads (or makes) the signing keys.
     static func assemble(_ core: ServerCore) async throws -> ServerAssembly {
@@ -92,6 +94,10 @@ struct ServerAssembly: Sendable {
         oauthConsents = OAuthConsents(store: core.store.oauth, clients: oauthClients, clock: core.clock)
         provider = ProviderRoutes(core: core, clients: oauthClients, keyring: keyring, idTokens: tokens, http: delivery.http,
                                  proofOfWork: proofOfWork)
+        userSessions = SessionRoutes(
+            sessions: core.store.sessions,
+            external: core.policy.usesGoogleIssuers ? [] : [OAuthClientSessions(store: core.store.oauth, clock: core.clock)],
+            idTokens: tokens, projects: core.projects, clock: core.clock)
     }
 
     /// Every feature's endpoints, the OpenAPI document's own included: the route table.
@@ -118,8 +124,8 @@ struct ServerAssembly: Sendable {
         endpoints += ConsoleRoutes(
             core: core, sessions: consoleSessions, accounts: accounts, projectConfig: projectConfig,
             identityProviders: identityProviderConfigs, samlProviders: samlProviderConfigs, usage: usage, oauthClients: oauthClients,
-            oauthConsents: oauthConsents).endpoints
-        endpoints += SessionRoutes(sessions: core.store.sessions, idTokens: tokens, projects: core.projects, clock: core.clock).endpoints
+            oauthConsents: oauthConsents, userSessions: userSessions).endpoints
+        endpoints += userSessions.endpoints
         endpoints += AuditRoutes(core: core).endpoints
         endpoints += OAuthClientRoutes(registry: oauthClients).endpoints
         endpoints += OAuthResourceRoutes(registry: oauthResources).endpoints

@@ -16,7 +16,5 @@ extension AuthServer {
         try await sessionRoutes.end(realm: caller.projectID, localID: localID, .only(sessionID))
     }
 
-    private var sessionRoutes: SessionRoutes {
-        SessionRoutes(sessions: core.store.sessions, idTokens: assembly.tokens, projects: core.projects, clock: core.clock)
-    }
+    private var sessionRoutes: SessionRoutes { assembly.userSessions }
 }

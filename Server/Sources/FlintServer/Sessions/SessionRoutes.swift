@@ -9,6 +9,8 @@ import Hummingbird
 /// session's refresh token is refused at once, on every node, and its ID tokens wherever Flint verifies them.
 struct SessionRoutes: Sendable {
     let sessions: SessionStore
+    /// The sessions other features keep for users (the OpenID provider's clients'), listed and ended with the sign-ins.
+    let external: [any ExternalSessions]
     let idTokens: TokenService
     let projects: ProjectDirectory
     let clock: any FlintClock
@@ -58,29 +60,40 @@ struct SessionRoutes: Sendable {
         ]
     }
 
-    /// The user's live sessions, the one asking (`current`) marked.
+    /// The user's live sessions, the most recently used first (a sign-in's before another kind's of the same time), the
+    /// one asking (`current`) marked.
     func list(realm: String, localID: String, current: String?) async throws -> ListUserSessionsResponse {
         let tenant = Realm(key: realm).tenantID
         let stored = try await sessions.sessions(realm: realm, localID: localID)
         let live = try await projects.project(realm)?.settings.sessionPolicy?.live(stored, now: clock.seconds) ?? stored
-        return ListUserSessionsResponse(sessions: live.map { record in
+        var listed = live.map { record in
             UserSession(
                 sessionId: record.sessionID, signInProvider: record.signInProvider, secondFactor: record.secondFactor?.kind,
-                createTime: Self.time(record.createdAt), lastRefreshTime: Self.time(record.lastUsedAt),
+                createTime: UserSession.time(record.createdAt), lastRefreshTime: UserSession.time(record.lastUsedAt),
                 createIpAddress: record.createdFrom.ipAddress, createUserAgent: record.createdFrom.userAgent,
                 lastRefreshIpAddress: record.lastUsedFrom.ipAddress, lastRefreshUserAgent: record.lastUsedFrom.userAgent,
                 tenantId: tenant, current: current.map { $0 == record.sessionID })
-        })
+        }
+        for kind in external {
+            for session in try await kind.sessions(realm: realm, localID: localID) {
+                var session = session
+                session.current = current.map { _ in false }
+                // The times are RFC 3339 to the second, all in UTC: their text sorts as they do.
+                let place = listed.firstIndex { $0.lastRefreshTime < session.lastRefreshTime } ?? listed.endIndex
+                listed.insert(session, at: place)
+            }
+        }
+        return ListUserSessionsResponse(sessions: listed)
     }
 
-    /// Ends the sessions `selection` names; a named session that is not the user's is `SESSION_NOT_FOUND`.
+    /// Ends the sessions `selection` names, of every kind; a named session that is not the user's is `SESSION_NOT_FOUND`.
     func end(realm: String, localID: String, _ selection: SessionSelection) async throws -> RevokeUserSessionsResponse {
-        let ended = try await sessions.endSessions(realm: realm, localID: localID, selection, at: clock.seconds)
+        var ended = try await sessions.endSessions(realm: realm, localID: localID, selection, at: clock.seconds)
+        for kind in external {
+            if case .only = selection, !ended.isEmpty { break }
+            ended += try await kind.end(realm: realm, localID: localID, selection)
+        }
         if case .only = selection, ended.isEmpty { throw FlintError(.sessionNotFound) }
         return RevokeUserSessionsResponse(revokedSessionIds: ended)
-    }
-
-    private static func time(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
     }
 }

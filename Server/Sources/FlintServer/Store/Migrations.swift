@@ -389,6 +389,12 @@ enum Migrations {
             "CREATE INDEX audit_events_time ON audit_events(time)",
             "CREATE TABLE audit_streams (project_id TEXT PRIMARY KEY, delivered_through BIGINT NOT NULL)",
         ]),
+        // When each of the OpenID provider's token families last got tokens: the family is a session of the user's,
+        // listed with their sign-ins.
+        (22, [
+            "ALTER TABLE oauth_token_families ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0",
+            "UPDATE oauth_token_families SET last_used_at = created_at",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

@@ -269,6 +269,8 @@ extension OAuthStore {
                     "UPDATE oauth_token_families SET revoked_at = ? WHERE family_id = ?", [.int(now), .text(family.familyID)])
                 return .reused
             }
+            try await tx.query(
+                "UPDATE oauth_token_families SET last_used_at = ? WHERE family_id = ?", [.int(now), .text(family.familyID)])
             if let newHash {
                 let spent = try await tx.query(
                     "UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL RETURNING token_hash",
@@ -302,6 +304,47 @@ extension OAuthStore {
         !(try await database.query(
             "UPDATE oauth_token_families SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL RETURNING family_id",
             .int(time), .text(familyID))).isEmpty
+    }
+
+    /// The user's families that still hold, the sessions of the provider's clients, each with when it last got
+    /// tokens: not revoked, and with a refresh token not yet spent or, without one, issued at or after
+    /// `accessTokensSince` (its access token may be in date).
+    public func liveFamilies(realm: String, localID: String, accessTokensSince: Int64) async throws
+        -> [(family: OAuthFamilyRow, lastUsedAt: Int64)] {
+        try await database.query(
+            """
+            SELECT * FROM oauth_token_families WHERE realm = ? AND local_id = ? AND \(Self.holds)
+            ORDER BY last_used_at DESC, family_id
+            """, .text(realm), .text(localID), .int(accessTokensSince)
+        ).map { (Self.family($0), $0.int("last_used_at") ?? 0) }
+    }
+
+    /// The condition of a family that still holds (bind: `accessTokensSince`).
+    private static let holds = """
+        revoked_at IS NULL AND (created_at >= ? OR EXISTS (SELECT 1 FROM oauth_refresh_tokens r
+            WHERE r.family_id = oauth_token_families.family_id AND r.rotated_at IS NULL))
+        """
+
+    /// Revokes the user's families that still hold (as `liveFamilies` has them) and `selection` names, each with a
+    /// `sessionEnded` event naming its client, in one transaction; returns their IDs.
+    public func revokeFamilies(realm: String, localID: String, _ selection: SessionSelection, accessTokensSince: Int64,
+                               at time: Int64) async throws -> [String] {
+        let (condition, familyID) = switch selection {
+        case .only(let familyID): ("family_id = ?", familyID)
+        case .allBut(let familyID): ("family_id <> ?", familyID)
+        }
+        return try await database.transaction { tx in
+            let revoked = try await tx.query(
+                """
+                UPDATE oauth_token_families SET revoked_at = ?
+                WHERE realm = ? AND local_id = ? AND \(condition) AND \(Self.holds) RETURNING family_id, client_id
+                """, [.int(time), .text(realm), .text(localID), .text(familyID), .int(accessTokensSince)]
+            ).map { (family: $0.string("family_id") ?? "", client: $0.string("client_id") ?? "") }.sorted { $0.family < $1.family }
+            try await AuditStore.append(revoked.map {
+                AuditEntry(.sessionEnded, realm: realm, localID: localID, sessionID: $0.family, detail: ["clientId": $0.client])
+            }, tx)
+            return revoked.map(\.family)
+        }
     }
 
     private static func family(_ row: SQLRow) -> OAuthFamilyRow {

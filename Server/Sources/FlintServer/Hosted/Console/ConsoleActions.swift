@@ -35,10 +35,8 @@ extension ConsoleRoutes {
             return Outcome(notice: .appRevoked, location: location)
         case "end-session":
             // As the admin API's `DELETE …/accounts/{uid}/sessions/{sessionId}` ends it.
-            guard let sessionID = form["session-id"], !sessionID.isEmpty,
-                  !(try await store.sessions.endSessions(realm: context.project.id, localID: uid, .only(sessionID),
-                                                              at: clock.seconds)).isEmpty
-            else { throw FlintError(.sessionNotFound) }
+            guard let sessionID = form["session-id"], !sessionID.isEmpty else { throw FlintError(.sessionNotFound) }
+            _ = try await userSessions.end(realm: context.project.id, localID: uid, .only(sessionID))
             return Outcome(notice: .sessionEnded, location: location)
         case "revoke":
             change.validSince = LenientString(String(clock.seconds))

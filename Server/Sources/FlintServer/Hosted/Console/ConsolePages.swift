@@ -213,19 +213,20 @@ extension ConsoleRoutes {
                         """),
                 ])
             })
-        // The user's sessions as the admin API's `…/accounts/{uid}/sessions` lists them (its realm's policy applied);
-        // ending one is its `DELETE …/sessions/{id}`'s `SessionStore.endSessions`.
-        let kept = try await store.sessions.sessions(realm: context.project.id, localID: stored.localID)
-        let live = context.project.settings.sessionPolicy?.live(kept, now: clock.seconds) ?? kept
+        // The user's sessions as the admin API's `…/accounts/{uid}/sessions` lists them (its realm's policy applied, an
+        // OpenID provider client's sessions too); ending one is its `DELETE …/sessions/{id}`.
+        let live = try await userSessions.list(realm: context.project.id, localID: stored.localID, current: nil).sessions
         let sessions = ConsoleHTML.table(id: "sessions", header: ["Signed in with", "Second factor", "Signed in", "From",
                                                                   "Last refreshed", "From", ""], rows:
             live.map { session in
-                (attributes: " data-session=\"\(HTML.escape(session.sessionID))\"", cells: [
-                    HTML.escape(session.signInProvider), HTML.escape(session.secondFactor?.kind ?? ""),
-                    HTML.escape(ConsoleHTML.date(milliseconds: session.createdAt * 1000)), Self.origin(session.createdFrom),
-                    HTML.escape(ConsoleHTML.date(milliseconds: session.lastUsedAt * 1000)), Self.origin(session.lastUsedFrom),
+                let client = session.clientId.map { "OAuth client <code>\(HTML.escape($0))</code>" }
+                return (attributes: " data-session=\"\(HTML.escape(session.sessionId))\"", cells: [
+                    HTML.escape(session.signInProvider), HTML.escape(session.secondFactor ?? ""), HTML.escape(session.createTime),
+                    client ?? Self.origin(SessionOrigin(ipAddress: session.createIpAddress, userAgent: session.createUserAgent)),
+                    HTML.escape(session.lastRefreshTime),
+                    client ?? Self.origin(SessionOrigin(ipAddress: session.lastRefreshIpAddress, userAgent: session.lastRefreshUserAgent)),
                     ConsoleHTML.form(path + "/end-session", context: context, content: """
-                        <input type="hidden" name="session-id" value="\(HTML.escape(session.sessionID))">
+                        <input type="hidden" name="session-id" value="\(HTML.escape(session.sessionId))">
                         <button type="submit" class="secondary end-session">End session</button>
                         """),
                 ])

@@ -23,6 +23,8 @@ struct ConsoleRoutes: Sendable {
     let oauthClients: OAuthClientRegistry
     /// The users' consents the user page lists and revokes.
     let oauthConsents: OAuthConsents
+    /// The users' sessions the user page lists and ends, as the admin API does.
+    let userSessions: SessionRoutes
 
     var projects: ProjectDirectory { core.projects }
     var store: Store { core.store }
