@@ -67,12 +67,7 @@ import Testing
     /// Through a server on the same data dir: its requests' events (the user's own, `owner`'s), read by `--server`;
     /// and `--follow`, on the database and through the server at once, prints what is written after it started.
     @Test func readThroughAServerAndFollowed() async throws {
-        let scratch = try await ScratchDatabase.make(.sqlite)
-        // The CLI opens the data dir with the test servers' master key, as a server's own data dir would have it.
-        #expect(FileManager.default.createFile(atPath: scratch.dataDirectory.appendingPathComponent("master.key").path,
-                                               contents: Data(TestServer.masterKey.utf8), attributes: [.posixPermissions: 0o600]))
-        let flint = FlintCLI(dataDirectory: scratch.dataDirectory)
-        do {
+        try await FlintCLI.sharingServerData { flint, scratch in
             try await withServer(emulator: true, sharing: scratch) { server, client in
                 let remote = ["--server", server.baseURL.absoluteString]
                 let ada = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
@@ -94,11 +89,7 @@ import Testing
                 #expect(outputs[1] == outputs[0])
                 #expect(outputs[2].map(\.localId) == [ada, bob], "\(outputs[2])")
             }
-        } catch {
-            try? await scratch.drop()
-            throw error
         }
-        try await scratch.drop()
     }
 
     /// `flint audit --follow --json-lines` running on its own, until the test has what it waits for (at most two

@@ -494,12 +494,7 @@ import Testing
     /// `flint users sessions` lists a user's sessions (a table, or JSON) and ends one (`--end`) or all (`--end-all`), on
     /// the database and through a server on the same data dir: an ended session's refresh token is refused at once.
     @Test func usersSessionsAreListedAndEnded() async throws {
-        let scratch = try await ScratchDatabase.make(.sqlite)
-        // The CLI opens the data dir with the test servers' master key, as a server's own data dir would have it.
-        #expect(FileManager.default.createFile(atPath: scratch.dataDirectory.appendingPathComponent("master.key").path,
-                                               contents: Data(TestServer.masterKey.utf8), attributes: [.posixPermissions: 0o600]))
-        let flint = FlintCLI(dataDirectory: scratch.dataDirectory)
-        do {
+        try await FlintCLI.sharingServerData { flint, scratch in
             try await withServer(emulator: true, sharing: scratch) { server, client in
                 let uid = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
                 func signIn(_ device: String) async throws -> TestClient.DeviceSession {
@@ -541,11 +536,7 @@ import Testing
                 let missing = try await flint.run("users", "sessions", "nobody")
                 #expect(missing.status != 0 && missing.stderr.contains("USER_NOT_FOUND"), "\(missing.stderr)")
             }
-        } catch {
-            try? await scratch.drop()
-            throw error
         }
-        try await scratch.drop()
     }
 
     @Test func exportWritesFirebaseAuthExportJSON() async throws {
@@ -624,6 +615,49 @@ struct FlintCLI {
 
     func removeDataDirectory() {
         try? FileManager.default.removeItem(at: dataDirectory)
+    }
+
+    /// Runs `body` with a CLI on a scratch SQLite data dir that test servers can share (`withServer(sharing:)`): it
+    /// holds the test servers' master key, as a server's own data dir would. The data dir is dropped afterwards.
+    static func sharingServerData(_ body: (FlintCLI, ScratchDatabase) async throws -> Void) async throws {
+        let scratch = try await ScratchDatabase.make(.sqlite)
+        do {
+            #expect(FileManager.default.createFile(atPath: scratch.dataDirectory.appendingPathComponent("master.key").path,
+                                                   contents: Data(TestServer.masterKey.utf8), attributes: [.posixPermissions: 0o600]))
+            try await body(FlintCLI(dataDirectory: scratch.dataDirectory), scratch)
+        } catch {
+            try? await scratch.drop()
+            throw error
+        }
+        try await scratch.drop()
+    }
+
+    /// Starts `flint serve arguments… --data-dir <dir>` with no FLINT_* variables of the test's environment, killed by
+    /// `timeout` after `bound` seconds; returns it once it says where it listens, with its URL. `timeout` passes on
+    /// the signals it gets; `serverPID` is flint's own, to signal it directly.
+    func serve(_ arguments: [String], bound: Int = 60) async throws -> (process: ChildProcess, url: URL, serverPID: pid_t) {
+        let process = try ChildProcess.launch(
+            "/usr/bin/timeout", ["--kill-after=5", String(bound), Self.executable.path, "serve"] + arguments
+                + ["--data-dir", dataDirectory.path],
+            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
+        let banner = await BlockingWork.run {
+            var text = ""
+            while !(text.range(of: "Flint is listening on ").map { text[$0.upperBound...].contains("\n") } ?? false),
+                  let data = process.output?.availableData, !data.isEmpty {
+                text += String(decoding: data, as: UTF8.self)
+            }
+            return text
+        }
+        let listening = banner.range(of: "Flint is listening on ").map { banner[$0.upperBound...].prefix { $0 != "\n" } }
+        guard let url = listening.flatMap({ URL(string: String($0)) }) else {
+            process.terminate()
+            throw Failure(description: "flint serve did not start: \(banner) \(await process.finish().errors)")
+        }
+        let children = try String(contentsOfFile: "/proc/\(process.pid)/task/\(process.pid)/children", encoding: .utf8)
+        guard let serverPID = children.split(separator: " ").first.flatMap({ pid_t($0) }) else {
+            throw Failure(description: "flint serve is not timeout's child")
+        }
+        return (process, url, serverPID)
     }
 
     func run(_ arguments: String...) async throws -> Run {

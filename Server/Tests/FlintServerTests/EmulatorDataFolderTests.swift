@@ -303,22 +303,8 @@ import Testing
         let seed = flint.dataDirectory.appendingPathComponent("team-seed")
         let out = flint.dataDirectory.appendingPathComponent("on-exit")
         try Self.writeSeed(seed)
-        let serve = try ChildProcess.launch(
-            "/usr/bin/timeout", ["--kill-after=5", "60", FlintCLI.executable.path, "serve", "--emulator", "--import", seed.path,
-                                 "--export-on-exit", out.path, "--port", "0", "--management-port", "0",
-                                 "--data-dir", flint.dataDirectory.path],
-            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
-        let banner = await BlockingWork.run {
-            var text = ""
-            while !text.contains("Flint is listening"), let data = serve.output?.availableData, !data.isEmpty {
-                text += String(decoding: data, as: UTF8.self)
-            }
-            return text
-        }
-        #expect(banner.contains("Flint is listening"))
-        // `timeout` bounds the run but inherits this process's blocked SIGTERM, so the signal goes to flint, its child.
-        let children = try String(contentsOfFile: "/proc/\(serve.pid)/task/\(serve.pid)/children", encoding: .utf8)
-        let flintPID = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        let (serve, _, flintPID) = try await flint.serve(["--emulator", "--import", seed.path, "--export-on-exit", out.path,
+                                                           "--port", "0", "--management-port", "0"])
         kill(flintPID, SIGTERM)
         let stopped = await serve.finish()
         #expect(stopped.status == 0, "\(stopped.errors)")

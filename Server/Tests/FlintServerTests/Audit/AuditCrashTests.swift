@@ -31,24 +31,9 @@ import Testing
 
     /// Starts `flint serve` on `scratch`, sends the burst, and kills the server with SIGKILL mid-burst.
     static func burstAndKill(_ scratch: ScratchDatabase) async throws {
-        let serve = try ChildProcess.launch(
-            "/usr/bin/timeout",
-            ["--kill-after=5", "120", FlintCLI.executable.path, "serve", "--emulator", "--project", projectID, "--port", "0", "--management-port", "0",
-             "--data-dir", scratch.dataDirectory.path] + (scratch.databaseURL.map { ["--database-url", $0] } ?? []),
-            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
-        let banner = await BlockingWork.run {
-            var text = ""
-            while !text.contains("\n"), let data = serve.output?.availableData, !data.isEmpty {
-                text += String(decoding: data, as: UTF8.self)
-            }
-            return text
-        }
-        // "Flint is listening on http://127.0.0.1:<port>", then more lines.
-        let firstLine = banner.split(separator: "\n").first ?? ""
-        let url = try #require(firstLine.split(separator: " ").last.flatMap { URL(string: String($0)) }, "\(banner)")
-        // `timeout` bounds the run; flint is its child, and the one killed.
-        let children = try String(contentsOfFile: "/proc/\(serve.pid)/task/\(serve.pid)/children", encoding: .utf8)
-        let flintPID = try #require(children.split(separator: " ").first.flatMap { pid_t($0) })
+        let (serve, url, flintPID) = try await FlintCLI(dataDirectory: scratch.dataDirectory).serve(
+            ["--emulator", "--project", projectID, "--port", "0", "--management-port", "0"]
+                + (scratch.databaseURL.map { ["--database-url", $0] } ?? []), bound: 120)
         let client = TestClient(baseURL: url, apiKey: "fake-api-key").flooding(connections: concurrency)
 
         let answered = NIOLockedValueBox(0)

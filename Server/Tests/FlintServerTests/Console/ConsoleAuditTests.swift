@@ -8,6 +8,16 @@ import Testing
 /// console names the console's key as its principal), its filters narrow them, its "Older" link pages by key, what a
 /// client sent (its user agent) is shown escaped; a user's page shows that user's events only.
 extension ConsoleTests {
+    /// A production server's console signed in with a new service-account key, and a REST client of the server.
+    private func withSignedInConsole(_ body: (TestServer, ConsoleClient, TestClient, ServiceAccounts.KeyFile) async throws -> Void)
+        async throws {
+        try await withConsole(emulator: false) { server, console in
+            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
+            try await console.signIn(keyFile: keyFile, now: seconds(server))
+            try await body(server, console, TestClient(server), keyFile)
+        }
+    }
+
     /// The event rows of `table` on a page: their ID, type and markup.
     private static func auditRows(_ page: ConsoleClient.Page, table: String = "audit-events")
         -> [(id: String, type: String, html: String)] {
@@ -28,10 +38,7 @@ extension ConsoleTests {
     }
 
     @Test func theAuditPageListsFiltersAndPagesTheTrail() async throws {
-        try await withConsole(emulator: false) { server, console in
-            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
-            try await console.signIn(keyFile: keyFile, now: seconds(server))
-            let client = TestClient(server)
+        try await withSignedInConsole { server, console, client, keyFile in
             let uid = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
             let other = try #require(try await client.signUp(email: "bob@example.com", password: "secret-pass-1").string("localId"))
             let wrong = try await client.post("/v1/accounts:signInWithPassword", [
@@ -94,10 +101,7 @@ extension ConsoleTests {
     }
 
     @Test func aUsersPageShowsTheirActivity() async throws {
-        try await withConsole(emulator: false) { server, console in
-            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
-            try await console.signIn(keyFile: keyFile, now: seconds(server))
-            let client = TestClient(server)
+        try await withSignedInConsole { server, console, client, keyFile in
             let uid = try #require(try await client.signUp(email: "ada@example.com", password: "secret-pass-1").string("localId"))
             let other = try #require(try await client.signUp(email: "bob@example.com", password: "secret-pass-1").string("localId"))
             _ = try await client.signIn(email: "ada@example.com", password: "secret-pass-1", device: "Phone/1.0")
@@ -113,10 +117,7 @@ extension ConsoleTests {
     }
 
     @Test func anOpenTenantsAuditPageIsTheTenants() async throws {
-        try await withConsole(emulator: false) { server, console in
-            let keyFile = try await server.server.serviceAccounts.create(projectID: server.projectID)
-            try await console.signIn(keyFile: keyFile, now: seconds(server))
-            let client = TestClient(server)
+        try await withSignedInConsole { server, console, client, keyFile in
             let projectUID = try #require(try await client.signUp(email: "project@example.com", password: "secret-pass-1").string("localId"))
             let token = try #require(try await console.get("/console/tenants").csrfToken)
             #expect(try await console.post("/console/tenants", [("csrf", token), ("display-name", "Acme"), ("email-password", "on")])
