@@ -15,11 +15,15 @@ public struct TenantConfig: Codable, Sendable, Equatable {
     public var testPhoneNumbers: [String: String]?
     public var smsRegionConfig: ProjectConfig.SmsRegionConfig?
     public var passwordPolicyConfig: PasswordPolicyConfig?
+    /// When the tenant's sessions end by themselves (Flint's, as the project config's `sessionPolicy`): the tenant's
+    /// own. Absent, its project's applies.
+    public var sessionPolicy: ProjectConfig.SessionPolicyConfig?
 
     public init(name: String? = nil, tenantId: String? = nil, displayName: String? = nil, allowPasswordSignup: Bool? = nil,
                 enableEmailLinkSignin: Bool? = nil, disableAuth: Bool? = nil, enableAnonymousUser: Bool? = nil,
                 mfaConfig: ProjectConfig.MultiFactorConfig? = nil, testPhoneNumbers: [String: String]? = nil,
-                smsRegionConfig: ProjectConfig.SmsRegionConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil) {
+                smsRegionConfig: ProjectConfig.SmsRegionConfig? = nil, passwordPolicyConfig: PasswordPolicyConfig? = nil,
+                sessionPolicy: ProjectConfig.SessionPolicyConfig? = nil) {
         self.name = name
         self.tenantId = tenantId
         self.displayName = displayName
@@ -31,6 +35,7 @@ public struct TenantConfig: Codable, Sendable, Equatable {
         self.testPhoneNumbers = testPhoneNumbers
         self.smsRegionConfig = smsRegionConfig
         self.passwordPolicyConfig = passwordPolicyConfig
+        self.sessionPolicy = sessionPolicy
     }
 }
 

@@ -187,6 +187,10 @@ extension LiveFlintTests {
             #expect(try await auth.tenant(id: id).displayName == "Acme")
             let renamed = try await auth.updateTenant(id: id, Tenant(displayName: "Acme Two"))
             #expect(renamed.displayName == "Acme Two" && renamed.allowPasswordSignup == true)
+            // Its own session policy, set by the field it names and kept by a change of another.
+            let strict = try await auth.updateTenant(id: id, Tenant(sessionPolicy: .init(idleTimeoutSeconds: 7200)))
+            #expect(strict.sessionPolicy == .init(idleTimeoutSeconds: 7200) && strict.displayName == "Acme Two")
+            #expect(try await auth.updateTenant(id: id, Tenant(displayName: "Acme")).sessionPolicy == strict.sessionPolicy)
             let second = try #require(try await auth.createTenant(Tenant(displayName: "Other", allowPasswordSignup: true)).tenantId)
             var listed: [String] = []
             for try await page in auth.listTenants(pageSize: 1) { listed += page.compactMap(\.tenantId) }

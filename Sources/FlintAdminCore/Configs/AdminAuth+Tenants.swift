@@ -2,7 +2,8 @@ import FlintWire
 import Foundation
 
 /// A tenant of the project (Identity Platform's multi-tenancy), as the v2 API gives it: `tenantId`, `displayName`,
-/// `allowPasswordSignup`, `enableEmailLinkSignin`, `mfaConfig`, `testPhoneNumbers`, … (firebase-admin's `Tenant`).
+/// `allowPasswordSignup`, `enableEmailLinkSignin`, `mfaConfig`, `testPhoneNumbers`, … (firebase-admin's `Tenant`), and
+/// Flint's `sessionPolicy`, the tenant's own (nil: its project's applies; an empty one given to `updateTenant` clears it).
 public typealias Tenant = TenantConfig
 
 extension AdminAuth {

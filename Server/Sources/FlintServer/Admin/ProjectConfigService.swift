@@ -124,7 +124,7 @@ struct ProjectConfigService: Sendable {
             settings.apps = try Self.apps(change.apps)
         }
         if mask.covers("oauthServer") { settings.oauthServer = try OAuthServerSettings.validated(change.oauthServer) }
-        if mask.covers("sessionPolicy") { settings.sessionPolicy = try SessionPolicy.validated(change.sessionPolicy) }
+        settings.sessionPolicy = try SessionPolicy.updated(settings.sessionPolicy, with: change.sessionPolicy, mask: mask)
         if mask.covers("auditTrail") {
             settings.auditTrail = try AuditTrailSettings.validated(change.auditTrail, keeping: settings.auditTrail, secrets: secrets)
         }

@@ -41,6 +41,18 @@ public struct SessionPolicy: Codable, Sendable, Equatable {
         return SessionPolicy(idleTimeoutSeconds: config.idleTimeoutSeconds, maximumLifetimeSeconds: config.maximumLifetimeSeconds)
     }
 
+    /// `current` after a PATCH that sends `change`: the limits `mask` names (`sessionPolicy`, or one of its fields, as
+    /// FlintAdmin's tenant updates name them) taken from `change`, the other kept; checked as `validated`.
+    static func updated(_ current: SessionPolicy?, with change: ProjectConfig.SessionPolicyConfig?, mask: UpdateMask) throws
+        -> SessionPolicy? {
+        let idle = mask.covers("sessionPolicy.idleTimeoutSeconds"), lifetime = mask.covers("sessionPolicy.maximumLifetimeSeconds")
+        guard idle || lifetime else { return current }
+        var policy = current?.shown ?? ProjectConfig.SessionPolicyConfig()
+        if idle { policy.idleTimeoutSeconds = change?.idleTimeoutSeconds }
+        if lifetime { policy.maximumLifetimeSeconds = change?.maximumLifetimeSeconds }
+        return try validated(policy)
+    }
+
     /// As the v2 config shows it.
     var shown: ProjectConfig.SessionPolicyConfig {
         ProjectConfig.SessionPolicyConfig(idleTimeoutSeconds: idleTimeoutSeconds, maximumLifetimeSeconds: maximumLifetimeSeconds)

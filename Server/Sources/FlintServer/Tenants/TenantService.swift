@@ -21,7 +21,7 @@ struct TenantService: Sendable {
     /// A page holds at most this many tenants (the Admin SDKs ask for up to 1000).
     static let maximumPageSize = 1000
     /// The fields a create, or a PATCH without a mask, sets (to Firebase's defaults where the body lacks them);
-    /// `testPhoneNumbers`, `smsRegionConfig` and `passwordPolicyConfig` only when the body has them.
+    /// `testPhoneNumbers`, `smsRegionConfig`, `passwordPolicyConfig` and `sessionPolicy` only when the body has them.
     private static let fullUpdatePaths = ["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "disableAuth",
                                           "enableAnonymousUser", "mfaConfig"]
 
@@ -119,6 +119,7 @@ struct TenantService: Sendable {
         if body.testPhoneNumbers != nil { paths.append("testPhoneNumbers") }
         if body.smsRegionConfig != nil { paths.append("smsRegionConfig") }
         if body.passwordPolicyConfig != nil { paths.append("passwordPolicyConfig") }
+        if body.sessionPolicy != nil { paths.append("sessionPolicy") }
         return UpdateMask(paths: paths)
     }
 
@@ -144,6 +145,7 @@ struct TenantService: Sendable {
         }
         if mask.covers("smsRegionConfig") { settings.phone.regionPolicy = try ProjectConfigService.regionPolicy(change.smsRegionConfig) }
         try projectConfig.applyPasswordPolicy(change.passwordPolicyConfig, mask: mask, to: &settings.passwordPolicy)
+        profile.sessionPolicy = try SessionPolicy.updated(profile.sessionPolicy, with: change.sessionPolicy, mask: mask)
         settings.tenant = profile
     }
 
@@ -159,6 +161,6 @@ struct TenantService: Sendable {
             allowPasswordSignup: settings.signIn.emailPasswordEnabled, enableEmailLinkSignin: settings.signIn.emailLinkEnabled,
             disableAuth: profile.disableAuth, enableAnonymousUser: settings.signIn.anonymousEnabled, mfaConfig: profile.mfaConfig,
             testPhoneNumbers: settings.phone.testNumbers.isEmpty ? nil : settings.phone.testNumbers, smsRegionConfig: regions,
-            passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config))
+            passwordPolicyConfig: settings.passwordPolicy.map(PasswordPolicy.config), sessionPolicy: profile.sessionPolicy?.shown)
     }
 }

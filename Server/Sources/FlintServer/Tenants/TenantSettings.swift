@@ -1,6 +1,7 @@
 import FlintWire
 
-/// What a tenant has that a project has not: its name, its switch, and its MFA config as the v2 API shows it.
+/// What a tenant has that a project has not: its name, its switch, its MFA config as the v2 API shows it, and whether
+/// its session policy is its own.
 public struct TenantProfile: Codable, Sendable, Equatable {
     public var displayName: String?
     /// `disableAuth`: every call in the tenant is refused with `PROJECT_DISABLED`.
@@ -8,6 +9,9 @@ public struct TenantProfile: Codable, Sendable, Equatable {
     /// `mfaConfig` as last set (`enabledProviders` may hold `PROVIDER_UNSPECIFIED`, which Firebase keeps and shows);
     /// what it means is applied to `ProjectSettings.multiFactor`.
     public var mfaConfig = ProjectConfig.MultiFactorConfig(state: "DISABLED", enabledProviders: [])
+    /// The tenant's own session policy (nil: its project's applies). Kept here, not in its `sessionPolicy`, so that the
+    /// tenant API shows the tenant's own while `tenantView` puts the one in force in `ProjectSettings.sessionPolicy`.
+    public var sessionPolicy: SessionPolicy?
 
     public init() {}
 }
@@ -36,7 +40,7 @@ extension ProjectSettings {
         view.identityProviders = identityProviders
         view.passkeys = passkeys ?? project.passkeys
         view.tenant = tenant ?? TenantProfile()
-        view.sessionPolicy = sessionPolicy ?? project.sessionPolicy
+        view.sessionPolicy = tenant?.sessionPolicy ?? project.sessionPolicy
         return view
     }
 }
