@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Flint load benchmark: RS256 signing ceiling, anonymous sign-up, token refresh and account lookup
-# against a release build of `flint serve` (production mode, SQLite), driven by wrk on 127.0.0.1.
+# Flint load benchmark: RS256 signing ceiling, anonymous sign-up, password sign-in, token refresh and account
+# lookup against a release build of `flint serve` (production mode, SQLite), driven by wrk on 127.0.0.1.
 #
 # Usage:  Benchmarks/run.sh
 # Environment overrides:
 #   FLINT_BIN=path         use this flint binary instead of building (skips `swift build`)
 #   MODE=production        or `emulator`: `flint serve --emulator`, as a team comparing it with the official
 #                          Auth emulator runs it (no sign-up limit; any API key)
-#   ROUNDS=3               interleaved rounds (ceiling, refresh, lookup, sign-up per round); medians reported
+#   ROUNDS=3               interleaved rounds (ceiling, refresh, lookup, sign-up, sign-in per round); medians reported
 #   SECONDS_PER_RUN=10     wrk duration of each measured run
 #   CEILING_SECONDS=3      duration of each `flint keys benchmark` run
 #   WRK_THREADS=2          wrk -t
 #   WRK_CONNECTIONS=32     wrk -c
+#   SIGNIN_CONNECTIONS=8   wrk -c of the password sign-in runs: fewer than the 10 password tries an address has in
+#                          flight at once (a try is given back when the password was right), enough for 2 cores of scrypt
 #   WARMUP_SECONDS=2       one unmeasured wrk warm-up per endpoint before round 1 (0 disables)
 #   KEEP_DIR=path          copy raw wrk outputs, server log and results.jsonl there
 #   QUIET_MAX_WAIT=10      before each measured run, wait up to this many seconds for a 1-second window in
@@ -22,7 +24,9 @@
 #
 # The machine is noisy (see the reference notes on the 2-core CI machines): wrk shares the cores with
 # the server, so compare ratios measured in the same session rather than absolute figures.
-# Wall time with the defaults: about 2.5 minutes of measurement (up to 2 more if it has to wait for quiet
+# Password sign-in (signInWithPassword, one email user again and again) costs the project's scrypt hash of the
+# password each time, which is nearly all of its CPU; the rest (session, audit event, ID token) is what sign-up costs.
+# Wall time with the defaults: about 3 minutes of measurement (up to 2 more if it has to wait for quiet
 # periods; about 20 s more with PROFILE=1) plus the release build (about 9 minutes from scratch on 2 cores).
 # The server gets --port 0 (the kernel picks a free port, so there is no race) and the port is parsed from
 # its "Flint is listening on" line.
@@ -34,6 +38,7 @@ SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
 CEILING_SECONDS="${CEILING_SECONDS:-3}"
 WRK_THREADS="${WRK_THREADS:-2}"
 WRK_CONNECTIONS="${WRK_CONNECTIONS:-32}"
+SIGNIN_CONNECTIONS="${SIGNIN_CONNECTIONS:-8}"
 WARMUP_SECONDS="${WARMUP_SECONDS:-2}"
 KEEP_DIR="${KEEP_DIR:-}"
 QUIET_MAX_WAIT="${QUIET_MAX_WAIT:-10}"
@@ -45,7 +50,7 @@ HOST=127.0.0.1
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-for value in "$ROUNDS" "$SECONDS_PER_RUN" "$CEILING_SECONDS" "$WRK_THREADS" "$WRK_CONNECTIONS" "$WARMUP_SECONDS" "$QUIET_MAX_WAIT"; do
+for value in "$ROUNDS" "$SECONDS_PER_RUN" "$CEILING_SECONDS" "$WRK_THREADS" "$WRK_CONNECTIONS" "$SIGNIN_CONNECTIONS" "$WARMUP_SECONDS" "$QUIET_MAX_WAIT"; do
     [[ "$value" =~ ^[0-9]+$ ]] || die "numeric settings must be whole numbers (got '$value')"
 done
 (( ROUNDS >= 1 && ROUNDS <= 20 )) || die "ROUNDS must be 1..20"
@@ -148,13 +153,18 @@ IDLE_RSS_KB="$(proc_kb "$SERVER_PID" VmRSS)"
 IDLE_THREADS="$(proc_kb "$SERVER_PID" Threads)"
 log "idle RSS $((IDLE_RSS_KB / 1024)) MB, $IDLE_THREADS threads"
 
-# --- fixtures: one anonymous user (refresh token + ID token) -----------------------------------------
+# --- fixtures: one anonymous user (refresh token + ID token), one email user for password sign-in ------
 SIGNUP_JSON="$(curl -sS --max-time 10 -X POST -H 'Content-Type: application/json' \
     -d '{"returnSecureToken":true}' "$BASE/v1/accounts:signUp?key=$API_KEY")" || die "fixture sign-up failed"
 read -r ID_TOKEN REFRESH_TOKEN < <(python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
 print(d["idToken"], d["refreshToken"])' "$SIGNUP_JSON") || die "unexpected sign-up response: $SIGNUP_JSON"
+SIGNIN_EMAIL="bench-$(date +%s)@flint.test"
+SIGNIN_PASSWORD="bench-password-$RANDOM$RANDOM"
+curl -sSf --max-time 10 -o /dev/null -X POST -H 'Content-Type: application/json' \
+    -d "{\"email\":\"$SIGNIN_EMAIL\",\"password\":\"$SIGNIN_PASSWORD\",\"returnSecureToken\":true}" \
+    "$BASE/v1/accounts:signUp?key=$API_KEY" || die "fixture email sign-up failed"
 
 check_once() { # name path body: one curl request that must answer 200
     local code
@@ -196,12 +206,15 @@ LUA
 SIGNUP_PATH="/v1/accounts:signUp?key=$API_KEY"
 REFRESH_PATH="/securetoken.googleapis.com/v1/token?key=$API_KEY"
 LOOKUP_PATH="/v1/accounts:lookup?key=$API_KEY"
+SIGNIN_PATH="/v1/accounts:signInWithPassword?key=$API_KEY"
 SIGNUP_BODY='{"returnSecureToken":true}'
 REFRESH_BODY="{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$REFRESH_TOKEN\"}"
 LOOKUP_BODY="{\"idToken\":\"$ID_TOKEN\"}"
+SIGNIN_BODY="{\"email\":\"$SIGNIN_EMAIL\",\"password\":\"$SIGNIN_PASSWORD\",\"returnSecureToken\":true}"
 write_lua "$WORK/lua/signup.lua" "$SIGNUP_BODY"
 write_lua "$WORK/lua/refresh.lua" "$REFRESH_BODY"
 write_lua "$WORK/lua/lookup.lua" "$LOOKUP_BODY"
+write_lua "$WORK/lua/signin.lua" "$SIGNIN_BODY"
 
 # lookup_cold: the same call with COLD_TOKENS distinct ID tokens in turn, more than the server's
 # verified-token cache holds, so every request pays the full signature check (the first call of a
@@ -236,6 +249,7 @@ log "created $COLD_TOKENS users for the cold-lookup run"
 check_once signup "$SIGNUP_PATH" "$SIGNUP_BODY"
 check_once refresh "$REFRESH_PATH" "$REFRESH_BODY"
 check_once lookup "$LOOKUP_PATH" "$LOOKUP_BODY"
+check_once signin "$SIGNIN_PATH" "$SIGNIN_BODY"
 
 # --- measurement helpers -----------------------------------------------------------------------------
 
@@ -255,9 +269,10 @@ wait_quiet() {
 }
 
 run_wrk() { # phase round seconds
-    local phase=$1 round=$2 secs=$3 path out
+    local phase=$1 round=$2 secs=$3 path out connections=$WRK_CONNECTIONS
     case "$phase" in
         signup) path=$SIGNUP_PATH ;; refresh) path=$REFRESH_PATH ;; lookup|lookup_cold) path=$LOOKUP_PATH ;;
+        signin) path=$SIGNIN_PATH; connections=$SIGNIN_CONNECTIONS ;;
     esac
     out="$WORK/raw/wrk-$phase-r$round.txt"
     kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$WORK/server.log" >&2; die "server died before $phase round $round"; }
@@ -265,7 +280,7 @@ run_wrk() { # phase round seconds
     [[ "$round" =~ ^[0-9]+$ ]] && waited=$(wait_quiet)
     cpu0=$(proc_cpu "$SERVER_PID"); busy0=$(machine_busy); t0=$(now)
     local TIMEFORMAT='%U %S'
-    { time timeout $((secs + 30)) wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${secs}s" --timeout 5s --latency \
+    { time timeout $((secs + 30)) wrk -t"$WRK_THREADS" -c"$connections" -d"${secs}s" --timeout 5s --latency \
         -s "$WORK/lua/$phase.lua" "$BASE$path" > "$out" 2>&1 ; } 2> "$out.time" \
         || { cat "$out" >&2; die "wrk failed for $phase round $round"; }
     cpu1=$(proc_cpu "$SERVER_PID" 2>/dev/null || echo gone); busy1=$(machine_busy); t1=$(now)
@@ -367,19 +382,20 @@ print("[bench] ceiling r%d  %8.0f sig/s  (tasks %d, %.1f s; %.2f cores signing, 
     "" if r["clean"] else " NOISY", r["quiet_wait_s"]))' "$(tail -n 1 "$WORK/results.jsonl")" >&2
 }
 
-# --- 3. warm-up and interleaved rounds (ceiling, refresh, lookup, sign-up) --------------------------
+# --- 3. warm-up and interleaved rounds (ceiling, refresh, lookup, sign-up, sign-in) ------------------
 if (( WARMUP_SECONDS > 0 )); then
     log "warm-up: ${WARMUP_SECONDS}s per endpoint (not measured)"
-    for phase in refresh lookup lookup_cold signup; do run_wrk "$phase" warmup "$WARMUP_SECONDS"; done
+    for phase in refresh lookup lookup_cold signup signin; do run_wrk "$phase" warmup "$WARMUP_SECONDS"; done
 fi
 measure_ceiling_startup
-log "measuring: $ROUNDS rounds of ceiling ${CEILING_SECONDS}s, refresh/lookup/signup ${SECONDS_PER_RUN}s each (wrk -t$WRK_THREADS -c$WRK_CONNECTIONS)"
+log "measuring: $ROUNDS rounds of ceiling ${CEILING_SECONDS}s, refresh/lookup/signup/signin ${SECONDS_PER_RUN}s each (wrk -t$WRK_THREADS -c$WRK_CONNECTIONS)"
 for round in $(seq 1 "$ROUNDS"); do
     run_ceiling "$round"
     run_wrk refresh "$round" "$SECONDS_PER_RUN"
     run_wrk lookup "$round" "$SECONDS_PER_RUN"
     run_wrk lookup_cold "$round" "$SECONDS_PER_RUN"
     run_wrk signup "$round" "$SECONDS_PER_RUN"
+    run_wrk signin "$round" "$SECONDS_PER_RUN"
 done
 
 kill -0 "$SERVER_PID" 2>/dev/null || die "server died during the runs"
@@ -472,7 +488,7 @@ fi
 
 # --- 4. summary ------------------------------------------------------------------------------------
 python3 - "$WORK/results.jsonl" "$IDLE_RSS_KB" "$PEAK_RSS_KB" "$END_RSS_KB" "$IDLE_THREADS" "$END_THREADS" \
-    "$DB_BYTES" "$ROUNDS" "$SECONDS_PER_RUN" "$WRK_THREADS" "$WRK_CONNECTIONS" "$CLEAN_THRESHOLD" <<'PY'
+    "$DB_BYTES" "$ROUNDS" "$SECONDS_PER_RUN" "$WRK_THREADS" "$WRK_CONNECTIONS" "$CLEAN_THRESHOLD" "$SIGNIN_CONNECTIONS" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 idle_kb, peak_kb, end_kb, idle_thr, end_thr, db_bytes = map(int, sys.argv[2:8])
@@ -513,7 +529,7 @@ idle_mb, peak_mb = idle_kb / 1024, peak_kb / 1024
 
 print()
 print(f"Flint benchmark summary: medians of {rounds} interleaved rounds "
-      f"(wrk -t{wt} -c{wc}, {secs} s per run); range over all rounds")
+      f"(wrk -t{wt} -c{wc}, password sign-in -c{sys.argv[13]}, {secs} s per run); range over all rounds")
 print()
 hdr = f"{'metric':<32}{'median':>10}  {'range':<15}{'clean':>6}{'clean med':>11}{'p50 ms':>8}{'p99 ms':>9}{'CPU µs/op':>11}"
 print(hdr)
@@ -521,7 +537,8 @@ print("-" * len(hdr))
 print(f"{'RS256 signing ceiling (sig/s)':<32}{num(med('ceiling','rps')):>10}  {rng('ceiling','rps'):<15}"
       f"{clean_count('ceiling'):>6}{num(med('ceiling','rps',True)):>11}{'':>8}{'':>9}{num(med('ceiling','cpu_us_per_sig')):>11}")
 for phase, label in (("signup", "anonymous sign-up (req/s)"), ("refresh", "token refresh (req/s)"),
-                     ("lookup", "accounts:lookup (req/s)"), ("lookup_cold", "  …distinct tokens (req/s)")):
+                     ("lookup", "accounts:lookup (req/s)"), ("lookup_cold", "  …distinct tokens (req/s)"),
+                     ("signin", "password sign-in (req/s)")):
     print(f"{label:<32}{num(med(phase,'rps')):>10}  {rng(phase,'rps'):<15}{clean_count(phase):>6}"
           f"{num(med(phase,'rps',True)):>11}{num(med(phase,'p50_ms'),'{:.2f}'):>8}{num(med(phase,'p99_ms'),'{:.2f}'):>9}"
           f"{num(med(phase,'server_cpu_us_per_req')):>11}")
@@ -538,7 +555,7 @@ print()
 print(f"CPU µs/op is the server's utime+stime per request (ceiling: the keys benchmark's CPU per signature,")
 print(f"start-up excluded). 'clean' counts runs in which other processes averaged ≤ {clean_max} cores.")
 print(f"Threads idle/end: {idle_thr}/{end_thr}; data dir after the runs: {db_bytes/1e6:.1f} MB.")
-for phase in ("refresh", "lookup", "lookup_cold", "signup"):
+for phase in ("refresh", "lookup", "lookup_cold", "signup", "signin"):
     print(f"  {phase:<11} server {med(phase,'server_cores'):.2f} cores, wrk {med(phase,'wrk_cores'):.2f}, "
           f"other processes {med(phase,'foreign_cores'):.2f} (medians); p50 {rng(phase,'p50_ms','{:.2f}')} ms, "
           f"p99 {rng(phase,'p99_ms','{:.2f}')} ms")
