@@ -339,14 +339,18 @@ public struct ProjectConfig: Codable, Sendable, Equatable {
         public var webhookSecretSet: Bool?
         /// Whether each event is also written to the server log as one JSON line.
         public var logEvents: Bool?
+        /// Whether an account's address is mailed when it signs in from a device (user agent and network) the trail has
+        /// not seen it use (off by default).
+        public var newDeviceNotice: Bool?
 
         public init(retentionDays: Int? = nil, webhookUrl: String? = nil, webhookSecret: String? = nil,
-                    webhookSecretSet: Bool? = nil, logEvents: Bool? = nil) {
+                    webhookSecretSet: Bool? = nil, logEvents: Bool? = nil, newDeviceNotice: Bool? = nil) {
             self.retentionDays = retentionDays
             self.webhookUrl = webhookUrl
             self.webhookSecret = webhookSecret
             self.webhookSecretSet = webhookSecretSet
             self.logEvents = logEvents
+            self.newDeviceNotice = newDeviceNotice
         }
     }
 

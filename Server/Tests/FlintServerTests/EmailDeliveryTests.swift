@@ -26,7 +26,7 @@ private let link = "https://demo-flint.firebaseapp.com/__/auth/action?mode=signI
 private func message(to: String = "ada@example.com", subject: String = "Sign in to Flint Demo",
                      html: String? = "<p>Sign in: <a href=\"\(link)\">link</a></p>") -> EmailMessage {
     EmailMessage(projectID: "demo-flint", to: to, senderName: "Flint Demo", subject: subject,
-                 text: "Open this link to sign in:\n\n\(link)\n", html: html, locale: "en", action: .emailSignIn, link: link)
+                 text: "Open this link to sign in:\n\n\(link)\n", html: html, locale: "en", kind: .action(.emailSignIn), link: link)
 }
 
 /// The error `body` threw, or nil.

@@ -11,7 +11,8 @@ import FlintWire
 /// 3. the attempt's change set (a linked identity, a refreshed profile) and the sign-in's bookkeeping
 ///    (`lastLoginAt` and `lastRefreshAt`, nothing else) are applied field by field in the same transaction;
 /// 4. the session begins in that same transaction, in the account's session epoch as the change left
-///    it, so a revocation committed after it ends this session too; then its ID token is signed.
+///    it, so a revocation committed after it ends this session too; then its ID token is signed;
+/// 5. a sign-in from a device the account had not used may be mailed to it, in the background (`NewDeviceNotices`).
 ///
 /// Services keep what is theirs: verifying the first factor and finding the account. Account writes
 /// outside a sign-in go through `modify` as well, so every write names its fields and holds the lock.
@@ -23,15 +24,18 @@ struct SignInPipeline: Sendable {
     let gate: SecondFactorGate
     let projects: ProjectDirectory
     let blockingFunctions: BlockingFunctions
+    let notices: NewDeviceNotices
     let clock: any FlintClock
 
-    init(core: ServerCore, tokens: TokenService, gate: SecondFactorGate, blockingFunctions: BlockingFunctions) {
+    init(core: ServerCore, tokens: TokenService, gate: SecondFactorGate, blockingFunctions: BlockingFunctions,
+         notices: NewDeviceNotices) {
         accounts = core.store.accounts
         audit = core.store.audit
         self.tokens = tokens
         self.gate = gate
         projects = core.projects
         self.blockingFunctions = blockingFunctions
+        self.notices = notices
         clock = core.clock
     }
 
@@ -143,7 +147,12 @@ struct SignInPipeline: Sendable {
         let user = modified.after
         // A function may disable the account: its change is kept, the sign-in refused.
         if user.disabled { throw FlintError(.userDisabled) }
-        guard challenged(user) else { return .signedIn(user, try await tokens.tokens(for: user, start, newAccount: newAccount)) }
+        guard challenged(user) else {
+            let issued = try await tokens.tokens(for: user, start, newAccount: newAccount)
+            // A sign-in, not a sign-up (whose device is the first) or a re-issue (whose caller was signed in already).
+            if attempt.recordsLogin, !newAccount { notices.signedIn(user, session: start.session, settings: settings) }
+            return .signedIn(user, issued)
+        }
         // No session began: the tokens wait for the second factor.
         guard let challenge = try gate.challenge(for: user, signInProvider: attempt.provider) else { throw FlintError.internalError }
         try await audit.append(AuditEntry(.secondFactorRequired, realm: projectID, localID: localID,

@@ -2,7 +2,7 @@ import FlintWire
 import Foundation
 
 /// A project's audit trail (the v2 config's `auditTrail`; its tenants' events are the project's): how long events are
-/// kept, and where they stream. Tenants have no settings of their own here: the project's hold for all its realms.
+/// kept, where they stream, and whether a sign-in from a new device is mailed to the account (`NewDeviceNotices`). Tenants have no settings of their own here: the project's hold for all its realms.
 public struct AuditTrailSettings: Codable, Sendable, Equatable {
     /// Days an event is kept before the janitor deletes it.
     public var retentionDays: Int = Self.defaultRetentionDays
@@ -12,11 +12,23 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
     public var sealedWebhookSecret: String?
     /// Whether each event is written to the server log as a JSON line, for a SIEM that reads logs.
     public var logEvents = false
+    /// Whether a sign-in from a device the account has not used is mailed to its address.
+    public var newDeviceNotice = false
 
     public static let defaultRetentionDays = 90
     static let webhookSecretContext = "audit-webhook-secret"
 
     public init() {}
+
+    /// Settings stored before a field existed read it as its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        retentionDays = try container.decodeIfPresent(Int.self, forKey: .retentionDays) ?? Self.defaultRetentionDays
+        webhookURL = try container.decodeIfPresent(String.self, forKey: .webhookURL)
+        sealedWebhookSecret = try container.decodeIfPresent(String.self, forKey: .sealedWebhookSecret)
+        logEvents = try container.decodeIfPresent(Bool.self, forKey: .logEvents) ?? false
+        newDeviceNotice = try container.decodeIfPresent(Bool.self, forKey: .newDeviceNotice) ?? false
+    }
 
     /// The settings an admin sends, checked; the secret sealed. A change that names no secret keeps the current one.
     static func validated(_ config: ProjectConfig.AuditTrailConfig?, keeping current: AuditTrailSettings?,
@@ -44,6 +56,7 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
             }
         }
         settings.logEvents = config.logEvents ?? false
+        settings.newDeviceNotice = config.newDeviceNotice ?? false
         return settings
     }
 
@@ -51,6 +64,6 @@ public struct AuditTrailSettings: Codable, Sendable, Equatable {
     var shown: ProjectConfig.AuditTrailConfig {
         ProjectConfig.AuditTrailConfig(retentionDays: retentionDays, webhookUrl: webhookURL,
                                        webhookSecretSet: webhookURL == nil ? nil : sealedWebhookSecret != nil,
-                                       logEvents: logEvents)
+                                       logEvents: logEvents, newDeviceNotice: newDeviceNotice)
     }
 }

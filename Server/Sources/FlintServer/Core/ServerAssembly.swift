@@ -59,7 +59,8 @@ struct ServerAssembly: Sendable {
         tokens = TokenService(core: core, keyring: keyring, usage: usage)
         let blockingFunctions = BlockingFunctions(core: core, http: delivery.http, keyring: keyring, tokens: tokens)
         let gate = SecondFactorGate(core: core)
-        let pipeline = SignInPipeline(core: core, tokens: tokens, gate: gate, blockingFunctions: blockingFunctions)
+        let notices = NewDeviceNotices(audit: core.store.audit, outbox: emailOutbox, budgets: core.budgets)
+        let pipeline = SignInPipeline(core: core, tokens: tokens, gate: gate, blockingFunctions: blockingFunctions, notices: notices)
         let passwords = PasswordRules(core: core)
         accounts = AccountService(
             core: core, tokens: tokens, passwords: passwords, pipeline: pipeline, userDeleted: delivery.userDeleted)

@@ -53,6 +53,8 @@ public final class EmailOutbox: Service, Sendable {
         /// Messages queued or being sent, by their number in this outbox.
         var unsent: [Int: EmailMessage] = [:]
         var lastNumber = 0
+        /// Messages being composed in the background (`enqueueComposed`): the outbox is not idle while there are any.
+        var composing = 0
         /// Set when the outbox stops: nothing more will be sent.
         var stopped = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -98,6 +100,21 @@ public final class EmailOutbox: Service, Sendable {
         throw FlintError.unavailable("Sending the email", cause: refusal)
     }
 
+    /// Composes a message in the background and queues it, if `compose` makes one: for mail a request must not wait for
+    /// (whether a notice is due takes queries of its own). Outside the request's task-locals, so nothing it does is
+    /// counted against the request; an error is logged, never the request's.
+    func enqueueComposed(_ compose: @escaping @Sendable () async throws -> EmailMessage?) {
+        state.withLockedValue { $0.composing += 1 }
+        Task.detached { [self] in
+            do {
+                if let message = try await compose() { try enqueue(message) }
+            } catch {
+                logger.error("An email was not sent: composing or queueing it failed", metadata: ["error": "\(error)"])
+            }
+            composed()
+        }
+    }
+
     /// Runs a limit's check before a message is queued, counting its refusal as an email refused for `reason`.
     func refusing(_ reason: UsageCounters.Refusal, projectID: String, _ limit: () async throws -> Void) async throws {
         try await usage.countingRefusal(reason, of: .email, projectID: projectID, provider: sender.metricsName, limit)
@@ -107,7 +124,7 @@ public final class EmailOutbox: Service, Sendable {
     public func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLockedValue { state in
-                guard !state.unsent.isEmpty, !state.stopped else { return true }
+                guard !state.unsent.isEmpty || state.composing > 0, !state.stopped else { return true }
                 state.idleWaiters.append(continuation)
                 return false
             }
@@ -207,7 +224,7 @@ public final class EmailOutbox: Service, Sendable {
                 if Task.isCancelled { return }
                 let retrying = attempt < settings.attempts && Self.mayPass(error)
                 logger.warning(retrying ? "Sending an email failed; it will be tried again" : "Sending an email failed", metadata: [
-                    "projectID": "\(message.projectID)", "action": "\(message.action.rawValue)", "attempt": "\(attempt)",
+                    "projectID": "\(message.projectID)", "action": "\(message.kind.name)", "attempt": "\(attempt)",
                     "error": "\(error)",
                 ])
                 guard retrying else {
@@ -236,9 +253,19 @@ public final class EmailOutbox: Service, Sendable {
 
     /// Message `number` is sent or given up on.
     private func finish(_ number: Int) {
+        settle { $0.unsent[number] = nil }
+    }
+
+    /// A message `enqueueComposed` began is queued, or there was none.
+    private func composed() {
+        settle { $0.composing -= 1 }
+    }
+
+    /// Applies `change` and wakes whoever waits for the outbox to be idle, if it is now.
+    private func settle(_ change: @Sendable (inout State) -> Void) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.unsent[number] = nil
-            guard state.unsent.isEmpty else { return [] }
+            change(&state)
+            guard state.unsent.isEmpty, state.composing == 0 else { return [] }
             defer { state.idleWaiters = [] }
             return state.idleWaiters
         }

@@ -85,8 +85,14 @@ public enum EmailTemplates {
         paragraphs = paragraphs.map { "<p>\(substitute($0, html))</p>" }
         let link = HTML.escape(values.link)
         let body = paragraphs + ["<p><a href=\"\(link)\">\(link)</a></p>"] + closing.map { "<p>\(substitute($0, html))</p>" }
-        let direction = wording.rightToLeft ? " dir=\"rtl\"" : ""
-        let document = """
+        let document = htmlDocument(subject: subject, body: body, locale: locale, rightToLeft: wording.rightToLeft)
+        return (subject, text, document, locale, values.appName)
+    }
+
+    /// A built-in email's HTML part: `body`'s elements (already escaped) in a document in `locale`.
+    static func htmlDocument(subject: String, body: [String], locale: String, rightToLeft: Bool) -> String {
+        let direction = rightToLeft ? " dir=\"rtl\"" : ""
+        return """
             <!DOCTYPE html>
             <html lang="\(locale)"\(direction)>
             <head><meta charset="utf-8"><title>\(HTML.escape(subject))</title></head>
@@ -96,7 +102,6 @@ public enum EmailTemplates {
             </html>
 
             """
-        return (subject, text, document, locale, values.appName)
     }
 
     /// Replaces each placeholder in one pass (a value containing a placeholder is not expanded again).

@@ -176,7 +176,7 @@ public struct ActionCodeService: Sendable {
             appName: caller.project.realm.projectID, displayName: user?.displayName, overrides: caller.project.settings.emailTemplates)
         try outbox.enqueue(EmailMessage(
             projectID: caller.projectID, to: address, senderName: rendered.senderName, subject: rendered.subject,
-            text: rendered.text, html: rendered.html, locale: rendered.locale, action: type, link: link))
+            text: rendered.text, html: rendered.html, locale: rendered.locale, kind: .action(type), link: link))
     }
 
     /// The client's budget, then the address's.
