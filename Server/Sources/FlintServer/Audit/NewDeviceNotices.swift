@@ -31,8 +31,11 @@ struct NewDeviceNotices: Sendable {
         let locale = RequestClient.current.locale
         outbox.enqueueComposed { [audit, outbox, budgets] in
             let filter = AuditFilter(localID: user.localID, types: [.signIn, .signUp])
-            let earlier = try await audit.events(realm: user.projectID, filter, before: nil, limit: Self.history + 1)
-                .filter { $0.entry.sessionID != sessionID }.prefix(Self.history)
+            let events = try await audit.events(realm: user.projectID, filter, before: nil, limit: Self.history + 1)
+            // Only what came before this sign-in's own event: of two sign-ins from one new device at once, the first is
+            // mailed (each sees the other's event committed, but only one of them is the earlier).
+            let own = events.first { $0.entry.sessionID == sessionID }?.id ?? .max
+            let earlier = events.filter { $0.id < own }.prefix(Self.history)
             guard !earlier.isEmpty, !earlier.contains(where: { Self.same(device, as: $0.entry) }) else { return nil }
             try await outbox.refusing(.rateLimit, projectID: user.projectID) {
                 try await budgets.spend(.emailsPerAddress, in: user.projectID, for: address)
