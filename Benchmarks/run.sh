@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Flint load benchmark: RS256 signing ceiling, anonymous sign-up, password sign-in, token refresh and account
 # lookup against a release build of `flint serve` (production mode, SQLite), driven by wrk on 127.0.0.1.
+# In the same rounds and at the same load it measures the floor (Benchmarks/floor/README.md), the minimal server
+# doing the same crypto and store work, and prints each operation's CPU per request over its floor's as a ratio.
 #
 # Usage:  Benchmarks/run.sh
 # Environment overrides:
@@ -47,8 +49,9 @@ CLEAN_THRESHOLD="${CLEAN_THRESHOLD:-0.15}"
 MODE="${MODE:-production}"
 HOST=127.0.0.1
 
-log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+# log, die, the /proc readings, write_wrk_lua, measure_wrk, openssl_rsa2048_speed; then the floor's part.
+source "$ROOT/Benchmarks/lib/measure.sh"
+source "$ROOT/Benchmarks/floor/floor.sh"
 
 for value in "$ROUNDS" "$SECONDS_PER_RUN" "$CEILING_SECONDS" "$WRK_THREADS" "$WRK_CONNECTIONS" "$SIGNIN_CONNECTIONS" "$WARMUP_SECONDS" "$QUIET_MAX_WAIT"; do
     [[ "$value" =~ ^[0-9]+$ ]] || die "numeric settings must be whole numbers (got '$value')"
@@ -63,21 +66,14 @@ done
 command -v python3 >/dev/null || die "python3 is required"
 command -v curl >/dev/null || die "curl is required"
 
-# --- wrk (Debian package), installed only when missing ------------------------------------------
-if ! command -v wrk >/dev/null; then
-    log "installing wrk"
-    if ! apt-get install -y wrk >/dev/null 2>&1; then
-        apt-get update >/dev/null
-        apt-get install -y wrk >/dev/null
-    fi
-fi
-command -v wrk >/dev/null || die "wrk is not available"
+ensure_wrk
 
 # --- temp dirs, server, cleanup ------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flint-bench.XXXXXX")"
 SERVER_PID=""
 cleanup() {
     local status=$?
+    floor_stop
     if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
         kill -TERM "$SERVER_PID" 2>/dev/null || true
         for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
@@ -86,7 +82,7 @@ cleanup() {
     fi
     if [[ -n "$KEEP_DIR" && -d "$WORK" ]]; then
         mkdir -p "$KEEP_DIR"
-        cp -r "$WORK/raw" "$WORK/server.log" "$WORK/results.jsonl" "$KEEP_DIR/" 2>/dev/null || true
+        cp -r "$WORK/raw" "$WORK/server.log" "$WORK/floor.log" "$WORK/results.jsonl" "$KEEP_DIR/" 2>/dev/null || true
     fi
     rm -rf "$WORK"
     exit "$status"
@@ -107,15 +103,9 @@ else
     FLINT="$ROOT/.build-release/release/flint"
     [[ -x "$FLINT" ]] || die "build did not produce $FLINT"
 fi
+# The minimal server each operation is judged against (Benchmarks/floor/README.md), measured in the same rounds.
+floor_build
 
-CLK_TCK="$(getconf CLK_TCK)"
-
-# CPU seconds (utime+stime) used so far by a process.
-proc_cpu() { awk -v hz="$CLK_TCK" '{ sub(/^.*\) /, ""); printf "%.4f\n", ($12 + $13) / hz }' "/proc/$1/stat"; }
-# Busy CPU seconds of the whole machine (user+nice+system+irq+softirq+steal).
-machine_busy() { awk -v hz="$CLK_TCK" '/^cpu / { printf "%.4f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz }' /proc/stat; }
-proc_kb() { awk -v key="$2:" '$1 == key { print $2 }' "/proc/$1/status"; }
-now() { date +%s.%N; }
 
 # --- 2. start the server (before the first ceiling run, so its start-up is not in any measurement) --
 log "starting flint serve ($MODE, SQLite) on $HOST with a fresh data dir"
@@ -175,34 +165,6 @@ check_once() { # name path body: one curl request that must answer 200
 
 # --- wrk scripts -----------------------------------------------------------------------------------
 # Each script counts responses whose status is not 200 and keeps the first such body for diagnosis.
-write_lua() { # file body
-    local body_lua
-    body_lua="$(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$2")"
-    cat > "$1" <<LUA
-wrk.method = "POST"
-wrk.body = $body_lua
-wrk.headers["Content-Type"] = "application/json"
-local threads = {}
-function setup(thread) table.insert(threads, thread) end
-function init(args) non200 = 0; first_bad = "" end
-function response(status, headers, body)
-  if status ~= 200 then
-    non200 = non200 + 1
-    if first_bad == "" then first_bad = tostring(status) .. " " .. string.sub(body or "", 1, 300) end
-  end
-end
-function done(summary, latency, requests)
-  local total, sample = 0, ""
-  for _, t in ipairs(threads) do
-    total = total + (t:get("non200") or 0)
-    local b = t:get("first_bad")
-    if sample == "" and b ~= nil and b ~= "" then sample = b end
-  end
-  io.write(string.format("FLINT_NON200 %d\n", total))
-  if sample ~= "" then io.write("FLINT_FIRST_BAD " .. string.gsub(sample, "\n", " ") .. "\n") end
-end
-LUA
-}
 SIGNUP_PATH="/v1/accounts:signUp?key=$API_KEY"
 REFRESH_PATH="/securetoken.googleapis.com/v1/token?key=$API_KEY"
 LOOKUP_PATH="/v1/accounts:lookup?key=$API_KEY"
@@ -211,10 +173,10 @@ SIGNUP_BODY='{"returnSecureToken":true}'
 REFRESH_BODY="{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$REFRESH_TOKEN\"}"
 LOOKUP_BODY="{\"idToken\":\"$ID_TOKEN\"}"
 SIGNIN_BODY="{\"email\":\"$SIGNIN_EMAIL\",\"password\":\"$SIGNIN_PASSWORD\",\"returnSecureToken\":true}"
-write_lua "$WORK/lua/signup.lua" "$SIGNUP_BODY"
-write_lua "$WORK/lua/refresh.lua" "$REFRESH_BODY"
-write_lua "$WORK/lua/lookup.lua" "$LOOKUP_BODY"
-write_lua "$WORK/lua/signin.lua" "$SIGNIN_BODY"
+write_wrk_lua "$WORK/lua/signup.lua" "$SIGNUP_BODY"
+write_wrk_lua "$WORK/lua/refresh.lua" "$REFRESH_BODY"
+write_wrk_lua "$WORK/lua/lookup.lua" "$LOOKUP_BODY"
+write_wrk_lua "$WORK/lua/signin.lua" "$SIGNIN_BODY"
 
 # lookup_cold: the same call with COLD_TOKENS distinct ID tokens in turn, more than the server's
 # verified-token cache holds, so every request pays the full signature check (the first call of a
@@ -229,7 +191,7 @@ for _ in range(count):
                        headers={"Content-Type": "application/json"})
     print(json.loads(connection.getresponse().read())["idToken"])
 PY
-write_lua "$WORK/lua/lookup_cold.lua" "$LOOKUP_BODY"
+write_wrk_lua "$WORK/lua/lookup_cold.lua" "$LOOKUP_BODY"
 cat >> "$WORK/lua/lookup_cold.lua" <<LUA
 local tokens = {}
 for line in io.lines("$WORK/tokens.txt") do tokens[#tokens + 1] = line end
@@ -251,6 +213,8 @@ check_once refresh "$REFRESH_PATH" "$REFRESH_BODY"
 check_once lookup "$LOOKUP_PATH" "$LOOKUP_BODY"
 check_once signin "$SIGNIN_PATH" "$SIGNIN_BODY"
 
+floor_start "$WORK"
+
 # --- measurement helpers -----------------------------------------------------------------------------
 
 # Waits (at most QUIET_MAX_WAIT s) for a 1-second window in which processes other than the server use
@@ -269,69 +233,25 @@ wait_quiet() {
 }
 
 run_wrk() { # phase round seconds
-    local phase=$1 round=$2 secs=$3 path out connections=$WRK_CONNECTIONS
+    local phase=$1 round=$2 secs=$3 path connections=$WRK_CONNECTIONS results="$WORK/results.jsonl" waited=0
     case "$phase" in
         signup) path=$SIGNUP_PATH ;; refresh) path=$REFRESH_PATH ;; lookup|lookup_cold) path=$LOOKUP_PATH ;;
         signin) path=$SIGNIN_PATH; connections=$SIGNIN_CONNECTIONS ;;
     esac
-    out="$WORK/raw/wrk-$phase-r$round.txt"
-    kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 50 "$WORK/server.log" >&2; die "server died before $phase round $round"; }
-    local cpu0 busy0 t0 cpu1 busy1 t1 wrk_cpu waited=0
-    [[ "$round" =~ ^[0-9]+$ ]] && waited=$(wait_quiet)
-    cpu0=$(proc_cpu "$SERVER_PID"); busy0=$(machine_busy); t0=$(now)
-    local TIMEFORMAT='%U %S'
-    { time timeout $((secs + 30)) wrk -t"$WRK_THREADS" -c"$connections" -d"${secs}s" --timeout 5s --latency \
-        -s "$WORK/lua/$phase.lua" "$BASE$path" > "$out" 2>&1 ; } 2> "$out.time" \
-        || { cat "$out" >&2; die "wrk failed for $phase round $round"; }
-    cpu1=$(proc_cpu "$SERVER_PID" 2>/dev/null || echo gone); busy1=$(machine_busy); t1=$(now)
-    [[ "$cpu1" != gone ]] || { cat "$out" >&2; tail -n 50 "$WORK/server.log" >&2; die "server died during $phase round $round"; }
-    wrk_cpu=$(awk '{ print $1 + $2 }' "$out.time")
-    [[ "$round" =~ ^[0-9]+$ ]] || return 0   # warm-up and profile runs are not recorded
-    python3 - "$out" "$phase" "$round" "$cpu0" "$cpu1" "$busy0" "$busy1" "$t0" "$t1" "$wrk_cpu" "$waited" "$CLEAN_THRESHOLD" >> "$WORK/results.jsonl" <<'PY'
-import json, re, sys
-out, phase, rnd = sys.argv[1], sys.argv[2], int(sys.argv[3])
-cpu0, cpu1, busy0, busy1, t0, t1, wrk_cpu, waited, clean_max = map(float, sys.argv[4:13])
-text = open(out).read()
-def dur(s):
-    m = re.match(r"([\d.]+)(us|ms|s|m)$", s)
-    v, u = float(m.group(1)), m.group(2)
-    return v * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[u]
-lat = {p: dur(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)", text, re.M)}
-req = re.search(r"^\s+(\d+) requests in ([\d.]+)(\w+)", text, re.M)
-requests = int(req.group(1))
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
-sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
-non200 = re.search(r"FLINT_NON200 (\d+)", text)
-bad = re.search(r"FLINT_FIRST_BAD (.*)", text)
-elapsed = t1 - t0
-server_cpu = cpu1 - cpu0
-print(json.dumps({
-    "phase": phase, "round": rnd, "requests": requests, "rps": rps,
-    "p50_ms": lat.get("50"), "p75_ms": lat.get("75"), "p90_ms": lat.get("90"), "p99_ms": lat.get("99"),
-    "non2xx": int(non2xx.group(1)) if non2xx else 0,
-    "socket_errors": sum(map(int, sock.groups())) if sock else 0,
-    "socket_detail": sock.group(0) if sock else "",
-    "non200": int(non200.group(1)) if non200 else None,
-    "first_bad": bad.group(1) if bad else "",
-    "server_cpu_s": server_cpu, "server_cores": server_cpu / elapsed,
-    "server_cpu_us_per_req": server_cpu / requests * 1e6 if requests else None,
-    "wrk_cores": wrk_cpu / elapsed,
-    "foreign_cores": max(0.0, (busy1 - busy0) - server_cpu - wrk_cpu) / elapsed,
-    "clean": max(0.0, (busy1 - busy0) - server_cpu - wrk_cpu) / elapsed <= clean_max,
-    "quiet_wait_s": waited,
-}))
-PY
-    local last
-    last="$(tail -n 1 "$WORK/results.jsonl")"
+    # Warm-up and profile runs are not recorded.
+    if [[ "$round" =~ ^[0-9]+$ ]]; then waited=$(wait_quiet); else results=/dev/null; fi
+    measure_wrk "$SERVER_PID" "$results" "$WORK/raw/wrk-$phase-r$round.txt" "$WORK/lua/$phase.lua" "$BASE$path" \
+        "$connections" "$secs" "$phase" "$round"
+    [[ "$results" != /dev/null ]] || return 0
     python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])
 flag = "" if (r["non2xx"] == 0 and r["socket_errors"] == 0 and not r["non200"]) else \
     "  !! non-2xx %d, non-200 %s, %s %s" % (r["non2xx"], r["non200"], r["socket_detail"], r["first_bad"])
-print("[bench] %-7s r%d  %8.0f req/s  p50 %6.2f ms  p99 %7.2f ms  server %.2f cores, %4.0f us/req  wrk %.2f  other %.2f cores%s (waited %ds)%s" % (
+print("[bench] %-7s r%d  %8.0f req/s  p50 %6.2f ms  p99 %7.2f ms  server %.2f cores, %4.0f us/req (user %.0f, kernel %.0f), %.2f switches/req  wrk %.2f  other %.2f cores%s (waited %ss)%s" % (
     r["phase"], r["round"], r["rps"], r["p50_ms"], r["p99_ms"], r["server_cores"], r["server_cpu_us_per_req"],
-    r["wrk_cores"], r["foreign_cores"], "" if r["clean"] else " NOISY", r["quiet_wait_s"], flag))' "$last" >&2
+    r["user_us_per_req"], r["system_us_per_req"], r["ctxt_switches_per_req"],
+    r["wrk_cores"], r["foreign_cores"], "" if r["clean"] else " NOISY", sys.argv[2], flag))' "$(tail -n 1 "$results")" "$waited" >&2
 }
 
 # CPU seconds `flint keys benchmark` spends outside signing (process start, opening the store, key load),
@@ -386,6 +306,7 @@ print("[bench] ceiling r%d  %8.0f sig/s  (tasks %d, %.1f s; %.2f cores signing, 
 if (( WARMUP_SECONDS > 0 )); then
     log "warm-up: ${WARMUP_SECONDS}s per endpoint (not measured)"
     for phase in refresh lookup lookup_cold signup signin; do run_wrk "$phase" warmup "$WARMUP_SECONDS"; done
+    for endpoint in $FLOOR_ENDPOINTS; do floor_measure "$endpoint" warmup "$WARMUP_SECONDS" "$WRK_CONNECTIONS" /dev/null; done
 fi
 measure_ceiling_startup
 log "measuring: $ROUNDS rounds of ceiling ${CEILING_SECONDS}s, refresh/lookup/signup/signin ${SECONDS_PER_RUN}s each (wrk -t$WRK_THREADS -c$WRK_CONNECTIONS)"
@@ -396,6 +317,9 @@ for round in $(seq 1 "$ROUNDS"); do
     run_wrk lookup_cold "$round" "$SECONDS_PER_RUN"
     run_wrk signup "$round" "$SECONDS_PER_RUN"
     run_wrk signin "$round" "$SECONDS_PER_RUN"
+    for endpoint in $FLOOR_ENDPOINTS; do
+        floor_measure "$endpoint" "$round" "$SECONDS_PER_RUN" "$WRK_CONNECTIONS" "$WORK/results.jsonl"
+    done
 done
 
 kill -0 "$SERVER_PID" 2>/dev/null || die "server died during the runs"
@@ -487,7 +411,8 @@ if [[ "${PROFILE:-0}" == 1 ]]; then
 fi
 
 # --- 4. summary ------------------------------------------------------------------------------------
-python3 - "$WORK/results.jsonl" "$IDLE_RSS_KB" "$PEAK_RSS_KB" "$END_RSS_KB" "$IDLE_THREADS" "$END_THREADS" \
+FLINT_STATUS=0
+{ python3 - "$WORK/results.jsonl" "$IDLE_RSS_KB" "$PEAK_RSS_KB" "$END_RSS_KB" "$IDLE_THREADS" "$END_THREADS" \
     "$DB_BYTES" "$ROUNDS" "$SECONDS_PER_RUN" "$WRK_THREADS" "$WRK_CONNECTIONS" "$CLEAN_THRESHOLD" "$SIGNIN_CONNECTIONS" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -571,3 +496,35 @@ else:
     print("All measured responses were HTTP 200; no socket errors.")
 sys.exit(1 if bad else 0)
 PY
+} || FLINT_STATUS=$?
+
+# --- 5. the floor, and each operation's CPU per request over its floor's ----------------------------
+read -r SIGN_US VERIFY_US < <(openssl_rsa2048_speed)
+FLOOR_STATUS=0
+floor_summary "$WORK/results.jsonl" "$SIGN_US" "$VERIFY_US" || FLOOR_STATUS=$?
+python3 - "$WORK/results.jsonl" "$SIGN_US" "$VERIFY_US" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sign_us, verify_us = float(sys.argv[2]), float(sys.argv[3])
+def med(phase, key="server_cpu_us_per_req"):
+    v = [r[key] for r in rows if r["phase"] == phase and r.get(key) is not None]
+    return statistics.median(v) if v else float("nan")
+echo = med("floor_echo")
+pairs = [("accounts:lookup", "lookup", "floor_verify", echo + verify_us),
+         ("  …distinct tokens", "lookup_cold", "floor_verify", echo + verify_us),
+         ("token refresh", "refresh", "floor_sign", echo + sign_us),
+         ("password sign-in (scrypt too)", "signin", "floor_sign", None),
+         ("anonymous sign-up", "signup", "floor_sign_insert", None)]
+print()
+print("Flint over its floor (server CPU per request, medians; the same rounds and load)")
+hdr = f"{'operation':<31}{'CPU µs':>8}{'user':>7}{'kernel':>8}{'switches':>10}  {'floor':<19}{'µs':>6}{'ratio':>8}{'stretch µs':>12}{'ratio':>8}"
+print(hdr)
+print("-" * len(hdr))
+for label, phase, floor, stretch in pairs:
+    cpu = med(phase)
+    print(f"{label:<31}{cpu:>8,.0f}{med(phase,'user_us_per_req'):>7,.0f}{med(phase,'system_us_per_req'):>8,.0f}"
+          f"{med(phase,'ctxt_switches_per_req'):>10.2f}  {floor[6:]:<19}{med(floor):>6,.0f}{cpu / med(floor):>7.2f}×"
+          + (f"{stretch:>12,.0f}{cpu / stretch:>7.2f}×" if stretch else ""))
+print("stretch: echo + openssl speed's verify (lookup) or sign (refresh), one core")
+PY
+exit $(( FLINT_STATUS || FLOOR_STATUS ))
