@@ -91,7 +91,7 @@ def synthetic_events(count, users, addresses, days, seed=46):
     address_weights = [1 / (rank + 1) for rank in range(addresses)]          # Zipf: a few offices, many homes
     attackers = [f"198.51.100.{i + 7}" for i in range(ATTACKERS)]
     homes = rng.choices(pool, weights=address_weights, k=users)
-    user_weights = [rng.paretovariate(1.2) for _ in range(users)]           # a few very active users
+    user_weights = [rng.lognormvariate(0, 1.1) for _ in range(users)]      # a few very active users, most quiet
     user_cumulative = list(itertools.accumulate(user_weights))
     kind_cumulative = list(itertools.accumulate(kind[1] for kind in USER_EVENTS))
     for index, moment in enumerate(times):
@@ -345,6 +345,7 @@ def run(arguments, work, out, database_url, backend):
             ("timeline, typical user, first page", {"localId": typical}),
             ("type=signInFailed", {"type": "signInFailed"}),
             ("ipAddress (a home address)", {"ipAddress": address}),
+            ("time range (the last day)", {"startTime": rfc3339(newest - DAY_MS), "endTime": rfc3339(newest + 1)}),
             ("time range (a week, 60 days ago)", week),
             ("type=signInFailed + attacker's ipAddress + that week", {"type": "signInFailed", "ipAddress": attacker, **week}),
             ("type=signInFailed + home ipAddress + that week", {"type": "signInFailed", "ipAddress": address, **week}),
