@@ -164,11 +164,7 @@ struct AuditCommand: AsyncParsableCommand {
 /// Through `AuditRoutes`, the admin API's own pages.
 extension LocalBackend {
     func auditEvents(_ filter: AuditFilter, pageSize: Int, pageToken: String?) async throws -> ListAuditEventsResponse {
-        // The tokens are event IDs the last page gave.
-        let before = try pageToken.map { token in
-            guard let id = Int64(token) else { throw FlintError(.invalidArgument, "pageToken is not one this API gave.") }
-            return id
-        }
+        let before = try pageToken.map(AuditRoutes.position)
         return try await AuditRoutes(audit: server.store.audit).page(realm: caller.projectID, filter, before: before, size: pageSize)
     }
 }

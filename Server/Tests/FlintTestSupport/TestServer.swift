@@ -148,7 +148,7 @@ public final class TestServer: Sendable {
         let environment = ServerEnvironment(
             clock: clock, variables: ["FLINT_MASTER_KEY": masterKey], tracer: tracer, rsaKeys: PooledRSAKeys.shared)
         let server = try await AuthServer.open(configuration: configuration, environment: environment, logger: log.logger())
-        let apiKey = try await server.defaultAPIKey()
+        let apiKey = try await AuditScope.$clock.withValue(clock) { try await server.defaultAPIKey() }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let task = Task {
             try await server.run(handleSignals: false) { port in continuation.yield(port) }
@@ -203,7 +203,8 @@ public func withServer(emulator: Bool = true, database: TestDatabase = .sqlite, 
     let server = try await TestServer.start(emulator: emulator, database: database, sharing: shared, clock: clock,
                                             projectID: projectID, publicURL: publicURL, tracer: tracer, configure: configure)
     do {
-        try await body(server, TestClient(server))
+        // What the test writes through the server's parts directly is dated by the server's clock, as its requests are.
+        try await AuditScope.$clock.withValue(server.clock) { try await body(server, TestClient(server)) }
     } catch {
         try? await server.stop()
         throw error

@@ -39,17 +39,18 @@ public struct AuditRoutes: Sendable {
         return try await page(realm: realm, filter, before: before, size: size)
     }
 
-    /// The first `size` events of `realm`'s trail that `filter` keeps, the newest first, older than event `before` if
-    /// given; the page token names the last when more are left.
-    public func page(realm: String, _ filter: AuditFilter, before: Int64?, size: Int) async throws -> ListAuditEventsResponse {
+    /// The first `size` events of `realm`'s trail that `filter` keeps, the newest first, after position `before` if
+    /// given; the page token names the last one's position when more are left.
+    public func page(realm: String, _ filter: AuditFilter, before: AuditPosition?, size: Int) async throws
+        -> ListAuditEventsResponse {
         let events = try await audit.events(realm: realm, filter, before: before, limit: size + 1)
         let shown = events.prefix(size)
         return ListAuditEventsResponse(
-            events: shown.map(Self.wire), nextPageToken: events.count > size ? shown.last.map { String($0.id) } : nil)
+            events: shown.map(Self.wire), nextPageToken: events.count > size ? shown.last?.position.token : nil)
     }
 
-    /// The filter, the page token's event ID and the page size a query names; a malformed one is `INVALID_ARGUMENT`.
-    static func request(_ query: Hummingbird.Parameters) throws -> (AuditFilter, Int64?, Int) {
+    /// The filter, the page token's position and the page size a query names; a malformed one is `INVALID_ARGUMENT`.
+    static func request(_ query: Hummingbird.Parameters) throws -> (AuditFilter, AuditPosition?, Int) {
         var filter = AuditFilter()
         filter.localID = nonEmpty(query.get("localId"))
         filter.ipAddress = nonEmpty(query.get("ipAddress"))
@@ -61,11 +62,7 @@ public struct AuditRoutes: Sendable {
         }
         filter.from = try nonEmpty(query.get("startTime")).map { try milliseconds($0, "startTime") }
         filter.until = try nonEmpty(query.get("endTime")).map { try milliseconds($0, "endTime") }
-        var before: Int64?
-        if let token = nonEmpty(query.get("pageToken")) {
-            guard let id = Int64(token), id > 0 else { throw FlintError(.invalidArgument, "pageToken is not one this API gave.") }
-            before = id
-        }
+        let before = try nonEmpty(query.get("pageToken")).map(Self.position)
         var size = defaultPageSize
         if let text = nonEmpty(query.get("pageSize")) {
             guard let value = Int(text), (1...maximumPageSize).contains(value) else {
@@ -98,6 +95,12 @@ public struct AuditRoutes: Sendable {
             if let date = try? format.parse(text) { return Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
         }
         throw FlintError(.invalidArgument, "\(name) must be an RFC 3339 time.")
+    }
+
+    /// The position a page token names; another text is `INVALID_ARGUMENT`.
+    public static func position(_ token: String) throws -> AuditPosition {
+        guard let position = AuditPosition(token: token) else { throw FlintError(.invalidArgument, "pageToken is not one this API gave.") }
+        return position
     }
 
     private static func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }

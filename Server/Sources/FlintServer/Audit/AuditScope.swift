@@ -57,8 +57,12 @@ public final class AuditScope: Sendable {
         state = NIOLockedValueBox(State(principal: principal))
     }
 
-    /// The current work's scope; nil outside a request or command (events then name `server` and the system time).
+    /// The current work's scope; nil outside a request or command (events then name `server`, and `clock`'s time).
     @TaskLocal public static var current: AuditScope?
+
+    /// The clock of events written outside a request or command: the server's, bound while it opens and runs
+    /// (`AuthServer`), so that the trail, which pages in time order, has one clock.
+    @TaskLocal public static var clock: any FlintClock = SystemClock()
 
     /// Who acts: the caller's credentials decide it once they are checked (`CallerResolver`, the console's session).
     public internal(set) var principal: AuditPrincipal {

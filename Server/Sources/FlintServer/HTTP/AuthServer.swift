@@ -71,9 +71,12 @@ public final class AuthServer: Sendable {
             databaseURL: configuration.databaseURL, dataDirectory: configuration.dataDirectory, logger: logger,
             telemetry: telemetry)
         do {
-            let core = try await ServerCore.open(
-                configuration: configuration, store: store, telemetry: telemetry, environment: environment, logger: logger)
-            return AuthServer(core: core, assembly: try await ServerAssembly.assemble(core))
+            // What opening writes to the trail (a new project, its first keys) is dated by the server's clock.
+            return try await AuditScope.$clock.withValue(environment.clock) {
+                let core = try await ServerCore.open(
+                    configuration: configuration, store: store, telemetry: telemetry, environment: environment, logger: logger)
+                return AuthServer(core: core, assembly: try await ServerAssembly.assemble(core))
+            }
         } catch {
             try? await store.close()
             throw error
@@ -181,7 +184,8 @@ public final class AuthServer: Sendable {
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
         let group = ServiceGroup(configuration: groupConfiguration)
         runningGroup.withLockedValue { $0 = group }
-        try await group.run()
+        // The services' own events (a key rotated by the keyring) are dated by the server's clock.
+        try await AuditScope.$clock.withValue(core.clock) { try await group.run() }
     }
 
     /// The management listener's port once it is bound (nil when it is off or not yet listening).

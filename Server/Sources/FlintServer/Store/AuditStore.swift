@@ -27,7 +27,7 @@ public struct AuditEntry: Sendable, Equatable {
         self.sessionID = sessionID
         self.fields = fields
         self.detail = detail
-        time = scope?.time ?? Int64(Date().timeIntervalSince1970 * 1000)
+        time = scope?.time ?? AuditScope.clock.milliseconds
         principal = (scope?.principal ?? .server).description
         ipAddress = scope?.ipAddress
         userAgent = scope?.userAgent
@@ -39,6 +39,33 @@ public struct AuditEntry: Sendable, Equatable {
 public struct StoredAuditEvent: Sendable, Equatable {
     public var id: Int64
     public var entry: AuditEntry
+}
+
+/// Where a page of the trail ends: its last event's time and ID. Pages run newest first in (time, ID) order, so that
+/// every filter, a time range too, is a range of one index (an event's time is taken when its request began and its ID
+/// when it committed, so the two orders differ a little).
+public struct AuditPosition: Sendable, Equatable {
+    public var time: Int64
+    public var id: Int64
+
+    public init(time: Int64, id: Int64) {
+        self.time = time
+        self.id = id
+    }
+
+    /// The page token the API gives: `<time>.<id>`.
+    public var token: String { "\(time).\(id)" }
+
+    /// The position a page token names; nil for a text that is not one.
+    public init?(token: String) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let time = Int64(parts[0]), let id = Int64(parts[1]), id > 0 else { return nil }
+        self.init(time: time, id: id)
+    }
+}
+
+extension StoredAuditEvent {
+    public var position: AuditPosition { AuditPosition(time: entry.time, id: id) }
 }
 
 /// What a reader of the trail asks for; every filter is optional and they combine.
@@ -92,9 +119,11 @@ extension AuditStore {
         try await Self.append([entry], database)
     }
 
-    /// The events of `realm` that `filter` keeps, the newest first, older than event `before` if given: at most `limit`.
-    /// Each filter has an index that leads with the realm and ends with the ID, so a page costs its own rows.
-    public func events(realm: String, _ filter: AuditFilter, before: Int64?, limit: Int) async throws -> [StoredAuditEvent] {
+    /// The events of `realm` that `filter` keeps, the newest first, after position `before` if given: at most `limit`.
+    /// Each filter has an index that leads with the realm and ends with the time and the ID, so a page costs its own
+    /// rows, with a time range or without.
+    public func events(realm: String, _ filter: AuditFilter, before: AuditPosition?, limit: Int) async throws
+        -> [StoredAuditEvent] {
         var conditions = ["realm = ?"]
         var binds: [SQLValue] = [.text(realm)]
         func add(_ condition: String, _ values: SQLValue...) {
@@ -109,10 +138,10 @@ extension AuditStore {
         }
         if let from = filter.from { add("time >= ?", .int(from)) }
         if let until = filter.until { add("time < ?", .int(until)) }
-        if let before { add("id < ?", .int(before)) }
+        if let before { add("(time, id) < (?, ?)", .int(before.time), .int(before.id)) }
         binds.append(.int(Int64(limit)))
         return try await database.query(
-            "SELECT * FROM audit_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?", binds
+            "SELECT * FROM audit_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY time DESC, id DESC LIMIT ?", binds
         ).map(Self.event)
     }
 

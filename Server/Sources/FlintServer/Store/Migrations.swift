@@ -382,10 +382,11 @@ enum Migrations {
                 detail TEXT
             )
             """,
-            "CREATE INDEX audit_events_realm ON audit_events(realm, id)",
-            "CREATE INDEX audit_events_user ON audit_events(realm, local_id, id)",
-            "CREATE INDEX audit_events_type ON audit_events(realm, type, id)",
-            "CREATE INDEX audit_events_address ON audit_events(realm, ip_address, id)",
+            // Pages run in (time, id) order: every filter, with a time range or not, is a range of one of these.
+            "CREATE INDEX audit_events_realm ON audit_events(realm, time, id)",
+            "CREATE INDEX audit_events_user ON audit_events(realm, local_id, time, id)",
+            "CREATE INDEX audit_events_type ON audit_events(realm, type, time, id)",
+            "CREATE INDEX audit_events_address ON audit_events(realm, ip_address, time, id)",
             "CREATE INDEX audit_events_time ON audit_events(time)",
             "CREATE TABLE audit_streams (project_id TEXT PRIMARY KEY, delivered_through BIGINT NOT NULL)",
         ]),
