@@ -205,8 +205,11 @@ def store_sql(query):
     if query.get("endTime"):
         conditions.append("time < ?"); values.append(milliseconds(query["endTime"]))
     if query.get("pageToken"):
-        conditions.append("id < ?"); values.append(int(query["pageToken"]))
-    return f"SELECT * FROM audit_events WHERE {' AND '.join(conditions)} ORDER BY id DESC LIMIT ?", values + [101]
+        # The page token is the last event's "<time>.<id>": pages run in (time, id) order, newest first.
+        time_part, id_part = query["pageToken"].split(".")
+        conditions.append("(time, id) < (?, ?)"); values += [int(time_part), int(id_part)]
+    return (f"SELECT * FROM audit_events WHERE {' AND '.join(conditions)} ORDER BY time DESC, id DESC LIMIT ?",
+            values + [101])
 
 
 def inlined(sql, values):
@@ -314,6 +317,8 @@ def run(arguments, work, out, database_url, backend):
         database_url or os.path.join(work, "flint.sqlite"), rows)
     load_seconds = time.time() - started
     total = len(rows)
+    # IDs are given in insertion order from 1: the token of a page that ends at event total // 2.
+    middle_token = f"{rows[total // 2 - 1][1]}.{total // 2}"
     del rows
     print(f"{backend}: inserted {total:,} events in {load_seconds:.1f} s; busiest user {busiest} "
           f"({per_user[busiest]:,} events), typical {typical} ({per_user[typical]}), address {address} "
@@ -338,7 +343,7 @@ def run(arguments, work, out, database_url, backend):
         deep_user = token_at({"localId": busiest}, per_user[busiest] // 2)
         shapes = [
             ("project, first page", {}),
-            (f"project, {total // 2:,} deep (pageToken)", {"pageToken": str(total // 2)}),
+            (f"project, {total // 2:,} deep (pageToken)", {"pageToken": middle_token}),
             ("timeline, busiest user, first page", {"localId": busiest}),
             (f"timeline, busiest user, {per_user[busiest] // 2:,} deep (pageToken)",
              {"localId": busiest, "pageToken": deep_user}),
