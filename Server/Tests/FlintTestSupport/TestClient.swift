@@ -71,9 +71,10 @@ public struct TestClient: Sendable {
         request.httpBody = body
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        TestSecrets.noteFields(of: body)
+        let server = "\(baseURL.host ?? ""):\(baseURL.port ?? 0)"
+        TestSecrets.noteFields(of: body, server: server)
         let (data, response) = try await session.data(for: request)
-        TestSecrets.noteFields(of: data)
+        TestSecrets.noteFields(of: data, server: server)
         let http = response as! HTTPURLResponse
         let json = data.isEmpty ? JSONValue.null : (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .string(String(decoding: data, as: UTF8.self))
         var replyHeaders: [String: String] = [:]

@@ -125,6 +125,8 @@ public final class TestServer: Sendable {
 
     public var host: String { "127.0.0.1" }
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Where `TestSecrets` keeps what the clients of this server used.
+    var secretsKey: String { "127.0.0.1:\(port)" }
     public var projectID: String { server.configuration.projectID }
 
     /// The master key every test server uses, so several nodes can share one database.
@@ -183,7 +185,8 @@ public final class TestServer: Sendable {
     /// First it reads its audit trail for the secrets the tests' clients used (`TestSecrets`), and throws if an event
     /// holds one. A trail that cannot be read (a test that broke its database on purpose) is not checked.
     public func stop() async throws {
-        let leaks = (try? await TestSecrets.leaks(in: server.store)) ?? []
+        let leaks = (try? await TestSecrets.leaks(in: server.store, server: secretsKey)) ?? []
+        TestSecrets.forget(server: secretsKey)
         await server.shutdown()
         let run = await task.result
         try await server.close()

@@ -13,14 +13,14 @@ import Testing
         let password = "scan-me-\(UUID().uuidString)"
         let signUp = try await client.signUp(email: "ada@example.com", password: password)
         let refreshToken = try #require(signUp.string("refreshToken"))
-        #expect(try await TestSecrets.leaks(in: server.server.store).isEmpty)
+        #expect(try await TestSecrets.leaks(in: server.server.store, server: "127.0.0.1:\(server.port)").isEmpty)
 
         // Events written as a careless writer would: a secret as a whole value, and one inside a longer text.
         try await server.server.store.audit.append(
             AuditEntry(.configChanged, realm: server.projectID, detail: ["reason": "token=\(refreshToken)"], scope: nil))
         try await server.server.store.audit.append(
             AuditEntry(.profileChanged, realm: server.projectID, localID: password, scope: nil))
-        let leaks = try await TestSecrets.leaks(in: server.server.store)
+        let leaks = try await TestSecrets.leaks(in: server.server.store, server: "127.0.0.1:\(server.port)")
         #expect(leaks.count == 2 && !leaks.joined().contains(password), "\(leaks)")
         await #expect(throws: TestSupportError.self) { try await server.stop() }
     }
