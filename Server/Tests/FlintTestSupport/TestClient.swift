@@ -74,9 +74,9 @@ public struct TestClient: Sendable {
         let server = "\(baseURL.host ?? ""):\(baseURL.port ?? 0)"
         TestSecrets.noteFields(of: body, server: server)
         let (data, response) = try await session.data(for: request)
-        TestSecrets.noteFields(of: data, server: server)
         let http = response as! HTTPURLResponse
         let json = data.isEmpty ? JSONValue.null : (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .string(String(decoding: data, as: UTF8.self))
+        TestSecrets.noteFields(of: json, server: server)
         var replyHeaders: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { replyHeaders[name.lowercased()] = value }

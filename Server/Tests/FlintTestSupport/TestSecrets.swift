@@ -52,7 +52,8 @@ public enum TestSecrets {
         }
     }
 
-    private static func noteFields(of json: JSONValue, server: String) {
+    /// Notes the secret fields of a decoded JSON document, at any depth.
+    static func noteFields(of json: JSONValue, server: String) {
         switch json {
         case .object(let members):
             for (name, value) in members {
