@@ -18,9 +18,13 @@ floor_build() {
 }
 
 # Starts the floor with a fresh SQLite file in WORK (and PostgreSQL when a URL is given), waits for its port, signs
-# one token for /verify's body, and writes one wrk script per endpoint. Sets FLOOR_PID, FLOOR_BASE, FLOOR_ENDPOINTS.
+# one token for the verifying recipes' bodies, and writes one wrk script per endpoint in FLOOR_ENDPOINTS (default:
+# root echo verify sign sign_insert, and sign_insert_pg with a URL). An endpoint is
+# `root`, `echo`, or a recipe named by its parts: verify, sign, scrypt, insert, each with an optional count (sign2 signs
+# twice, insert3 writes three transactions), and pg (the transactions on PostgreSQL); see floor_path and README.md.
+# Sets FLOOR_PID, FLOOR_BASE, FLOOR_ENDPOINTS.
 floor_start() { # work [database-url]
-    local work=$1 database_url=${2:-} port="" flags
+    local work=$1 database_url=${2:-} port="" flags endpoint
     flags=(--host 127.0.0.1 --port 0 --sqlite-path "$work/floor.sqlite")
     [[ -n "$database_url" ]] && flags+=(--database-url "$database_url")
     "$FLOOR" "${flags[@]}" > "$work/floor.log" 2>&1 &
@@ -34,8 +38,10 @@ floor_start() { # work [database-url]
     [[ -n "$port" ]] || { cat "$work/floor.log" >&2; die "the floor did not report its port within 30 s"; }
     FLOOR_BASE="http://127.0.0.1:$port"
     log "floor pid $FLOOR_PID listening on $FLOOR_BASE"
-    FLOOR_ENDPOINTS="root echo verify sign sign_insert"
-    [[ -n "$database_url" ]] && FLOOR_ENDPOINTS+=" sign_insert_pg"
+    if [[ -z "${FLOOR_ENDPOINTS:-}" ]]; then
+        FLOOR_ENDPOINTS="root echo verify sign sign_insert"
+        [[ -n "$database_url" ]] && FLOOR_ENDPOINTS+=" sign_insert_pg"
+    fi
 
     # About 300 bytes, the size of a sign-up or sign-in request.
     local body='{"email":"ada.lovelace@example.com","password":"correct-horse-battery-staple","displayName":"Ada Lovelace","photoUrl":"https://example.com/photos/ada-lovelace.png","tenantId":"tenant-benchmark-0001","returnSecureToken":true,"clientType":"CLIENT_TYPE_WEB","captchaResponse":"floor-benchmark-captcha-response-0123456789"}'
@@ -43,23 +49,36 @@ floor_start() { # work [database-url]
     token="$(curl -sSf --max-time 10 -X POST -H 'Content-Type: application/json' -d "$body" "$FLOOR_BASE/sign" \
         | python3 -c 'import json, sys; print(json.load(sys.stdin)["idToken"])')" || die "the floor's /sign failed"
     mkdir -p "$work/floor-lua"
-    write_wrk_lua "$work/floor-lua/root.lua" ""
-    write_wrk_lua "$work/floor-lua/verify.lua" "${body%\}},\"idToken\":\"$token\"}"
-    local endpoint
-    for endpoint in echo sign sign_insert sign_insert_pg; do write_wrk_lua "$work/floor-lua/$endpoint.lua" "$body"; done
     for endpoint in $FLOOR_ENDPOINTS; do
-        local code
-        code="$(curl -sS --max-time 10 -o "$work/floor-check.json" -w '%{http_code}' -X "$( [[ $endpoint == root ]] && echo GET || echo POST )" \
-            -H 'Content-Type: application/json' -d "$(python3 -c 'import re,sys; m = re.search(r"wrk.body = (.*)", open(sys.argv[1]).read()); import json; print(json.loads(m.group(1)) if m.group(1) != "nil" else "")' "$work/floor-lua/$endpoint.lua")" \
-            "$FLOOR_BASE$(floor_path "$endpoint")")"
+        local sent=$body method=POST code
+        [[ "$endpoint" == root ]] && { sent=""; method=GET; }
+        [[ "$endpoint" == *verify* ]] && sent="${body%\}},\"idToken\":\"$token\"}"
+        write_wrk_lua "$work/floor-lua/$endpoint.lua" "$sent"
+        code="$(curl -sS --max-time 10 -o "$work/floor-check.json" -w '%{http_code}' -X "$method" \
+            -H 'Content-Type: application/json' ${sent:+-d "$sent"} "$FLOOR_BASE$(floor_path "$endpoint")")"
         [[ "$code" == 200 ]] || die "the floor's $endpoint answered HTTP $code: $(head -c 300 "$work/floor-check.json")"
         log "floor $endpoint: $(wc -c < "$work/floor-check.json") bytes answered"
     done
     FLOOR_WORK=$work
 }
 
+# The path of an endpoint: / and /echo, else /work with the recipe's counts in the query (verify_sign_insert3_pg:
+# /work?verify=1&sign=1&insert=3&store=pg).
 floor_path() { # endpoint
-    case "$1" in root) echo / ;; sign_insert) echo /sign-insert ;; sign_insert_pg) echo /sign-insert-pg ;; *) echo "/$1" ;; esac
+    case "$1" in
+        root) echo / ;;
+        echo) echo /echo ;;
+        *)
+            local part query="" IFS=_
+            for part in $1; do
+                case "$part" in
+                    pg) query+="&store=pg" ;;
+                    verify*|sign*|scrypt*|insert*) local name=${part%%[0-9]*} count=${part##*[a-z]}; query+="&$name=${count:-1}" ;;
+                    *) die "unknown part '$part' of the floor's endpoint $1" ;;
+                esac
+            done
+            echo "/work?${query#&}" ;;
+    esac
 }
 
 # One measured wrk run of an endpoint, recorded as phase floor_ENDPOINT in RESULTS (/dev/null: a warm-up).
@@ -101,18 +120,33 @@ def med(phase, key):
 def rng(phase):
     v = [r["server_cpu_us_per_req"] for r in rows if r["phase"] == phase]
     return f"{min(v):,.0f}–{max(v):,.0f}" if v else "-"
-labels = {"floor_root": "GET / (20 bytes)", "floor_echo": "echo (JSON in, JSON out)",
-          "floor_verify": "echo + RS256 verify", "floor_sign": "echo + RS256 sign",
-          "floor_sign_insert": "echo + sign + SQLite insert", "floor_sign_insert_pg": "echo + sign + PostgreSQL insert"}
-phases = [p for p in labels if any(r["phase"] == p for r in rows)]
+def label(phase):
+    """floor_verify_sign2_insert3_pg -> 'echo + verify + 2 sign + 3 PostgreSQL insert tx'."""
+    name = phase[len("floor_"):]
+    if name in ("root", "echo"):
+        return {"root": "GET / (20 bytes)", "echo": "echo (JSON in, JSON out)"}[name]
+    parts, store = name.split("_"), "PostgreSQL" if name.endswith("_pg") else "SQLite"
+    words = []
+    for part in parts:
+        base, count = part.rstrip("0123456789"), part[len(part.rstrip("0123456789")):] or "1"
+        if base == "pg":
+            continue
+        noun = {"verify": "RS256 verify", "sign": "RS256 sign", "scrypt": "scrypt", "insert": f"{store} insert tx"}[base]
+        words.append(noun if count == "1" else f"{count} {noun}")
+    return "echo + " + " + ".join(words)
+seen = []
+for r in rows:
+    if r["phase"] not in seen:
+        seen.append(r["phase"])
+phases = seen
 connections = sorted({r["connections"] for r in rows})
 print()
 print(f"Floor (Benchmarks/floor): medians of {len({r['round'] for r in rows})} rounds, wrk -c{','.join(map(str, connections))}")
-hdr = f"{'endpoint':<34}{'req/s':>9}{'CPU µs/req':>12}  {'range':<13}{'user µs':>9}{'kernel µs':>11}{'switches':>10}{'p50 ms':>8}"
+hdr = f"{'endpoint':<44}{'req/s':>9}{'CPU µs/req':>12}  {'range':<13}{'user µs':>9}{'kernel µs':>11}{'switches':>10}{'p50 ms':>8}"
 print(hdr)
 print("-" * len(hdr))
 for p in phases:
-    print(f"{labels[p]:<34}{med(p,'rps'):>9,.0f}{med(p,'server_cpu_us_per_req'):>12,.0f}  {rng(p):<13}"
+    print(f"{label(p):<44}{med(p,'rps'):>9,.0f}{med(p,'server_cpu_us_per_req'):>12,.0f}  {rng(p):<13}"
           f"{med(p,'user_us_per_req'):>9,.0f}{med(p,'system_us_per_req'):>11,.0f}{med(p,'ctxt_switches_per_req'):>10.2f}"
           f"{med(p,'p50_ms'):>8.2f}")
 echo = med("floor_echo", "server_cpu_us_per_req")

@@ -8,6 +8,8 @@
 # Environment overrides:
 #   DATABASE_URL=postgres://…  also measure /sign-insert-pg on that PostgreSQL (table floor_accounts)
 #   FLOOR_BIN=path             use this floor binary instead of building
+#   FLOOR_ENDPOINTS="…"         the endpoints to measure (default: root echo verify sign sign_insert [sign_insert_pg]);
+#                              recipes by their parts, e.g. scrypt_sign_insert3 (README.md)
 #   ROUNDS=3  SECONDS_PER_RUN=10  WARMUP_SECONDS=2  WRK_THREADS=2  WRK_CONNECTIONS=64
 #   KEEP_DIR=path              copy raw wrk outputs, the server log and results.jsonl there
 set -euo pipefail

@@ -1,58 +1,98 @@
 import Foundation
 import Hummingbird
 
-/// The floor's endpoints. Each POST one does what `/echo` does (decode the ~300-byte request with JSONDecoder,
-/// encode a ~600-byte answer with JSONEncoder) and then one more piece of Flint's work, so that the difference
-/// between two endpoints is the cost of that piece inside a server:
-/// - `GET /`: 20 bytes of text; the cost of HTTP alone.
-/// - `POST /echo`: the JSON round trip.
-/// - `POST /verify`: echo + parse the request's `idToken` and check its RS256 signature (Flint's lookup).
-/// - `POST /sign`: echo + sign a new ID token (Flint's refresh and sign-ins).
-/// - `POST /sign-insert`: echo + sign + one SQLite insert transaction (Flint's sign-ups).
-/// - `POST /sign-insert-pg`: the same on PostgreSQL, when the floor was given `--database-url`.
+/// What one POST request of the floor does between decoding its ~300-byte body with JSONDecoder and encoding its ~600-byte
+/// answer with JSONEncoder (what `/echo` does alone), so that the difference between two recipes is the cost of their
+/// pieces inside a server. Flint's operations are each judged against the recipe with their crypto and their number of
+/// write transactions (README.md).
+struct Recipe: Sendable, Equatable {
+    /// RS256 verifications of the body's `idToken`.
+    var verifications = 0
+    /// RS256 signatures of a new ID token (the answer carries the last).
+    var signatures = 0
+    /// Firebase-scrypt hashes of the body's `password`.
+    var scryptHashes = 0
+    /// Write transactions, one account row INSERTed in each.
+    var inserts = 0
+    /// Whether the transactions go to PostgreSQL (else SQLite).
+    var onPostgres = false
+
+    /// The recipe of `POST /work?verify=V&sign=S&scrypt=H&insert=I[&store=pg]`, each count 0...4 (absent: 0).
+    init(query: [String: String]) throws {
+        func count(_ name: String) throws -> Int {
+            guard let text = query[name] else { return 0 }
+            guard let value = Int(text), (0...4).contains(value) else {
+                throw HTTPError(.badRequest, message: "\(name) must be 0...4")
+            }
+            return value
+        }
+        self.init(verifications: try count("verify"), signatures: try count("sign"), scryptHashes: try count("scrypt"),
+                  inserts: try count("insert"), onPostgres: query["store"] == "pg")
+    }
+
+    init(verifications: Int = 0, signatures: Int = 0, scryptHashes: Int = 0, inserts: Int = 0, onPostgres: Bool = false) {
+        (self.verifications, self.signatures, self.scryptHashes, self.inserts, self.onPostgres) =
+            (verifications, signatures, scryptHashes, inserts, onPostgres)
+    }
+
+    /// The fixed endpoints, kept as names of recipes.
+    static let named: [(path: String, recipe: Recipe)] = [
+        ("/echo", Recipe()),
+        ("/verify", Recipe(verifications: 1)),
+        ("/sign", Recipe(signatures: 1)),
+        ("/sign-insert", Recipe(signatures: 1, inserts: 1)),
+        ("/sign-insert-pg", Recipe(signatures: 1, inserts: 1, onPostgres: true)),
+    ]
+}
+
+/// The floor's endpoints: `GET /` (20 bytes of text, the cost of HTTP alone), `POST /work?…` (any recipe) and the
+/// named recipes (`/echo`, `/verify`, `/sign`, `/sign-insert`, `/sign-insert-pg`).
 struct FloorRoutes: Sendable {
     let tokens: IDTokens
+    let scrypt: FirebaseScrypt
     let sqlite: SQLiteStore
     let postgres: PostgresStore?
 
     func add(to router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in "floor: hello, world\n" }
-        router.post("/echo") { request, context in
-            FloorResponse(for: try await request.decode(as: FloorRequest.self, context: context), localId: Self.newLocalId(), now: Date())
+        router.post("/work") { request, context in
+            let recipe = try Recipe(query: Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) },
+                                                      uniquingKeysWith: { first, _ in first }))
+            return try await perform(recipe, try await request.decode(as: FloorRequest.self, context: context))
         }
-        router.post("/verify") { request, context in
-            let body = try await request.decode(as: FloorRequest.self, context: context)
-            let now = Date()
-            guard let token = body.idToken, let claims = try? tokens.verify(token, now: now) else {
-                throw HTTPError(.unauthorized, message: FloorError.badToken.description)
-            }
-            return FloorResponse(for: body, localId: claims.sub, now: now)
-        }
-        router.post("/sign") { request, context in
-            try signed(try await request.decode(as: FloorRequest.self, context: context)).response
-        }
-        router.post("/sign-insert") { request, context in
-            let (response, row) = try signed(try await request.decode(as: FloorRequest.self, context: context))
-            try sqlite.insert(row)
-            return response
-        }
-        if let postgres {
-            router.post("/sign-insert-pg") { request, context in
-                let (response, row) = try signed(try await request.decode(as: FloorRequest.self, context: context))
-                try await postgres.insert(row)
-                return response
+        for (path, recipe) in Recipe.named where !recipe.onPostgres || postgres != nil {
+            router.post(RouterPath(path)) { request, context in
+                try await perform(recipe, try await request.decode(as: FloorRequest.self, context: context))
             }
         }
     }
 
-    /// The answer for a new account with a freshly signed token, and the row that stores it.
-    private func signed(_ body: FloorRequest) throws -> (response: FloorResponse, row: AccountRow) {
+    /// Does `recipe`'s work for `body`, inline in the handler (scrypt too: the handlers run on Swift's concurrent
+    /// executor, not on the event loops, so a hash holds up no connection's I/O).
+    private func perform(_ recipe: Recipe, _ body: FloorRequest) async throws -> FloorResponse {
         let now = Date()
-        let localId = Self.newLocalId()
-        let token = try tokens.sign(localId: localId, email: body.email, now: now)
-        return (FloorResponse(for: body, localId: localId, now: now, idToken: token),
-                AccountRow(localId: localId, email: body.email, displayName: body.displayName,
-                           createdAt: Int(now.timeIntervalSince1970 * 1000)))
+        var localId = Self.newLocalId()
+        for _ in 0..<recipe.verifications {
+            guard let token = body.idToken, let claims = try? tokens.verify(token, now: now) else {
+                throw HTTPError(.unauthorized, message: FloorError.badToken.description)
+            }
+            localId = claims.sub
+        }
+        for _ in 0..<recipe.scryptHashes { _ = try scrypt.hash(body.password) }
+        var idToken: String?
+        for _ in 0..<recipe.signatures { idToken = try tokens.sign(localId: localId, email: body.email, now: now) }
+        for _ in 0..<recipe.inserts {
+            // A new row each time: a verified token's user id repeats from request to request.
+            let row = AccountRow(localId: Self.newLocalId(), email: body.email, displayName: body.displayName,
+                                 createdAt: Int(now.timeIntervalSince1970 * 1000))
+            if recipe.onPostgres {
+                guard let postgres else { throw HTTPError(.badRequest, message: "the floor was started without --database-url") }
+                try await postgres.insert(row)
+            } else {
+                try sqlite.insert(row)
+            }
+        }
+        return FloorResponse(for: body, localId: localId, now: now, idToken: idToken)
     }
 
     /// A new 28-character account id, as long as Firebase's.

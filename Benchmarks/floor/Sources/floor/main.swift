@@ -35,7 +35,7 @@ do {
     exit(2)
 }
 let postgres = try options.databaseURL.map { url throws(FloorError) in try PostgresStore(url: url) }
-let routes = FloorRoutes(tokens: try IDTokens(key: try RS256Key()), sqlite: try SQLiteStore(path: options.sqlitePath), postgres: postgres)
+let routes = FloorRoutes(tokens: try IDTokens(key: try RS256Key()), scrypt: FirebaseScrypt(), sqlite: try SQLiteStore(path: options.sqlitePath), postgres: postgres)
 let router = Router()
 routes.add(to: router)
 let app = Application(
