@@ -24,7 +24,8 @@
 #   WARMUP_SECONDS=2       one unmeasured wrk warm-up per endpoint before round 1 (0 disables)
 #   DATABASE_URL=postgres://…  also run a second server on that PostgreSQL (flint serve --database-url; the SQLite one
 #                          stays) and measure PG_PHASES on it (default: lookup refresh signup) as pg_<phase>, against
-#                          the floors with their transactions on PostgreSQL; prints its CPU over SQLite's
+#                          the floors with their transactions on PostgreSQL; prints its CPU over SQLite's. The database
+#                          is the benchmark's: empty, or left by an earlier run with the same FLINT_MASTER_KEY
 #   KEEP_DIR=path          copy raw wrk outputs, server log and results.jsonl there
 #   QUIET_MAX_WAIT=10      before each measured run, wait up to this many seconds for a 1-second window in
 #                          which other processes use <= QUIET_THRESHOLD cores (default 0.15); then go anyway

@@ -93,7 +93,7 @@ import json, sys
 r = json.loads(sys.argv[1])
 flag = "" if (r["non2xx"] == 0 and r["socket_errors"] == 0 and not r["non200"]) else \
     "  !! non-2xx %d, non-200 %s, %s %s" % (r["non2xx"], r["non200"], r["socket_detail"], r["first_bad"])
-print("[bench] %-20s r%d  %8.0f req/s  p50 %6.2f ms  %4.0f us/req (user %.0f, kernel %.0f), %.2f switches/req, other %.2f cores%s%s" % (
+print("[bench] %-26s r%d  %8.0f req/s  p50 %6.2f ms  %4.0f us/req (user %.0f, kernel %.0f), %.2f switches/req, other %.2f cores%s%s" % (
     r["phase"], r["round"], r["rps"], r["p50_ms"], r["server_cpu_us_per_req"], r["user_us_per_req"],
     r["system_us_per_req"], r["ctxt_switches_per_req"], r["foreign_cores"], "" if r["clean"] else " NOISY", flag))' \
         "$(tail -n 1 "$5")" >&2
@@ -142,11 +142,11 @@ phases = seen
 connections = sorted({r["connections"] for r in rows})
 print()
 print(f"Floor (Benchmarks/floor): medians of {len({r['round'] for r in rows})} rounds, wrk -c{','.join(map(str, connections))}")
-hdr = f"{'endpoint':<44}{'req/s':>9}{'CPU µs/req':>12}  {'range':<13}{'user µs':>9}{'kernel µs':>11}{'switches':>10}{'p50 ms':>8}"
+hdr = f"{'endpoint':<54}{'req/s':>9}{'CPU µs/req':>12}  {'range':<13}{'user µs':>9}{'kernel µs':>11}{'switches':>10}{'p50 ms':>8}"
 print(hdr)
 print("-" * len(hdr))
 for p in phases:
-    print(f"{label(p):<44}{med(p,'rps'):>9,.0f}{med(p,'server_cpu_us_per_req'):>12,.0f}  {rng(p):<13}"
+    print(f"{label(p):<54}{med(p,'rps'):>9,.0f}{med(p,'server_cpu_us_per_req'):>12,.0f}  {rng(p):<13}"
           f"{med(p,'user_us_per_req'):>9,.0f}{med(p,'system_us_per_req'):>11,.0f}{med(p,'ctxt_switches_per_req'):>10.2f}"
           f"{med(p,'p50_ms'):>8.2f}")
 echo = med("floor_echo", "server_cpu_us_per_req")

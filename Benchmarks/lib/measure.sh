@@ -63,17 +63,35 @@ end
 LUA
 }
 
+# Waits (at most 20 s) until a server has used less than 2 % of a core for 0.25 s: the work of requests a run left in
+# flight is done.
+wait_idle() { # pid
+    local cpu0 cpu1
+    for _ in $(seq 1 80); do
+        cpu0=$(proc_cpu "$1")
+        sleep 0.25
+        cpu1=$(proc_cpu "$1")
+        awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { exit !(b - a < 0.005) }' && return 0
+    done
+}
+
 # One wrk run against a server, measured from /proc: appends one JSON line to RESULTS with the request rate,
 # latencies, and per request the server's CPU (user and kernel apart) and context switches. RESULTS /dev/null: an
 # unrecorded run (a warm-up).
+# When wrk stops, each connection has one request in flight, which the server still serves (a password hash at 64
+# connections is a second or two of them): the readings are taken once the server is idle again, and the requests
+# counted are wrk's answers and those in flight. Otherwise the in-flight work would be charged to the answered
+# requests, or to the next run.
 measure_wrk() { # pid results out lua url connections seconds phase round
     local pid=$1 results=$2 out=$3 lua=$4 url=$5 connections=$6 secs=$7 phase=$8 round=$9
     local times0 times1 switches0 switches1 busy0 busy1 t0 t1
     kill -0 "$pid" 2>/dev/null || die "the server died before $phase round $round"
+    wait_idle "$pid"
     times0=$(proc_user_system "$pid"); switches0=$(proc_ctxt_switches "$pid"); busy0=$(machine_busy); t0=$(now)
     local TIMEFORMAT='%U %S'
     { time timeout $((secs + 30)) wrk -t"${WRK_THREADS:-2}" -c"$connections" -d"${secs}s" --timeout 5s --latency \
         -s "$lua" "$url" > "$out" 2>&1 ; } 2> "$out.time" || { cat "$out" >&2; die "wrk failed for $phase round $round"; }
+    wait_idle "$pid"
     times1=$(proc_user_system "$pid" 2>/dev/null) || die "the server died during $phase round $round"
     switches1=$(proc_ctxt_switches "$pid"); busy1=$(machine_busy); t1=$(now)
     [[ "$results" != /dev/null ]] || return 0
@@ -88,13 +106,14 @@ def dur(s):
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[m.group(2)]
 lat = {p: dur(v) for p, v in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)", text, re.M)}
 requests = int(re.search(r"^\s+(\d+) requests in", text, re.M).group(1))
+served = requests + connections   # the answered, and the one each connection had in flight at the end
 non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
 sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
 non200 = re.search(r"FLINT_NON200 (\d+)", text)
 bad = re.search(r"FLINT_FIRST_BAD (.*)", text)
 elapsed, user, system = t1 - t0, user1 - user0, sys1 - sys0
 server_cpu = user + system
-per = lambda x: x / requests * 1e6 if requests else None
+per = lambda x: x / served * 1e6
 foreign = max(0.0, (busy1 - busy0) - server_cpu - wrk_cpu) / elapsed
 print(json.dumps({
     "phase": phase, "round": rnd, "connections": connections, "requests": requests,
@@ -105,7 +124,7 @@ print(json.dumps({
     "non200": int(non200.group(1)) if non200 else None, "first_bad": bad.group(1) if bad else "",
     "server_cpu_s": server_cpu, "server_cores": server_cpu / elapsed,
     "server_cpu_us_per_req": per(server_cpu), "user_us_per_req": per(user), "system_us_per_req": per(system),
-    "ctxt_switches_per_req": (sw1 - sw0) / requests if requests else None,
+    "ctxt_switches_per_req": (sw1 - sw0) / served,
     "wrk_cores": wrk_cpu / elapsed, "foreign_cores": foreign, "clean": foreign <= clean_max,
 }))
 PY
