@@ -61,3 +61,81 @@ extension FirebaseClaim: JSONWritable {
         writer.endObject()
     }
 }
+
+// The claims of ID tokens read back without `JSONDecoder` (see `JSONReader`): every lookup with a token the server
+// has not verified yet reads them, and every call that carries a token reads its tenant. A claim of the wrong type, or
+// a required one missing, makes the whole token unreadable, as it does for the Codable conformance.
+
+extension IDTokenClaims {
+    /// The claims in a token's payload JSON; nil when it is not JSON or lacks a claim Flint's tokens always carry.
+    init?(json: some Collection<UInt8>) {
+        guard case .object(let claims)? = try? JSONReader.parse(json),
+              let iss = claims["iss"]?.stringValue, let aud = claims["aud"]?.stringValue,
+              let authTime = claims["auth_time"]?.integer, let userID = claims["user_id"]?.stringValue,
+              let sub = claims["sub"]?.stringValue, let iat = claims["iat"]?.integer, let exp = claims["exp"]?.integer,
+              case .object(let firebase)? = claims["firebase"], let firebaseClaim = FirebaseClaim(firebase)
+        else { return nil }
+        var strings: [String: String] = [:]
+        for name in ["email", "phone_number", "name", "picture", "provider_id", "sid"] {
+            guard let value = claims[name], value != .null else { continue }
+            guard let string = value.stringValue else { return nil }
+            strings[name] = string
+        }
+        let emailVerified: Bool?
+        switch claims["email_verified"] {
+        case nil, .null?: emailVerified = nil
+        case .bool(let value)?: emailVerified = value
+        default: return nil
+        }
+        self.init(iss: iss, aud: aud, authTime: authTime, userId: userID, iat: iat, exp: exp, email: strings["email"],
+                  emailVerified: emailVerified, phoneNumber: strings["phone_number"], name: strings["name"],
+                  picture: strings["picture"], providerId: strings["provider_id"], sid: strings["sid"], firebase: firebaseClaim)
+        self.sub = sub
+    }
+
+    /// Just `firebase.tenant` of a token's payload JSON, unverified (see `TokenService.unverifiedTenant`).
+    static func tenant(json: some Collection<UInt8>) -> String? {
+        guard case .object(let claims)? = try? JSONReader.parse(json), case .object(let firebase)? = claims["firebase"] else {
+            return nil
+        }
+        return firebase["tenant"]?.stringValue
+    }
+}
+
+extension FirebaseClaim {
+    fileprivate init?(_ claim: [String: JSONValue]) {
+        guard let provider = claim["sign_in_provider"]?.stringValue, case .object(let identityLists)? = claim["identities"]
+        else { return nil }
+        var identities: [String: [String]] = [:]
+        for (providerID, list) in identityLists {
+            guard let identifiers = list.arrayValue?.compactMap(\.stringValue), identifiers.count == list.arrayValue?.count
+            else { return nil }
+            identities[providerID] = identifiers
+        }
+        var strings: [String: String] = [:]
+        for name in ["sign_in_second_factor", "second_factor_identifier", "tenant"] {
+            guard let value = claim[name], value != .null else { continue }
+            guard let string = value.stringValue else { return nil }
+            strings[name] = string
+        }
+        var sessionEpoch: Int64?
+        if let value = claim["session_epoch"], value != .null {
+            guard let epoch = value.integer else { return nil }
+            sessionEpoch = epoch
+        }
+        let attributes = claim["sign_in_attributes"].flatMap { $0 == .null ? nil : $0 }
+        self.init(identities: identities, signInProvider: provider, signInSecondFactor: strings["sign_in_second_factor"],
+                  secondFactorIdentifier: strings["second_factor_identifier"], tenant: strings["tenant"],
+                  sessionEpoch: sessionEpoch, signInAttributes: attributes)
+    }
+}
+
+extension JSONValue {
+    /// A whole number that an `Int64` holds exactly, as `JSONDecoder` reads one into an `Int64`.
+    fileprivate var integer: Int64? {
+        guard case .number(let value) = self, value.rounded(.towardZero) == value, abs(value) <= 9_007_199_254_740_992 else {
+            return nil
+        }
+        return Int64(value)
+    }
+}
