@@ -478,6 +478,26 @@ extension AccountStore {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The same for a list of names (an audit event's fields), written without `JSONEncoder`: every event has one.
+    static func json(_ value: [String]?) -> String? {
+        guard let value else { return nil }
+        var writer = JSONWriter(capacity: 64)
+        writer.beginArray()
+        for element in value { writer.string(element) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The same for string pairs (an audit event's detail), keys in sorted order.
+    static func json(_ value: [String: String]?) -> String? {
+        guard let value else { return nil }
+        var writer = JSONWriter(capacity: 128)
+        writer.beginObject()
+        for (key, element) in value.sorted(by: { $0.key < $1.key }) { writer.member(key, element) }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// Translates the databases' unique-constraint errors into the field that collided.
     func mapUniqueViolations<T>(_ body: () async throws -> T) async throws -> T {
         do {
