@@ -16,6 +16,12 @@ struct Flint: AsyncParsableCommand {
             """,
         subcommands: [Serve.self, Keys.self, Projects.self, Tenants.self, SAMLProvidersCommand.self, OAuthClientsCommand.self, OAuthResourcesCommand.self, Users.self, TestNumbers.self, ServiceAccountsCommand.self, AuditCommand.self, Backup.self, Restore.self,
                       EmulatorDataExport.self])
+
+    /// ArgumentParser's `main`, with Swift concurrency moved onto NIO's event loops first (see `EventLoopExecutor`).
+    static func main() async {
+        EventLoopExecutor.install(environment: ProcessInfo.processInfo.environment)
+        await main(nil)
+    }
 }
 
 /// The options every command that opens the server's state shares. Each flag has a `FLINT_*` variable;

@@ -634,12 +634,13 @@ struct FlintCLI {
 
     /// Starts `flint serve arguments… --data-dir <dir>` with no FLINT_* variables of the test's environment, killed by
     /// `timeout` after `bound` seconds; returns it once it says where it listens, with its URL. `timeout` passes on
-    /// the signals it gets; `serverPID` is flint's own, to signal it directly.
-    func serve(_ arguments: [String], bound: Int = 60) async throws -> (process: ChildProcess, url: URL, serverPID: pid_t) {
+    /// the signals it gets; `serverPID` is flint's own, to signal it directly. `variables` are added to its environment.
+    func serve(_ arguments: [String], bound: Int = 60, variables: [String: String] = [:])
+        async throws -> (process: ChildProcess, url: URL, serverPID: pid_t) {
         let process = try ChildProcess.launch(
             "/usr/bin/timeout", ["--kill-after=5", String(bound), Self.executable.path, "serve"] + arguments
                 + ["--data-dir", dataDirectory.path],
-            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") })
+            environment: ChildProcess.environment.filter { !$0.key.hasPrefix("FLINT_") }.merging(variables) { $1 })
         let banner = await BlockingWork.run {
             var text = ""
             while !(text.range(of: "Flint is listening on ").map { text[$0.upperBound...].contains("\n") } ?? false),

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 
 /// What every feature is built from: the primitives of one running server, made once in `AuthServer.open`.
 ///
@@ -14,6 +15,8 @@ public struct ServerCore: Sendable {
     public let random: any RandomSource
     /// New RSA keys: see `RSAKeySource`.
     let rsaKeys: any RSAKeySource
+    /// Where RS256 signatures run (see `ServerEnvironment.signingThreads`).
+    let signingThreads: NIOThreadPool?
     /// Seals tokens and secrets at rest with the master key.
     let secrets: SecretBox
     /// The metrics and the tracer that the middleware, the store and the outside-call clients measure with.
@@ -63,7 +66,7 @@ extension ServerCore {
         try await projects.ensureProject(configuration.projectID)
         return ServerCore(
             configuration: configuration, store: store, clock: environment.clock, random: environment.random,
-            rsaKeys: environment.rsaKeys, secrets: secrets, telemetry: telemetry, logger: logger, projects: projects,
+            rsaKeys: environment.rsaKeys, signingThreads: environment.signingThreads, secrets: secrets, telemetry: telemetry, logger: logger, projects: projects,
             budgets: BudgetLedger(counters: store.counters, clock: environment.clock, configuration: configuration),
             address: PublicAddress(configuration: configuration))
     }

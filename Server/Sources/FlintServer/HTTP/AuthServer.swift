@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import ServiceLifecycle
 import Tracing
 
@@ -19,10 +20,13 @@ public struct ServerEnvironment: Sendable {
     public var tracer: any Tracer
     /// New RSA keys (signing, service-account and SAML SP keys).
     public var rsaKeys: any RSAKeySource
+    /// The threads RS256 signatures run on; nil: on the task that asks (see `EventLoopExecutor.signingThreads`).
+    public var signingThreads: NIOThreadPool?
 
     public init(clock: any FlintClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
                 variables: [String: String] = ProcessInfo.processInfo.environment, tracer: any Tracer = FlintTracer(),
-                rsaKeys: any RSAKeySource = FreshRSAKeys()) {
+                rsaKeys: any RSAKeySource = FreshRSAKeys(), signingThreads: NIOThreadPool? = EventLoopExecutor.signingThreads) {
+        self.signingThreads = signingThreads
         self.clock = clock
         self.random = random
         self.rsaKeys = rsaKeys

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import SwiftASN1
 import X509
 
@@ -54,6 +55,7 @@ public final class SigningKeyring: Sendable {
     private let secrets: SecretBox
     private let clock: any FlintClock
     private let rsaKeys: any RSAKeySource
+    private let signingThreads: NIOThreadPool?
     private let logger: Logger
     private let state = NIOLockedValueBox(State())
     /// The store's external-change token when the newest key was last checked.
@@ -64,6 +66,7 @@ public final class SigningKeyring: Sendable {
         secrets = core.secrets
         clock = core.clock
         rsaKeys = core.rsaKeys
+        signingThreads = core.signingThreads
         logger = core.logger
     }
 
@@ -163,7 +166,12 @@ public final class SigningKeyring: Sendable {
             throw SigningKeyringError.noSigningKey
         }
         let signingInput = (key.encodedHeaders[type] ?? "") + "." + Base64URL.encode(payload)
-        let signature = try key.signer.sign(Data(signingInput.utf8))
+        let input = Data(signingInput.utf8)
+        let signature = if let signingThreads {
+            try await signingThreads.runIfActive { try key.signer.sign(input) }
+        } else {
+            try key.signer.sign(input)
+        }
         return signingInput + "." + Base64URL.encode(signature)
     }
 
