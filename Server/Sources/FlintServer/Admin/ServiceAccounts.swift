@@ -2,6 +2,7 @@ import _CryptoExtras
 import Crypto
 import FlintWire
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Production mode's admin credentials, as Google's: a service account is an RSA key pair per project.
 /// The operator gets the private key once, in a key file of Google's format (`flint service-accounts
@@ -16,6 +17,9 @@ public struct ServiceAccounts: Sendable {
     let random: any RandomSource
     let rsaKeys: any RSAKeySource
     let address: PublicAddress
+    /// Verifiers of the accounts' public keys, made once per key: parsing the PEM on every custom token or admin call
+    /// cost more than the RSA check itself. The record is still read each time, so a revoked key stops at once.
+    private let verifiers = VerifierCache()
 
     init(core: ServerCore) {
         store = core.store.serviceAccounts
@@ -100,9 +104,8 @@ public struct ServiceAccounts: Sendable {
         guard let record, record.revokedAt == nil, record.clientEmail == assertion.iss,
               assertion.sub == nil || assertion.sub == assertion.iss,
               let audience = assertion.aud, audiences.contains(audience),
-              let publicKey = try? _RSA.Signing.PublicKey(pemRepresentation: record.publicKeyPEM),
-              publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature),
-                                         for: Data(jwt.signingInput.utf8), padding: .insecurePKCS1v1_5)
+              let verifier = verifiers.verifier(for: record),
+              verifier.isValidSignature(jwt.signature, for: Data(jwt.signingInput.utf8))
         else { return nil }
         let now = clock.seconds
         let (lifetime, overflowed) = assertion.exp.subtractingReportingOverflow(assertion.iat)
@@ -149,5 +152,26 @@ public struct ServiceAccounts: Sendable {
             return (record.projectID, record.keyID)
         }
         return try await verify(token, audiences: Self.apiAudiences.union([tokenURI])).map { ($0.0.projectID, $0.0.keyID) }
+    }
+}
+
+/// The RS256 verifier of each service-account key, by key ID and PEM (a key ID whose PEM changed gets a new one).
+private final class VerifierCache: Sendable {
+    private let verifiers = NIOLockedValueBox([String: (pem: String, verifier: any RS256Verifier)]())
+    /// Bound on the cache; it is emptied when full (a refill costs one PEM parse per key).
+    private static let capacity = 1024
+
+    func verifier(for record: ServiceAccountRecord) -> (any RS256Verifier)? {
+        if let cached = verifiers.withLockedValue({ $0[record.keyID] }), cached.pem == record.publicKeyPEM {
+            return cached.verifier
+        }
+        guard let key = try? _RSA.Signing.PublicKey(pemRepresentation: record.publicKeyPEM),
+              let verifier = try? RS256Signers.fastestVerifier(for: key)
+        else { return nil }
+        verifiers.withLockedValue { cache in
+            if cache.count >= Self.capacity { cache.removeAll(keepingCapacity: true) }
+            cache[record.keyID] = (record.publicKeyPEM, verifier)
+        }
+        return verifier
     }
 }

@@ -269,8 +269,12 @@ extension OAuthStore {
                     "UPDATE oauth_token_families SET revoked_at = ? WHERE family_id = ?", [.int(now), .text(family.familyID)])
                 return .reused
             }
-            try await tx.query(
-                "UPDATE oauth_token_families SET last_used_at = ? WHERE family_id = ?", [.int(now), .text(family.familyID)])
+            // Written at most hourly, as a Firebase session's last use is (`TokenService.lastUsedGranularity`): a client
+            // that refreshes often does not make every refresh a write.
+            if now - (row.int("last_used_at") ?? 0) >= Self.lastUsedGranularity {
+                try await tx.query(
+                    "UPDATE oauth_token_families SET last_used_at = ? WHERE family_id = ?", [.int(now), .text(family.familyID)])
+            }
             if let newHash {
                 let spent = try await tx.query(
                     "UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL RETURNING token_hash",
@@ -320,6 +324,9 @@ extension OAuthStore {
     }
 
     /// The condition of a family that still holds (bind: `accessTokensSince`).
+    /// How stale a family's `last_used_at` may get (seconds) before a refresh writes it again.
+    static let lastUsedGranularity: Int64 = 3600
+
     private static let holds = """
         revoked_at IS NULL AND (created_at >= ? OR EXISTS (SELECT 1 FROM oauth_refresh_tokens r
             WHERE r.family_id = oauth_token_families.family_id AND r.rotated_at IS NULL))
