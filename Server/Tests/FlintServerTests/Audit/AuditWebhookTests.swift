@@ -11,7 +11,7 @@ import ServiceLifecycle
 import Testing
 
 /// Streaming the audit trail (`AuditStreamer`): every event reaches the project's webhook once and in order, through
-/// a receiver that goes away and comes back; a receiver that refuses the signature keeps the stream where it was; and
+/// a receiver that goes down (answering 503) and comes back; a receiver that refuses the signature keeps the stream where it was; and
 /// with `logEvents` each event is a JSON line in the log.
 @Suite struct AuditWebhookTests {
     @Test(arguments: TestDatabase.allCases)
@@ -30,11 +30,13 @@ import Testing
                 }
             }
             try await Self.activity(client, users: 0..<6)
-            await receiver.stop()
+            // The receiver goes down: it answers 503 and takes nothing. (Closing its port and binding it again raced
+            // the parallel tests' connections for the freed port.)
+            receiver.isDown = true
             try await Self.activity(client, users: 6..<10)
-            // The stream meets the refused connection and keeps its cursor.
+            // The stream meets the outage and keeps its cursor.
             try await Self.wait { server.log.all.contains { $0.message == "An audit stream failed" } }
-            _ = try await receiver.start(port: port)
+            receiver.isDown = false
             try await Self.activity(client, users: 10..<16)
             streaming.cancel()
             await streaming.value
@@ -173,6 +175,7 @@ final class AuditReceiver: Sendable {
         /// Every event of every accepted batch, repeats included, in arrival order.
         var arrivals: [AuditEvent] = []
         var refusals = 0
+        var isDown = false
         var running: (group: ServiceGroup, task: Task<Void, Error>)?
     }
 
@@ -185,6 +188,12 @@ final class AuditReceiver: Sendable {
     func url(port: Int) -> String { "http://127.0.0.1:\(port)/audit" }
 
     var refusals: Int { state.withLockedValue { $0.refusals } }
+
+    /// While down, every delivery is answered 503 Service Unavailable and taken for nothing.
+    var isDown: Bool {
+        get { state.withLockedValue { $0.isDown } }
+        set { state.withLockedValue { $0.isDown = newValue } }
+    }
 
     /// Each event at its first arrival, in arrival order.
     var firstArrivals: [AuditEvent] {
@@ -202,15 +211,15 @@ final class AuditReceiver: Sendable {
         }
     }
 
-    /// Listens on `port` (0: an ephemeral one); returns the port.
-    func start(port: Int = 0) async throws -> Int {
+    /// Listens on an ephemeral port; returns it.
+    func start() async throws -> Int {
         var logger = Logger(label: "audit-receiver")
         logger.logLevel = .critical
         let router = Router()
         router.post("audit") { [self] request, _ in try await self.handle(request) }
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "audit-receiver"),
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "audit-receiver"),
             onServerRunning: { channel in
                 bound.yield(channel.localAddress?.port ?? 0)
                 bound.finish()
@@ -235,6 +244,7 @@ final class AuditReceiver: Sendable {
 
     private func handle(_ request: Request) async throws -> Response {
         let body = Data(try await request.body.collect(upTo: 1 << 20).readableBytesView)
+        if isDown { return Response(status: .serviceUnavailable) }
         guard let header = HTTPField.Name("x-flint-signature").flatMap({ request.headers[$0] }), isSigned(body, header) else {
             state.withLockedValue { $0.refusals += 1 }
             return Response(status: .unauthorized)
