@@ -24,6 +24,15 @@ import Testing
         #expect(written == encoded)
     }
 
+    /// Claims built as values (the provider's tokens, merged custom claims), fractions and large numbers included.
+    @Test func jsonValuesMatchTheEncoder() throws {
+        var random = SeededGenerator(state: 4700)
+        for _ in 0..<500 { try Self.expectSameBytes(JSONReaderTests.value(&random)) }
+        for number in [0.5, -1e-7, 1e15, 1e16, 123456789.125, -0.0, 9_007_199_254_740_993] {
+            try Self.expectSameBytes(JSONValue.number(number))
+        }
+    }
+
     @Test func accountAnswersMatchTheEncoder() throws {
         var random = SeededGenerator(state: 35)
         for _ in 0..<300 {

@@ -1,3 +1,4 @@
+import FlintWire
 import Foundation
 
 /// Writes JSON straight into bytes, for the answers every sign-in, refresh and lookup sends: `JSONEncoder` walks a
@@ -58,6 +59,12 @@ struct JSONWriter {
     mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        followsValue = true
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
         followsValue = true
     }
 
@@ -146,5 +153,30 @@ extension JSONWritable {
         var writer = JSONWriter()
         try write(to: &writer)
         return writer.bytes
+    }
+}
+
+/// Claims built as values (the identity provider's tokens, merged custom claims): members in sorted order, whole numbers
+/// as integers and other numbers through the encoder, as `JSONValue`'s own encoding gives them.
+extension JSONValue: JSONWritable {
+    func write(to writer: inout JSONWriter) throws {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 1e15 { writer.int(Int64(value)) } else { try writer.encoded(value) }
+        case .string(let value): writer.string(value)
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { try element.write(to: &writer) }
+            writer.endArray()
+        case .object(let members):
+            writer.beginObject()
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                writer.key(name)
+                try member.write(to: &writer)
+            }
+            writer.endObject()
+        }
     }
 }

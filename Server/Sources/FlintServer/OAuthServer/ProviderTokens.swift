@@ -65,7 +65,7 @@ struct OAuthTokens: Sendable {
         ]
         if let sid = grant.sid { claims["sid"] = .string(sid) }
         if let tenant = Realm(key: user.projectID).tenantID { claims["tenant"] = .string(tenant) }
-        return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)), type: .accessToken)
+        return try await keyring.sign(payload: Data(try JSONValue.object(claims).jsonBytes()), type: .accessToken)
     }
 
     /// A client's access token for itself (the client-credentials grant): `sub` is the client (RFC 9068 §2.2); its `jti`
@@ -79,7 +79,7 @@ struct OAuthTokens: Sendable {
             "exp": .number(Double(now + Self.lifetime)), "jti": .string(Self.clientTokenPrefix + "." + random.token(byteCount: 16)),
         ]
         if let tenant = Realm(key: realm).tenantID { claims["tenant"] = .string(tenant) }
-        return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)), type: .accessToken)
+        return try await keyring.sign(payload: Data(try JSONValue.object(claims).jsonBytes()), type: .accessToken)
     }
 
     /// The first part of a client's own token's `jti`, where a user's names its family (random, never this).
@@ -103,7 +103,7 @@ struct OAuthTokens: Sendable {
         claims["at_hash"] = .string(Self.leftHalfHash(accessToken))
         if let sid = grant.sid { claims["sid"] = .string(sid) }
         if includeNonce, let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
-        return try await keyring.sign(payload: try JSONBody.encoder.encode(JSONValue.object(claims)))
+        return try await keyring.sign(payload: Data(try JSONValue.object(claims).jsonBytes()))
     }
 
     /// OpenID Connect's `at_hash`: base64url of the left half of the token's SHA-256 (for RS256).

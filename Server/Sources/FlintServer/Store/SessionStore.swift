@@ -81,11 +81,18 @@ extension SessionStore {
         ).map(Self.session)
     }
 
-    /// Whether the session `sessionID` of the user still exists (not ended; revocations are the caller's to check).
-    public func sessionExists(realm: String, localID: String, sessionID: String) async throws -> Bool {
-        !(try await database.query(
-            "SELECT 1 AS found FROM refresh_tokens WHERE session_id = ? AND project_id = ? AND local_id = ? AND ended_at IS NULL",
-            .text(sessionID), .text(realm), .text(localID))).isEmpty
+    /// The user, and whether its session `sessionID` is live (not ended; revocations are the caller's to check), in one
+    /// statement: a lookup asks both for every ID token, and on PostgreSQL each statement is a round trip.
+    public func user(realm: String, localID: String, withSession sessionID: String) async throws
+        -> (user: UserAccount, sessionIsLive: Bool)? {
+        try await AccountStore.fetchUserRows(
+            extraColumns: """
+                , EXISTS (SELECT 1 FROM refresh_tokens s WHERE s.session_id = ? AND s.project_id = u.project_id
+                    AND s.local_id = u.local_id AND s.ended_at IS NULL) AS session_live
+                """,
+            from: "users u", where: "u.project_id = ? AND u.local_id = ?", [.text(sessionID), .text(realm), .text(localID)],
+            database
+        ).first.map { ($0.user, $0.row.bool("session_live")) }
     }
 
     /// Ends the user's sessions `selection` names at `time` (their refresh tokens are refused from now on, on every

@@ -199,15 +199,15 @@ public final class TokenService: Sendable {
         let now = clock.seconds
         if claims.iat > now + Self.allowedClockSkew { throw FlintError(.invalidIDToken) }
         if claims.exp <= now { throw FlintError(.tokenExpired) }
-        guard let user = try await accounts.user(projectID: projectID, localID: claims.sub) else {
-            throw FlintError(.userNotFound)
+        // A session its user or an admin ended takes its ID tokens along; the user and its session are read together.
+        let found = if let sid = claims.sid {
+            try await sessions.user(realm: projectID, localID: claims.sub, withSession: sid)
+        } else {
+            try await accounts.user(projectID: projectID, localID: claims.sub).map { (user: $0, sessionIsLive: true) }
         }
+        guard let (user, sessionIsLive) = found else { throw FlintError(.userNotFound) }
         if user.disabled { throw FlintError(.userDisabled) }
-        if (claims.firebase.sessionEpoch ?? 0) < user.sessionEpoch || claims.iat < user.validSince {
-            throw FlintError(.tokenExpired)
-        }
-        // A session its user or an admin ended takes its ID tokens along.
-        if let sid = claims.sid, try await !sessions.sessionExists(realm: user.projectID, localID: user.localID, sessionID: sid) {
+        if (claims.firebase.sessionEpoch ?? 0) < user.sessionEpoch || claims.iat < user.validSince || !sessionIsLive {
             throw FlintError(.tokenExpired)
         }
         return VerifiedIDToken(claims: claims, user: user)
@@ -295,11 +295,14 @@ public final class TokenService: Sendable {
 
     /// Adds custom claims beside the claims already in `payload`, which win any name clash.
     private static func merging(customClaims: String, into payload: Data) throws -> Data {
-        guard case .object(var merged)? = try? JSONBody.decoder.decode(JSONValue.self, from: Data(customClaims.utf8)),
-              case .object(let standard) = try JSONBody.decoder.decode(JSONValue.self, from: payload)
+        // Claims stored before JSONReader refused duplicate names are still read the way they were.
+        let custom = (try? JSONReader.parse(customClaims.utf8))
+            ?? (try? JSONBody.decoder.decode(JSONValue.self, from: Data(customClaims.utf8)))
+        guard case .object(var merged)? = custom,
+              case .object(let standard) = try JSONReader.parse(payload)
         else { return payload }
         merged.merge(standard) { _, standardValue in standardValue }
-        return try JSONBody.encoder.encode(JSONValue.object(merged))
+        return Data(try JSONValue.object(merged).jsonBytes())
     }
 
     /// `<localID>.<tag>`: the user id, and Flint's proof that it made it for a refresh token.
