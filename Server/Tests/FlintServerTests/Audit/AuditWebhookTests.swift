@@ -11,8 +11,8 @@ import ServiceLifecycle
 import Testing
 
 /// Streaming the audit trail (`AuditStreamer`): every event reaches the project's webhook once and in order, through
-/// a receiver that goes down (answering 503) and comes back; a receiver that refuses the signature keeps the stream where it was; and
-/// with `logEvents` each event is a JSON line in the log.
+/// a receiver that goes down (answering 503) and comes back; a receiver that refuses the signature keeps the stream
+/// where it was; and with `logEvents` each event is a JSON line in the log.
 @Suite struct AuditWebhookTests {
     @Test(arguments: TestDatabase.allCases)
     func everyEventArrivesInOrderThroughAnOutage(database: TestDatabase) async throws {
