@@ -218,6 +218,19 @@ check_once() { # name path body: one curl request that must answer 200
     [[ "$code" == 200 ]] || die "$1 check answered HTTP $code: $(head -c 400 "$WORK/raw/check-$1.json")"
 }
 
+# Gives each wrk thread its number (1, 2, …) as the global `index`, set in setup before its requests start.
+append_thread_index() { # lua
+    cat >> "$1" <<'LUA'
+local started = 0
+local plain_setup = setup
+function setup(thread)
+  plain_setup(thread)
+  started = started + 1
+  thread:set("index", started)
+end
+LUA
+}
+
 # Appends to a wrk script a request() that sends TEMPLATE with @LINE@ replaced by one line of LINES after another
 # (the threads start far apart in the list). With ONCE=true each line is sent once, the threads taking turns; a thread
 # that has none left stops, and what its last requests answer is not counted (the run's CPU per request stays true:
@@ -226,17 +239,11 @@ check_once() { # name path body: one curl request that must answer 200
 append_rotation() { # lua lines template [once] [headers_lua]
     local template_lua
     template_lua="$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$3")"
+    append_thread_index "$1"
     cat >> "$1" <<LUA
 local lines = {}
 for line in io.lines("$2") do lines[#lines + 1] = line end
 local template, once = $template_lua, ${4:-false}
-local started = 0
-local plain_setup = setup
-function setup(thread)
-  plain_setup(thread)
-  started = started + 1
-  thread:set("index", started)
-end
 local plain_response = response
 local n, exhausted = 0, false
 function request()
@@ -273,14 +280,8 @@ write_wrk_lua "$WORK/lua/signin.lua" "$SIGNIN_BODY"
 append_rotation "$WORK/lua/signin.lua" "$WORK/signin-users.txt" "${SIGNIN_BODY/$SIGNIN_PREFIX-0@/$SIGNIN_PREFIX-@LINE@@}"
 # Email sign-up: a new address each request, from the run, the thread and its count.
 write_wrk_lua "$WORK/lua/signup_email.lua" "$SIGNIN_BODY"
+append_thread_index "$WORK/lua/signup_email.lua"
 cat >> "$WORK/lua/signup_email.lua" <<LUA
-local started = 0
-local plain_setup = setup
-function setup(thread)
-  plain_setup(thread)
-  started = started + 1
-  thread:set("index", started)
-end
 local n = 0
 function request()
   n = n + 1
