@@ -3,7 +3,7 @@ import PackageDescription
 
 // The floor: a minimal Hummingbird server doing the same crypto and store work as Flint's operations and nothing
 // else, against which Benchmarks/run.sh judges Flint's CPU per request (README.md beside this file). It names
-// Flint's own package versions (Server/Package.swift) and reaches SQLite and OpenSSL the same way.
+// Flint's own package versions (Server/Package.swift) and reaches SQLite, OpenSSL and swift-crypto the same way.
 let package = Package(
     name: "Floor",
     platforms: [.macOS(.v14)],
@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
     ],
     targets: [
         // The system SQLite library (Debian: libsqlite3-dev), as Flint links it.
@@ -28,6 +29,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // Firebase scrypt as Flint computes it (KDF.Scrypt and AES-CTR over BoringSSL).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
     ]
