@@ -96,6 +96,64 @@ import Testing
         }
     }
 
+    /// Accounts without an email or a phone number write no entry in those indexes, and lookups still use them.
+    @Test(arguments: TestDatabase.allCases)
+    func emailAndPhoneIndexesHoldOnlyAccountsThatHaveOne(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            for id in ["anonymous-1", "anonymous-2"] { try await store.accounts.createUser(user(id)) }
+            try await store.accounts.createUser(user("carol", email: "carol@example.com", phone: "+15555550102"))
+            let lookups = [("users_email_unique", "email", "carol@example.com"), ("users_phone_unique", "phone_number", "+15555550102")]
+            for (index, column, value) in lookups {
+                let select = "SELECT local_id FROM users WHERE project_id = ? AND \(column) = ?"
+                switch database {
+                case .sqlite:
+                    let definition = try await store.accounts.database.query(
+                        "SELECT sql FROM sqlite_master WHERE name = ?", .text(index)).first?.string("sql")
+                    #expect(definition?.hasSuffix("WHERE \(column) IS NOT NULL") == true)
+                    let plan = try await store.accounts.database.query(
+                        "EXPLAIN QUERY PLAN " + select, .text("p1"), .text(value)).compactMap { $0.string("detail") }
+                    #expect(plan.contains { $0.contains(index) }, "\(plan)")
+                    // The index's own rows: only carol's (SQLite can count an index that covers the query).
+                    let entries = try await store.accounts.database.query(
+                        "SELECT COUNT(*) AS n FROM users INDEXED BY \(index) WHERE project_id = ? AND \(column) >= ''", .text("p1"))
+                    #expect(entries.first?.int("n") == 1)
+                case .postgres:
+                    let definition = try await store.accounts.database.query(
+                        "SELECT indexdef FROM pg_indexes WHERE indexname = ?", .text(index)).first?.string("indexdef")
+                    #expect(definition?.hasSuffix("WHERE (\(column) IS NOT NULL)") == true, "\(definition ?? "none")")
+                }
+                #expect(try await store.accounts.database.query(select, .text("p1"), .text(value)).first?.string("local_id") == "carol")
+            }
+        }
+    }
+
+    /// The retention sweep's way through the trail: every realm with events (projects and tenants, in any order the
+    /// database sorts text), then each realm's events older than a time.
+    @Test(arguments: TestDatabase.allCases)
+    func auditEventsAreSweptRealmByRealm(database: TestDatabase) async throws {
+        try await withStore(database) { store in
+            let realms = ["p1", "p1/tenants/t-1", "p1/tenants/t_2", "p10", "p2"]
+            for realm in realms {
+                for time in [Int64(1_000), 2_000, 3_000] {
+                    var entry = AuditEntry(.configChanged, realm: realm, scope: nil)
+                    entry.time = time
+                    try await store.audit.append(entry)
+                }
+            }
+            #expect(Set(try await store.audit.realmsWithEvents()) == Set(realms))
+            #expect(try await store.audit.deleteEvents(realm: "p1", before: 2_500) == 2)
+            #expect(try await store.audit.deleteEvents(realm: "p1/tenants/t-1", before: 1_000) == 0)
+            let left = try await store.audit.events(realm: "p1", AuditFilter(), before: nil, limit: 10)
+            #expect(left.map(\.entry.time) == [3_000])
+            // The other realms keep all of theirs.
+            for realm in realms.dropFirst() {
+                #expect(try await store.audit.events(realm: realm, AuditFilter(), before: nil, limit: 10).count == 3)
+            }
+            #expect(try await store.audit.deleteEvents(realm: "p2", before: 10_000) == 3)
+            #expect(Set(try await store.audit.realmsWithEvents()) == Set(realms.filter { $0 != "p2" }))
+        }
+    }
+
     @Test(arguments: TestDatabase.allCases)
     func listsUsersInPages(database: TestDatabase) async throws {
         try await withStore(database) { store in

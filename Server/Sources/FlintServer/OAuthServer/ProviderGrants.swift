@@ -137,13 +137,24 @@ struct ProviderGrants: Sendable {
     // MARK: The token endpoint
 
     /// RFC 6749 §5.1's answer.
-    struct TokenResponse: Codable, Sendable {
+    struct TokenResponse: Codable, Sendable, JSONWritable {
         var access_token: String
         var token_type = "Bearer"
         var expires_in: Int64
         var scope: String
         var id_token: String?
         var refresh_token: String?
+
+        func write(to writer: inout JSONWriter) throws {
+            writer.beginObject()
+            writer.member("access_token", access_token)
+            writer.member("expires_in", expires_in)
+            writer.member("id_token", id_token)
+            writer.member("refresh_token", refresh_token)
+            writer.member("scope", scope)
+            writer.member("token_type", token_type)
+            writer.endObject()
+        }
     }
 
     func token(_ request: Request, realm: String) async throws -> TokenResponse {
@@ -202,20 +213,17 @@ struct ProviderGrants: Sendable {
                   issued.realm == client.realm, fields["redirect_uri"] == issued.redirectURI,
                   PKCE.verifies(verifier, challenge: issued.codeChallenge)
             else { throw OAuthError(.invalidGrant, "The code, its redirect URI or its verifier does not match.") }
-            try await OAuthStore.insertFamily(OAuthFamilyRow(
+            let family = OAuthFamilyRow(
                 familyID: familyID, realm: issued.realm, localID: issued.localID, clientID: client.clientID,
                 grant: String(decoding: try JSONBody.encoder.encode(issued.grant), as: UTF8.self), createdAt: now,
-                revokedAt: nil), refreshTokenHash: refreshToken.map(Hex.sha256), transaction)
+                revokedAt: nil)
+            try await OAuthStore.insertFamily(family, refreshTokenHash: refreshToken.map(Hex.sha256), transaction)
+            return (issued, family)
         }
         switch redemption {
         case .unknown: throw OAuthError(.invalidGrant, "The code is not valid: unknown, expired, or another client's.")
         case .reused: throw OAuthError(.invalidGrant, "The code was used before; what it issued is revoked.")
-        case .redeemed(let payload):
-            guard let issued = try? JSONBody.decoder.decode(ProviderAuthorization.IssuedCode.self, from: Data(payload.utf8)) else {
-                throw OAuthError(.serverError)
-            }
-            let family = OAuthFamilyRow(familyID: familyID, realm: issued.realm, localID: issued.localID, clientID: client.clientID,
-                                        grant: payload, createdAt: now, revokedAt: nil)
+        case .redeemed(let (issued, family)):
             let user = try await liveUser(of: family)
             let resources = try await resources(fields, of: issued.grant, client: client)
             return try await issue(for: user, client: client, grant: issued.grant, scopes: issued.grant.scopes,

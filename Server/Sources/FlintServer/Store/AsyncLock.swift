@@ -31,6 +31,10 @@ final class AsyncLock: Sendable {
         }
     }
 
+    /// Whether tasks wait for the lock (a holder may hand on work that the next one finishes).
+    var hasWaiters: Bool { state.withLockedValue { !$0.waiters.isEmpty } }
+    var waiterCount: Int { state.withLockedValue { $0.waiters.count } }
+
     func unlock() {
         let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {

@@ -160,13 +160,25 @@ extension AuditStore {
         try await database.query("SELECT MAX(id) AS id FROM audit_events").first?.int("id") ?? 0
     }
 
-    /// Deletes the events of `projectID` and its tenants older than `before` (epoch ms); returns how many went.
+    /// Every realm that has events, each found by one seek of `audit_events_realm` (the next realm after the last),
+    /// in the database's order of text: the retention sweep's list, without an index on time alone.
+    public func realmsWithEvents() async throws -> [String] {
+        var realms: [String] = []
+        var next = try await database.query("SELECT MIN(realm) AS realm FROM audit_events").first?.string("realm")
+        while let realm = next {
+            realms.append(realm)
+            next = try await database.query("SELECT MIN(realm) AS realm FROM audit_events WHERE realm > ?", .text(realm))
+                .first?.string("realm")
+        }
+        return realms
+    }
+
+    /// Deletes the events of `realm` older than `before` (epoch ms): a range of `audit_events_realm`. Returns how many
+    /// went.
     @discardableResult
-    public func deleteEvents(ofProject projectID: String, before: Int64) async throws -> Int {
+    public func deleteEvents(realm: String, before: Int64) async throws -> Int {
         try await database.query(
-            "DELETE FROM audit_events WHERE time < ? AND \(Self.ofProject) RETURNING id",
-            .int(before), .text(projectID), .text(Realm.tenantKeyPrefix(of: projectID)), .text(Realm.tenantKeyPrefix(of: projectID))
-        ).count
+            "DELETE FROM audit_events WHERE realm = ? AND time < ? RETURNING id", .text(realm), .int(before)).count
     }
 
     /// The condition of a project's realms (binds: the project's ID, then its tenant key prefix twice). A prefix

@@ -66,11 +66,23 @@ struct Janitor: Service {
         let sessions = try await store.sessions.deleteDeadRefreshTokens(idleBefore: refreshTokenIdleSeconds.map {
             now / 1000 - $0 - TokenService.lastUsedGranularity
         }, endedBefore: now / 1000 - SessionStore.endedRetentionSeconds)
-        var events = 0
         for (projectID, count) in try await store.accounts.userCounts() {
             metrics.gauge("flint_users", dimensions: [("project", projectID)]).record(count)
-            let days = try await projects.project(projectID)?.settings.auditTrail?.retentionDays ?? AuditTrailSettings.defaultRetentionDays
-            events += try await store.audit.deleteEvents(ofProject: projectID, before: now - Int64(days) * 86_400_000)
+        }
+        // A tenant's events are kept as long as its project's.
+        var events = 0
+        var cutoffs: [String: Int64] = [:]
+        for realm in try await store.audit.realmsWithEvents() {
+            let projectID = Realm(key: realm).projectID
+            let cutoff: Int64
+            if let known = cutoffs[projectID] {
+                cutoff = known
+            } else {
+                let days = try await projects.project(projectID)?.settings.auditTrail?.retentionDays ?? AuditTrailSettings.defaultRetentionDays
+                cutoff = now - Int64(days) * 86_400_000
+                cutoffs[projectID] = cutoff
+            }
+            events += try await store.audit.deleteEvents(realm: realm, before: cutoff)
         }
         return codes + credentials + actionCodes + challenges + counters + usage + sessions + provider + events
     }

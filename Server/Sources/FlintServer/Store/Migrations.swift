@@ -396,6 +396,18 @@ enum Migrations {
             "ALTER TABLE oauth_token_families ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0",
             "UPDATE oauth_token_families SET last_used_at = created_at",
         ]),
+        // The email and phone indexes hold only the accounts that have one: an anonymous, phone or federated account
+        // no longer writes an entry (and a B-tree page) for its NULL. Lookups and prefix ranges name the column with
+        // `=` or `>=`, which both databases take to imply `IS NOT NULL`, so they still use the index.
+        (23, [
+            "DROP INDEX users_email_unique",
+            "CREATE UNIQUE INDEX users_email_unique ON users(project_id, email) WHERE email IS NOT NULL",
+            "DROP INDEX users_phone_unique",
+            "CREATE UNIQUE INDEX users_phone_unique ON users(project_id, phone_number) WHERE phone_number IS NOT NULL",
+            // The retention sweep goes realm by realm through `audit_events_realm` (AuditStore.realmsWithEvents), so
+            // an event's insert no longer writes an index on time alone.
+            "DROP INDEX audit_events_time",
+        ]),
     ]
 
     /// Applies every step not yet recorded in `schema_migrations`.

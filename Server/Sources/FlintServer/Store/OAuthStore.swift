@@ -34,9 +34,9 @@ public struct ProviderSessionRow: Sendable {
 }
 
 /// What redeeming an authorization code found.
-public enum CodeRedemption: Sendable {
-    /// The code was live and is now spent: its payload, and the family begun for it.
-    case redeemed(payload: String)
+public enum CodeRedemption<Redeemed: Sendable>: Sendable {
+    /// The code was live and is now spent: what the redemption made of its payload (and the family begun for it).
+    case redeemed(Redeemed)
     /// The code had been spent before: the family it began (if any) has just been revoked.
     case reused
     /// No live code of that hash for that client.
@@ -195,8 +195,10 @@ extension OAuthStore {
 
     /// Spends a live code of `clientID` and, in the same transaction, begins its token family with `begin` (given the
     /// code's payload); of two redeemers, one wins. A code spent before revokes the family it began.
-    public func redeemCode(hash: String, clientID: String, familyID: String, now: Int64,
-                           begin: @Sendable (String, any SQLExecutor) async throws -> Void) async throws -> CodeRedemption {
+    public func redeemCode<Redeemed: Sendable>(
+        hash: String, clientID: String, familyID: String, now: Int64,
+        begin: @Sendable (String, any SQLExecutor) async throws -> Redeemed
+    ) async throws -> CodeRedemption<Redeemed> {
         try await database.transaction { tx in
             if let payload = try await tx.query(
                 """
@@ -204,8 +206,7 @@ extension OAuthStore {
                 WHERE code_hash = ? AND client_id = ? AND used_at IS NULL AND expires_at > ? RETURNING payload
                 """, [.int(now), .text(familyID), .text(hash), .text(clientID), .int(now)]
             ).first?.string("payload") {
-                try await begin(payload, tx)
-                return .redeemed(payload: payload)
+                return .redeemed(try await begin(payload, tx))
             }
             guard let spent = try await tx.query(
                 "SELECT family_id FROM oauth_codes WHERE code_hash = ? AND used_at IS NOT NULL", [.text(hash)]

@@ -4,8 +4,21 @@ import NIOConcurrencyHelpers
 
 /// Embedded SQLite (WAL): one writer connection and a few reader connections, each used by one
 /// task at a time. Statements are prepared once per connection and cached.
+///
+/// Writes share commits (group commit). A commit writes every B-tree page the transaction touched to the log, and
+/// concurrent transactions touch many of the same pages (the newest leaf of each time-ordered index, a budget's
+/// row, the audit trail's sequence), so committing them one by one writes those pages again and again. A transaction
+/// that ends while other writers queue for the connection therefore leaves its work in the open transaction, kept
+/// apart by a savepoint (its failure undoes only its own work), hands the connection to the next writer and waits; the
+/// last of the group, or the `maximumBatch`-th, commits for all. Nobody's `transaction` returns before its commit.
 public final class SQLiteDatabase: SQLDatabase {
+    /// The most transactions one commit holds: the first of a group waits for the others' work before its answer.
+    static let maximumBatch = 32
+
     private let writer: Connection
+    /// The transactions whose work is in the writer's open transaction, waiting for its commit. Only changed by the
+    /// holder of the writer's lock.
+    private let batch = NIOLockedValueBox(OpenBatch())
     private let readers: [Connection]
     private let nextReader = NIOLockedValueBox(0)
     /// A connection that only ever reads `PRAGMA data_version`, under a plain lock (microseconds).
@@ -13,6 +26,18 @@ public final class SQLiteDatabase: SQLDatabase {
     private let watcherLock = NIOLock()
     private let checkpointer: SQLiteCheckpointer
     private let changes = NIOLockedValueBox(ExternalChanges())
+
+    /// The writer's open transaction, if any, and who waits for its commit; how many commits there were.
+    private struct OpenBatch {
+        var isOpen = false
+        var waiting: [CheckedContinuation<Void, any Error>] = []
+        var commits = 0
+    }
+
+    /// How many commits the writer made (a group's counts once).
+    var commits: Int { batch.withLockedValue { $0.commits } }
+    /// How many writers queue for the connection.
+    var queuedWriters: Int { writer.lock.waiterCount }
 
     /// What `externalChangeToken` has seen: each connection's `data_version`, and the token it hands out.
     private struct ExternalChanges {
@@ -46,10 +71,11 @@ public final class SQLiteDatabase: SQLDatabase {
         let watched = try watcherLock.withLock { try watcher.dataVersion() }
         if let token = changes.withLockedValue({ $0.watcherVersion == watched ? $0.token : nil }) { return token }
         // Moved: another process committed, or one of ours is between its commit and its note.
-        return try await writer.lock.withLock {
-            try noteOwnCommit()
-            return changes.withLockedValue { $0.token }
-        }
+        await writer.lock.lock()
+        defer { writer.lock.unlock() }
+        try commitBatch()
+        try noteOwnCommit()
+        return changes.withLockedValue { $0.token }
     }
 
     /// Nothing to send: other processes notice the commit through their change token.
@@ -77,28 +103,108 @@ public final class SQLiteDatabase: SQLDatabase {
             let reader = pickReader()
             return try await reader.lock.withLock { try reader.execute(sql, binds) }
         }
-        return try await writer.lock.withLock {
-            let rows = try writer.execute(sql, binds)
-            try noteOwnCommit()
-            return rows
-        }
+        return try await transaction { try await $0.query(sql, binds) }
     }
 
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await writer.lock.withLock {
-            // IMMEDIATE takes the write lock up front, so two nodes on one file never deadlock
-            // upgrading read locks.
-            try writer.run("BEGIN IMMEDIATE")
+        await writer.lock.lock()
+        let outcome: Result<T, any Error>
+        do {
+            try joinBatch()
             do {
-                let result = try await body(TransactionExecutor(connection: writer))
-                try writer.run("COMMIT")
-                try noteOwnCommit()
-                return result
+                let value = try await body(TransactionExecutor(connection: writer))
+                try writer.execute("RELEASE flint_transaction", [])
+                outcome = .success(value)
             } catch {
-                try? writer.run("ROLLBACK")
-                throw error
+                undoOwnWork()
+                outcome = .failure(error)
             }
+        } catch {
+            outcome = .failure(error)
         }
+        switch outcome {
+        case .success(let value):
+            try await endTurn(awaitingCommit: true)
+            return value
+        case .failure(let error):
+            // Nothing of this transaction's is left to commit, so it need not wait for the others'.
+            try? await endTurn(awaitingCommit: false)
+            throw error
+        }
+    }
+
+    /// Starts this transaction's part of the open batch (opening one if none is), with the writer held.
+    private func joinBatch() throws {
+        let open = batch.withLockedValue { $0.isOpen }
+        if open != writer.inTransaction {
+            // A commit or rollback that failed half-way: start over, failing whoever waited for it.
+            abandonBatch(SQLError.failure("SQLite ended the shared transaction"))
+        }
+        if !writer.inTransaction {
+            // IMMEDIATE takes the write lock up front, so two nodes on one file never deadlock upgrading read locks.
+            try writer.execute("BEGIN IMMEDIATE", [])
+            batch.withLockedValue { $0.isOpen = true }
+        }
+        try writer.execute("SAVEPOINT flint_transaction", [])
+    }
+
+    /// Undoes the failed transaction's own work and nothing else; if SQLite rolled the whole transaction back (an I/O
+    /// error, a full disk), the batch's waiting transactions are told they failed.
+    private func undoOwnWork() {
+        guard writer.inTransaction else {
+            return abandonBatch(SQLError.failure("SQLite rolled back the shared transaction"))
+        }
+        do {
+            try writer.execute("ROLLBACK TO flint_transaction", [])
+            try writer.execute("RELEASE flint_transaction", [])
+        } catch {
+            abandonBatch(error)
+        }
+    }
+
+    /// Ends the holder's turn with the writer: hands the open batch to the next queued writer (waiting for the
+    /// commit if `awaitingCommit`), or commits it when nobody queues or the batch is full. Releases the writer.
+    private func endTurn(awaitingCommit: Bool) async throws {
+        let handOver = batch.withLockedValue { $0.isOpen && $0.waiting.count + 1 < Self.maximumBatch }
+            && writer.lock.hasWaiters
+        guard handOver else {
+            defer { writer.lock.unlock() }
+            return try commitBatch()
+        }
+        guard awaitingCommit else { return writer.lock.unlock() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            batch.withLockedValue { $0.waiting.append(continuation) }
+            writer.lock.unlock()
+        }
+    }
+
+    /// Commits the open batch, if any, and tells the transactions waiting for it; with the writer held.
+    private func commitBatch() throws {
+        let waiting = batch.withLockedValue { batch -> [CheckedContinuation<Void, any Error>]? in
+            guard batch.isOpen else { return nil }
+            defer { (batch.isOpen, batch.waiting, batch.commits) = (false, [], batch.commits + 1) }
+            return batch.waiting
+        }
+        guard let waiting else { return }
+        do {
+            try writer.execute("COMMIT", [])
+        } catch {
+            if writer.inTransaction { try? writer.run("ROLLBACK") }
+            for transaction in waiting { transaction.resume(throwing: error) }
+            throw error
+        }
+        for transaction in waiting { transaction.resume() }
+        try noteOwnCommit()
+    }
+
+    /// Rolls the open batch back (if SQLite has not) and fails every transaction waiting for it; with the writer held.
+    private func abandonBatch(_ error: any Error) {
+        if writer.inTransaction { try? writer.run("ROLLBACK") }
+        let waiting = batch.withLockedValue { batch in
+            defer { (batch.isOpen, batch.waiting) = (false, []) }
+            return batch.waiting
+        }
+        for transaction in waiting { transaction.resume(throwing: error) }
     }
 
     /// A database dropped without `close` still stops its checkpointer's thread.
@@ -106,7 +212,11 @@ public final class SQLiteDatabase: SQLDatabase {
 
     public func close() async throws {
         watcherLock.withLock { watcher.close() }
-        for connection in readers + [writer] {
+        await writer.lock.withLock {
+            try? commitBatch()
+            writer.close()
+        }
+        for connection in readers {
             await connection.lock.withLock { connection.close() }
         }
         checkpointer.stop()
@@ -152,10 +262,14 @@ public final class SQLiteDatabase: SQLDatabase {
             try run("PRAGMA foreign_keys=ON")
         }
 
+        /// Whether a transaction is open (SQLite is out of autocommit mode).
+        var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
         func run(_ sql: String) throws {
             guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw lastError() }
         }
 
+        @discardableResult
         func execute(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
             let prepared = try self.prepared(sql)
             let statement = prepared.statement
