@@ -88,6 +88,9 @@ struct UntrustedFetch: Sendable {
             throw failure
         } catch is DeadlineExceeded {
             throw .timedOut
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // The client's own deadline is the same length as ours: under load either may fire first.
+            throw .timedOut
         } catch {
             throw .unreachable(String(describing: error))
         }
