@@ -31,8 +31,7 @@ final class AsyncLock: Sendable {
         }
     }
 
-    /// Whether tasks wait for the lock (a holder may hand on work that the next one finishes).
-    var hasWaiters: Bool { state.withLockedValue { !$0.waiters.isEmpty } }
+    /// How many tasks wait for the lock (a holder may hand on work that the next one finishes).
     var waiterCount: Int { state.withLockedValue { $0.waiters.count } }
 
     func unlock() {

@@ -166,7 +166,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// commit if `awaitingCommit`), or commits it when nobody queues or the batch is full. Releases the writer.
     private func endTurn(awaitingCommit: Bool) async throws {
         let handOver = batch.withLockedValue { $0.isOpen && $0.waiting.count + 1 < Self.maximumBatch }
-            && writer.lock.hasWaiters
+            && writer.lock.waiterCount > 0
         guard handOver else {
             defer { writer.lock.unlock() }
             return try commitBatch()
