@@ -396,16 +396,26 @@ floor_of() { # phase
         pg_*) floor_of "${1#pg_}" ;;
         lookup|lookup_cold|userinfo) echo verify ;;
         refresh) echo sign ;;
-        signup) echo sign_insert ;;
-        signup_email) echo scrypt_sign_insert ;;
+        signup) echo sign_signup ;;
+        signup_email) echo scrypt_sign_signup ;;
         signin) echo scrypt_sign_insert3 ;;
         custom) echo verify_sign_insert ;;
         oauth_code|oauth_refresh) echo sign2_insert3 ;;
     esac
 }
+# The sign-ups' floors write Flint's four sign-up statements; the floor with one INSERT, which the issue's table
+# names, is measured and printed beside them.
+one_insert_floor_of() { # phase
+    case "$1" in
+        signup) echo sign_insert ;;
+        signup_email) echo scrypt_sign_insert ;;
+    esac
+}
 FLOOR_ENDPOINTS="root echo"
 for phase in $PHASES; do
-    [[ " $FLOOR_ENDPOINTS " == *" $(floor_of "$phase") "* ]] || FLOOR_ENDPOINTS+=" $(floor_of "$phase")"
+    for floor in $(floor_of "$phase") $(one_insert_floor_of "$phase"); do
+        [[ " $FLOOR_ENDPOINTS " == *" $floor "* ]] || FLOOR_ENDPOINTS+=" $floor"
+    done
 done
 
 floor_start "$WORK" "${DATABASE_URL:-}"
@@ -713,11 +723,17 @@ PY
 read -r SIGN_US VERIFY_US < <(openssl_rsa2048_speed)
 FLOOR_STATUS=0
 floor_summary "$WORK/results.jsonl" "$SIGN_US" "$VERIFY_US" || FLOOR_STATUS=$?
-python3 - "$WORK/results.jsonl" "$SIGN_US" "$VERIFY_US" $(for phase in $PHASES; do echo "$phase=$(floor_of "$phase")"; done) <<'PY'
+python3 - "$WORK/results.jsonl" "$SIGN_US" "$VERIFY_US" $(for phase in $PHASES; do echo "$phase=$(floor_of "$phase")$(one_insert_floor_of "$phase" | sed 's/^/,/')"; done) <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sign_us, verify_us = float(sys.argv[2]), float(sys.argv[3])
-floors = dict(a.split("=") for a in sys.argv[4:])
+# phase=floor, or phase=floor,one-insert floor for the sign-ups.
+floors, one_insert = {}, {}
+for argument in sys.argv[4:]:
+    phase, names = argument.split("=")
+    floors[phase], *rest = names.split(",")
+    if rest:
+        one_insert[phase] = rest[0]
 def med(phase, key="server_cpu_us_per_req"):
     v = [r[key] for r in rows if r["phase"] == phase and r.get(key) is not None]
     return statistics.median(v) if v else float("nan")
@@ -740,6 +756,9 @@ for label, phase, floor, stretch in pairs:
           f"{med(phase,'ctxt_switches_per_req'):>10.2f}  {floor[6:]:<22}{med(floor):>6,.0f}{cpu / med(floor):>7.2f}×"
           + (f"{stretch:>12,.0f}{cpu / stretch:>7.2f}×" if stretch else ""))
 print("stretch: echo + openssl speed's verify (lookup) or sign (refresh), one core")
+if one_insert:
+    print("sign-ups against one INSERT (the issue's table): " + ", ".join(
+        f"{labels[phase]} {med(phase) / med('floor_' + floor):.2f}× ({floor})" for phase, floor in one_insert.items()))
 pg = [(p[3:], med(p) / med(p[3:])) for p in floors if p.startswith("pg_") and p[3:] in floors]
 if pg:
     print("PostgreSQL over SQLite (Flint's CPU per request; target ≤ 1.5× for lookup and refresh): "

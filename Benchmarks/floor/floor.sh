@@ -20,8 +20,9 @@ floor_build() {
 # Starts the floor with a fresh SQLite file in WORK (and PostgreSQL when a URL is given), waits for its port, signs
 # one token for the verifying recipes' bodies, and writes one wrk script per endpoint in FLOOR_ENDPOINTS (default:
 # root echo verify sign sign_insert, and sign_insert_pg with a URL). An endpoint is
-# `root`, `echo`, or a recipe named by its parts: verify, sign, scrypt, insert, each with an optional count (sign2 signs
-# twice, insert3 writes three transactions), and pg (the transactions on PostgreSQL); see floor_path and README.md.
+# `root`, `echo`, or a recipe named by its parts: verify, sign, scrypt, insert, signup, each with an optional count
+# (sign2 signs twice, insert3 writes three transactions, signup Flint's sign-up transaction), and pg (the transactions
+# on PostgreSQL); see floor_path and README.md.
 # Sets FLOOR_PID, FLOOR_BASE, FLOOR_ENDPOINTS.
 floor_start() { # work [database-url]
     local work=$1 database_url=${2:-} port="" flags endpoint

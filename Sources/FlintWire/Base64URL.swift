@@ -11,23 +11,42 @@ public enum Base64URL {
     }()
 
     public static func encode(_ data: some Collection<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((data.count * 4 + 2) / 3)
-        var iterator = data.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            output.append(alphabet[Int(first >> 2)])
-            output.append(alphabet[Int((first & 0x03) << 4 | (second ?? 0) >> 4)])
-            if let second { output.append(alphabet[Int((second & 0x0F) << 2 | (third ?? 0) >> 6)]) }
-            if let third { output.append(alphabet[Int(third & 0x3F)]) }
+        // Across modules this generic runs unspecialised, where walking a collection is a witness call a byte: the
+        // loops below run on the bytes in place (Data, arrays), or on a copy.
+        data.withContiguousStorageIfAvailable(encode(bytes:)) ?? Array(data).withUnsafeBufferPointer(encode(bytes:))
+    }
+
+    private static func encode(bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let length = (bytes.count * 4 + 2) / 3
+        return alphabet.withUnsafeBufferPointer { alphabet in
+            String(unsafeUninitializedCapacity: length) { output in
+                var (input, written) = (0, 0)
+                func put(_ sextet: UInt8) {
+                    output[written] = alphabet[Int(sextet)]
+                    written += 1
+                }
+                while input < bytes.count {
+                    let first = bytes[input]
+                    let second: UInt8? = input + 1 < bytes.count ? bytes[input + 1] : nil
+                    let third: UInt8? = input + 2 < bytes.count ? bytes[input + 2] : nil
+                    put(first >> 2)
+                    put((first & 0x03) << 4 | (second ?? 0) >> 4)
+                    if let second { put((second & 0x0F) << 2 | (third ?? 0) >> 6) }
+                    if let third { put(third & 0x3F) }
+                    input += 3
+                }
+                return written
+            }
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes unpadded base64url; nil for any other character, padding, or an impossible length.
     public static func decode(_ text: some StringProtocol) -> Data? {
-        let bytes = text.utf8
+        // As `encode`: on the string's UTF-8 in place (native strings and their substrings), else on a copy.
+        text.utf8.withContiguousStorageIfAvailable(decode(utf8:)) ?? Array(text.utf8).withUnsafeBufferPointer(decode(utf8:))
+    }
+
+    private static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Data? {
         guard bytes.count % 4 != 1 else { return nil }
         var output = [UInt8]()
         output.reserveCapacity(bytes.count * 3 / 4)

@@ -19,6 +19,9 @@ import Testing
         #expect(Base64URL.decode("Q") == nil, "impossible length")
         #expect(Base64URL.decode("QR") == nil, "non-zero leftover bits")
         #expect(Base64URL.decode("QQ") == Data("A".utf8))
+        // A collection without contiguous bytes is copied first; a substring is read in place.
+        #expect(Base64URL.encode([UInt8](repeating: 0xFB, count: 5).lazy.map { $0 }) == "-_v7-_s")
+        #expect(Base64URL.decode("x.QUJD.y".split(separator: ".")[1]) == Data("ABC".utf8))
     }
 
     @Test func randomStringsUseTheAlphabetAndLocalIDsHaveFirebasesShape() {
@@ -27,6 +30,19 @@ import Testing
         #expect(id.count == 28 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
         #expect(random.localID() != id)
         #expect(random.string(length: 100, alphabet: "ab").allSatisfy { $0 == "a" || $0 == "b" })
+    }
+
+    @Test func timeOrderedIDsCarryTheirTimeAheadOfRandomBits() throws {
+        let random = SystemRandomSource()
+        let now: Int64 = 1_795_320_029_527
+        let id = random.timeOrderedID(milliseconds: now)
+        let bytes = try #require(Base64URL.decode(id))
+        #expect(id.count == 22 && bytes.count == 16)
+        #expect(bytes.prefix(6).reduce(Int64(0)) { $0 << 8 | Int64($1) } == now, "the first 48 bits are the time")
+        #expect(random.timeOrderedID(milliseconds: now) != id, "the random part tells ids of one millisecond apart")
+        // Ids of the same 2^18 ms (`now` is early in one) share their first five characters: neighbours in an index.
+        #expect(random.timeOrderedID(milliseconds: now + 59_000).prefix(5) == id.prefix(5))
+        #expect(random.timeOrderedID(milliseconds: now + 86_400_000 * 400).prefix(5) != id.prefix(5))
     }
 }
 

@@ -14,10 +14,13 @@ struct Recipe: Sendable, Equatable {
     var scryptHashes = 0
     /// Write transactions, one account row INSERTed in each.
     var inserts = 0
+    /// Write transactions of Flint's sign-up: the account, its session, the budget's counter and the audit event
+    /// (`SignUpRows`). The account has an email when the recipe hashes a password (an email sign-up), else none.
+    var signUps = 0
     /// Whether the transactions go to PostgreSQL (else SQLite).
     var onPostgres = false
 
-    /// The recipe of `POST /work?verify=V&sign=S&scrypt=H&insert=I[&store=pg]`, each count 0...4 (absent: 0).
+    /// The recipe of `POST /work?verify=V&sign=S&scrypt=H&insert=I&signup=U[&store=pg]`, each count 0...4 (absent: 0).
     init(query: [String: String]) throws {
         func count(_ name: String) throws -> Int {
             guard let text = query[name] else { return 0 }
@@ -27,12 +30,14 @@ struct Recipe: Sendable, Equatable {
             return value
         }
         self.init(verifications: try count("verify"), signatures: try count("sign"), scryptHashes: try count("scrypt"),
-                  inserts: try count("insert"), onPostgres: query["store"] == "pg")
+                  inserts: try count("insert"), signUps: try count("signup"), onPostgres: query["store"] == "pg")
+        if onPostgres && signUps > 0 { throw HTTPError(.badRequest, message: "signup is on SQLite only") }
     }
 
-    init(verifications: Int = 0, signatures: Int = 0, scryptHashes: Int = 0, inserts: Int = 0, onPostgres: Bool = false) {
-        (self.verifications, self.signatures, self.scryptHashes, self.inserts, self.onPostgres) =
-            (verifications, signatures, scryptHashes, inserts, onPostgres)
+    init(verifications: Int = 0, signatures: Int = 0, scryptHashes: Int = 0, inserts: Int = 0, signUps: Int = 0,
+         onPostgres: Bool = false) {
+        (self.verifications, self.signatures, self.scryptHashes, self.inserts, self.signUps, self.onPostgres) =
+            (verifications, signatures, scryptHashes, inserts, signUps, onPostgres)
     }
 
     /// The fixed endpoints, kept as names of recipes.
@@ -92,11 +97,24 @@ struct FloorRoutes: Sendable {
                 try sqlite.insert(row)
             }
         }
+        for _ in 0..<recipe.signUps {
+            let account = AccountRow(localId: Self.newLocalId(), email: body.email, displayName: body.displayName,
+                                     createdAt: Int(now.timeIntervalSince1970 * 1000))
+            try sqlite.signUp(SignUpRows(
+                account: account, email: recipe.scryptHashes > 0 ? body.email : nil,
+                tokenHash: Self.hexID() + Self.hexID(), sessionID: Self.hexID(), budget: "signup:127.0.0.1",
+                ipAddress: "127.0.0.1"))
+        }
         return FloorResponse(for: body, localId: localId, now: now, idToken: idToken)
     }
 
     /// A new 28-character account id, as long as Firebase's.
     private static func newLocalId() -> String {
-        String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(28))
+        String(hexID().prefix(28))
+    }
+
+    /// 32 random hex digits (a UUID's): half a refresh token's hash, or a session id.
+    private static func hexID() -> String {
+        UUID().uuidString.replacingOccurrences(of: "-", with: "")
     }
 }

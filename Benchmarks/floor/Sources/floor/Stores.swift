@@ -13,13 +13,56 @@ struct AccountRow: Sendable {
     let createdAt: Int
 }
 
-/// One SQLite connection in WAL mode with `synchronous=NORMAL`, as Flint's writer has, and one prepared INSERT.
-/// A lock lets one insert transaction (BEGIN IMMEDIATE, INSERT, COMMIT) run at a time, on the task that asks.
+/// What Flint writes when an account signs up, in one transaction: the account, its session (a refresh token's hash,
+/// its session id), the sign-up budget's counter and the audit event, into tables with the indexes Flint's have
+/// (Server/Sources/FlintServer/Store/Migrations.swift: those its sign-up writes, not the columns it leaves empty).
+struct SignUpRows: Sendable {
+    let account: AccountRow
+    /// The account's email, nil for an anonymous one (then, as in Flint's partial index, it indexes nothing).
+    let email: String?
+    let tokenHash: String
+    let sessionID: String
+    let budget: String
+    let ipAddress: String
+}
+
+/// One SQLite connection in WAL mode with `synchronous=NORMAL`, as Flint's writer has, and its prepared statements.
+/// A lock lets one write transaction (BEGIN IMMEDIATE, the statements, COMMIT) run at a time, on the task that asks.
 final class SQLiteStore: @unchecked Sendable {
-    // @unchecked: the connection and the statement are only used under `lock`.
+    // @unchecked: the connection and the statements are only used under `lock`.
     private let lock = NIOLock()
     private let database: OpaquePointer
     private let insert: OpaquePointer
+    /// The account, the session, the counter and the event of `signUp`.
+    private let signUpStatements: [OpaquePointer]
+
+    private static let schema = [
+        "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+        "CREATE TABLE IF NOT EXISTS accounts (local_id TEXT PRIMARY KEY, email TEXT NOT NULL, display_name TEXT NOT NULL, created_at INTEGER NOT NULL)",
+        // Flint's sign-up tables, as far as a sign-up writes them.
+        """
+        CREATE TABLE IF NOT EXISTS users (project_id TEXT NOT NULL, local_id TEXT NOT NULL, email TEXT, display_name TEXT,
+            created_at INTEGER NOT NULL, last_login_at INTEGER, PRIMARY KEY (project_id, local_id))
+        """,
+        "CREATE UNIQUE INDEX IF NOT EXISTS users_email ON users(project_id, email) WHERE email IS NOT NULL",
+        "CREATE INDEX IF NOT EXISTS users_created ON users(project_id, created_at, local_id)",
+        """
+        CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY, project_id TEXT NOT NULL, local_id TEXT NOT NULL,
+            session_id TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ip_address TEXT)
+        """,
+        "CREATE INDEX IF NOT EXISTS sessions_user ON sessions(project_id, local_id)",
+        "CREATE INDEX IF NOT EXISTS sessions_last_used ON sessions(last_used_at)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS sessions_id ON sessions(session_id)",
+        "CREATE TABLE IF NOT EXISTS counters (bucket TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, realm TEXT NOT NULL, time INTEGER NOT NULL, type TEXT NOT NULL,
+            local_id TEXT, session_id TEXT, ip_address TEXT)
+        """,
+        "CREATE INDEX IF NOT EXISTS events_realm ON events(realm, time, id)",
+        "CREATE INDEX IF NOT EXISTS events_user ON events(realm, local_id, time, id)",
+        "CREATE INDEX IF NOT EXISTS events_type ON events(realm, type, time, id)",
+        "CREATE INDEX IF NOT EXISTS events_address ON events(realm, ip_address, time, id)",
+    ]
 
     init(path: String) throws(FloorError) {
         var opened: OpaquePointer?
@@ -27,40 +70,91 @@ final class SQLiteStore: @unchecked Sendable {
               let opened
         else { throw .sqlite("cannot open \(path)") }
         database = opened
-        for statement in [
-            "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-            "CREATE TABLE IF NOT EXISTS accounts (local_id TEXT PRIMARY KEY, email TEXT NOT NULL, display_name TEXT NOT NULL, created_at INTEGER NOT NULL)",
-        ] {
+        for statement in Self.schema {
             guard sqlite3_exec(database, statement, nil, nil, nil) == SQLITE_OK else { throw .sqlite(Self.message(of: opened)) }
         }
-        var prepared: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "INSERT INTO accounts VALUES (?, ?, ?, ?)", -1, &prepared, nil) == SQLITE_OK,
-              let prepared
-        else { throw .sqlite(Self.message(of: opened)) }
-        insert = prepared
+        func prepare(_ sql: String) throws(FloorError) -> OpaquePointer {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v2(opened, sql, -1, &prepared, nil) == SQLITE_OK, let prepared else {
+                throw .sqlite(Self.message(of: opened))
+            }
+            return prepared
+        }
+        insert = try prepare("INSERT INTO accounts VALUES (?, ?, ?, ?)")
+        signUpStatements = [
+            try prepare("INSERT INTO users VALUES ('floor', ?, ?, ?, ?, ?)"),
+            try prepare("INSERT INTO sessions VALUES (?, 'floor', ?, ?, ?, ?, ?)"),
+            try prepare("""
+                INSERT INTO counters VALUES (?, ?, 1)
+                ON CONFLICT (bucket) DO UPDATE SET count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,
+                    window_start = excluded.window_start
+                """),
+            try prepare("INSERT INTO events (realm, time, type, local_id, session_id, ip_address) VALUES ('floor', ?, 'signUp', ?, ?, ?)"),
+        ]
     }
 
     deinit {
         sqlite3_finalize(insert)
+        signUpStatements.forEach { sqlite3_finalize($0) }
         sqlite3_close_v2(database)
     }
 
+    /// One account row in a transaction of its own.
     func insert(_ row: AccountRow) throws {
+        try write { () throws(FloorError) in
+            try step(insert, [.text(row.localId), .text(row.email), .text(row.displayName), .int(row.createdAt)])
+        }
+    }
+
+    /// Flint's four sign-up statements in one transaction.
+    func signUp(_ rows: SignUpRows) throws {
+        let account = rows.account
+        let hour = account.createdAt / 3_600_000 * 3_600_000
+        try write { () throws(FloorError) in
+            try step(signUpStatements[0], [.text(account.localId), rows.email.map(Value.text) ?? .null,
+                                           .text(account.displayName), .int(account.createdAt), .int(account.createdAt)])
+            try step(signUpStatements[1], [.text(rows.tokenHash), .text(account.localId), .text(rows.sessionID),
+                                           .int(account.createdAt), .int(account.createdAt), .text(rows.ipAddress)])
+            try step(signUpStatements[2], [.text(rows.budget), .int(hour)])
+            try step(signUpStatements[3], [.int(account.createdAt), .text(account.localId), .text(rows.sessionID),
+                                           .text(rows.ipAddress)])
+        }
+    }
+
+    /// A value bound to a statement's next parameter.
+    private enum Value {
+        case text(String)
+        case int(Int)
+        case null
+    }
+
+    /// `body` between BEGIN IMMEDIATE and COMMIT, under the lock; a failure rolls the transaction back.
+    private func write(_ body: () throws(FloorError) -> Void) throws {
         try lock.withLock {
             try run("BEGIN IMMEDIATE")
-            sqlite3_bind_text(insert, 1, row.localId, -1, Self.transient)
-            sqlite3_bind_text(insert, 2, row.email, -1, Self.transient)
-            sqlite3_bind_text(insert, 3, row.displayName, -1, Self.transient)
-            sqlite3_bind_int64(insert, 4, Int64(row.createdAt))
-            let stepped = sqlite3_step(insert)
-            sqlite3_reset(insert)
-            guard stepped == SQLITE_DONE else {
-                let message = Self.message(of: database)
+            do {
+                try body()
+            } catch {
                 try run("ROLLBACK")
-                throw FloorError.sqlite(message)
+                throw error
             }
             try run("COMMIT")
         }
+    }
+
+    /// Binds `values` to `statement`, runs it to its end and resets it.
+    private func step(_ statement: OpaquePointer, _ values: [Value]) throws(FloorError) {
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, Self.transient)
+            case .int(let number): sqlite3_bind_int64(statement, position, Int64(number))
+            case .null: sqlite3_bind_null(statement, position)
+            }
+        }
+        let stepped = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard stepped == SQLITE_DONE else { throw .sqlite(Self.message(of: database)) }
     }
 
     private func run(_ statement: String) throws(FloorError) {

@@ -95,7 +95,7 @@ extension ProviderGrants {
         guard let deviceCode = fields["device_code"], (1...128).contains(deviceCode.utf8.count) else {
             throw OAuthError(.invalidRequest, "device_code is missing.")
         }
-        let familyID = random.token(byteCount: 16)
+        let familyID = random.timeOrderedID(milliseconds: clock.milliseconds)
         let refreshToken = client.allows(grantType: "refresh_token") ? random.token(byteCount: 32) : nil
         let now = clock.seconds
         let poll = try await store.pollDeviceCode(hash: Hex.sha256(deviceCode), clientID: client.clientID, now: now) { payload, tx in

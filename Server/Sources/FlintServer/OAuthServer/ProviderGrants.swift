@@ -203,7 +203,7 @@ struct ProviderGrants: Sendable {
             throw OAuthError(.invalidRequest, "code is missing.")
         }
         guard let verifier = fields["code_verifier"] else { throw OAuthError(.invalidRequest, "code_verifier is missing.") }
-        let familyID = random.token(byteCount: 16)
+        let familyID = random.timeOrderedID(milliseconds: clock.milliseconds)
         let refreshToken = client.allows(grantType: "refresh_token") ? random.token(byteCount: 32) : nil
         let now = clock.seconds
         let redemption = try await store.redeemCode(hash: Hex.sha256(code), clientID: client.clientID, familyID: familyID, now: now) {

@@ -73,4 +73,15 @@ extension RandomSource {
     public func token(byteCount: Int = 32) -> String {
         Base64URL.encode(Data(bytes(byteCount)))
     }
+
+    /// A 22-character id for a row that indexes are keyed by, made at `milliseconds` since 1970: the time (48 bits,
+    /// big-endian) and 80 random bits, as base64url. Ids of the same 2^18 ms (about four minutes) share their first
+    /// five characters, so their rows land in the few index pages the newest ones share instead of anywhere in the
+    /// index: a write dirties fewer pages (and a batch of them, on SQLite, far fewer). For ids that name things, not
+    /// for secrets: anyone who sees one learns when it was made.
+    public func timeOrderedID(milliseconds: Int64) -> String {
+        var time = UInt64(max(0, milliseconds)).bigEndian
+        let stamp = withUnsafeBytes(of: &time) { Array($0.suffix(6)) }
+        return Base64URL.encode(Data(stamp + bytes(10)))
+    }
 }

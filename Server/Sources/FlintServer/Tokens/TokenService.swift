@@ -104,7 +104,7 @@ public final class TokenService: Sendable {
             projectID: projectID, localID: localID, signInProvider: signInProvider, authTime: authTime ?? now,
             createdAt: now, secondFactor: secondFactor, sessionClaims: sessionClaims)
         record.signInAttributes = signInAttributes
-        record.sessionID = random.token(byteCount: 16)
+        record.sessionID = random.timeOrderedID(milliseconds: clock.milliseconds)
         let client = RequestClient.current
         record.createdFrom = SessionOrigin(ipAddress: client.ipAddress, userAgent: client.userAgent)
         return SessionStart(refreshToken: refreshToken, session: NewSession(tokenHash: Self.hash(refreshToken), record: record))
