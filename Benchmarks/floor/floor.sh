@@ -132,7 +132,8 @@ def label(phase):
         base, count = part.rstrip("0123456789"), part[len(part.rstrip("0123456789")):] or "1"
         if base == "pg":
             continue
-        noun = {"verify": "RS256 verify", "sign": "RS256 sign", "scrypt": "scrypt", "insert": f"{store} insert tx"}[base]
+        noun = {"verify": "RS256 verify", "sign": "RS256 sign", "scrypt": "scrypt", "insert": f"{store} insert tx",
+                "signup": "sign-up tx (Flint's 4 statements)"}[base]
         words.append(noun if count == "1" else f"{count} {noun}")
     return "echo + " + " + ".join(words)
 seen = []

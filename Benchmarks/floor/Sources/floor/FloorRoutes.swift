@@ -15,7 +15,8 @@ struct Recipe: Sendable, Equatable {
     /// Write transactions, one account row INSERTed in each.
     var inserts = 0
     /// Write transactions of Flint's sign-up: the account, its session, the budget's counter and the audit event
-    /// (`SignUpRows`). The account has an email when the recipe hashes a password (an email sign-up), else none.
+    /// (`SignUpRows`). The account has an email when the recipe hashes a password (an email sign-up), else none; the
+    /// body's, made the account's own (the index on it is unique).
     var signUps = 0
     /// Whether the transactions go to PostgreSQL (else SQLite).
     var onPostgres = false
@@ -101,7 +102,7 @@ struct FloorRoutes: Sendable {
             let account = AccountRow(localId: Self.newLocalId(), email: body.email, displayName: body.displayName,
                                      createdAt: Int(now.timeIntervalSince1970 * 1000))
             try sqlite.signUp(SignUpRows(
-                account: account, email: recipe.scryptHashes > 0 ? body.email : nil,
+                account: account, email: recipe.scryptHashes > 0 ? account.localId + "." + body.email : nil,
                 tokenHash: Self.hexID() + Self.hexID(), sessionID: Self.hexID(), budget: "signup:127.0.0.1",
                 ipAddress: "127.0.0.1"))
         }
