@@ -99,10 +99,10 @@ struct FloorRoutes: Sendable {
             }
         }
         for _ in 0..<recipe.signUps {
-            let account = AccountRow(localId: Self.newLocalId(), email: body.email, displayName: body.displayName,
-                                     createdAt: Int(now.timeIntervalSince1970 * 1000))
+            let localId = Self.newLocalId()
             try sqlite.signUp(SignUpRows(
-                account: account, email: recipe.scryptHashes > 0 ? account.localId + "." + body.email : nil,
+                localId: localId, email: recipe.scryptHashes > 0 ? localId + "." + body.email : nil,
+                displayName: body.displayName, createdAt: Int(now.timeIntervalSince1970 * 1000),
                 tokenHash: Self.hexID() + Self.hexID(), sessionID: Self.hexID(), budget: "signup:127.0.0.1",
                 ipAddress: "127.0.0.1"))
         }

@@ -17,9 +17,11 @@ struct AccountRow: Sendable {
 /// its session id), the sign-up budget's counter and the audit event, into tables with the indexes Flint's have
 /// (Server/Sources/FlintServer/Store/Migrations.swift: those its sign-up writes, not the columns it leaves empty).
 struct SignUpRows: Sendable {
-    let account: AccountRow
+    let localId: String
     /// The account's email, nil for an anonymous one (then, as in Flint's partial index, it indexes nothing).
     let email: String?
+    let displayName: String
+    let createdAt: Int
     let tokenHash: String
     let sessionID: String
     let budget: String
@@ -108,15 +110,14 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Flint's four sign-up statements in one transaction.
     func signUp(_ rows: SignUpRows) throws {
-        let account = rows.account
-        let hour = account.createdAt / 3_600_000 * 3_600_000
+        let hour = rows.createdAt / 3_600_000 * 3_600_000
         try write { () throws(FloorError) in
-            try step(signUpStatements[0], [.text(account.localId), rows.email.map(Value.text) ?? .null,
-                                           .text(account.displayName), .int(account.createdAt), .int(account.createdAt)])
-            try step(signUpStatements[1], [.text(rows.tokenHash), .text(account.localId), .text(rows.sessionID),
-                                           .int(account.createdAt), .int(account.createdAt), .text(rows.ipAddress)])
+            try step(signUpStatements[0], [.text(rows.localId), rows.email.map(Value.text) ?? .null,
+                                           .text(rows.displayName), .int(rows.createdAt), .int(rows.createdAt)])
+            try step(signUpStatements[1], [.text(rows.tokenHash), .text(rows.localId), .text(rows.sessionID),
+                                           .int(rows.createdAt), .int(rows.createdAt), .text(rows.ipAddress)])
             try step(signUpStatements[2], [.text(rows.budget), .int(hour)])
-            try step(signUpStatements[3], [.int(account.createdAt), .text(account.localId), .text(rows.sessionID),
+            try step(signUpStatements[3], [.int(rows.createdAt), .text(rows.localId), .text(rows.sessionID),
                                            .text(rows.ipAddress)])
         }
     }
