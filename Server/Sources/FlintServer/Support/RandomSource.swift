@@ -77,8 +77,9 @@ extension RandomSource {
     /// A 22-character id for a row that indexes are keyed by, made at `milliseconds` since 1970: the time (48 bits,
     /// big-endian) and 80 random bits, as base64url. Ids of the same 2^18 ms (about four minutes) share their first
     /// five characters, so their rows land in the few index pages the newest ones share instead of anywhere in the
-    /// index: a write dirties fewer pages (and a batch of them, on SQLite, far fewer). For ids that name things, not
-    /// for secrets: anyone who sees one learns when it was made.
+    /// index (meant for indexes too large to stay cached; at the benchmark's few thousand sessions no fewer bytes
+    /// written were measured, BENCHMARKS.md). For ids that name things, not for secrets: anyone who sees one learns
+    /// when it was made.
     public func timeOrderedID(milliseconds: Int64) -> String {
         var time = UInt64(max(0, milliseconds)).bigEndian
         let stamp = withUnsafeBytes(of: &time) { Array($0.suffix(6)) }
