@@ -7,9 +7,11 @@ import NIOPosix
 /// short request pays more for those hops (context switches, wake-ups, kernel time) than for its own work (issue 47,
 /// BENCHMARKS.md). With the event loops as concurrency's global executor, a request's task runs on a loop.
 ///
-/// A task made on a loop stays on it (NIO's hook is sticky), so CPU-bound work would crowd onto one loop: RS256
-/// signatures then run on `signingThreads`, one thread per core. Password hashing runs on NIO's thread pool as before,
-/// and a SQLite statement blocks the loop's thread just as it blocked a pool thread.
+/// NIO's hook keeps a task on the loop that made it, and Hummingbird makes every connection's task on its accept loop:
+/// so each connection's task prefers its own connection's loop instead (`ConnectionLoopChannel`), and the work spreads
+/// over the loops as the connections do. RS256 signatures run on `signingThreads`, one thread per core, so that a
+/// signature does not hold up every other connection of its loop. Password hashing runs on NIO's thread pool as
+/// before, and a SQLite statement blocks the loop's thread just as it blocked a pool thread.
 ///
 /// The hook is process-wide, so this is too: it is set once, by `main`, and only read afterwards.
 public enum EventLoopExecutor {
@@ -33,8 +35,11 @@ public enum EventLoopExecutor {
     /// The threads RS256 signatures run on: one per core while the loops run the tasks, nil (sign on the asking task)
     /// otherwise.
     public static var signingThreads: NIOThreadPool? {
-        installed.withLockedValue { $0 } ? sharedSigningThreads : nil
+        runsTasks ? sharedSigningThreads : nil
     }
+
+    /// Whether the event loops run the tasks (`install` succeeded).
+    static var runsTasks: Bool { installed.withLockedValue { $0 } }
 
     private static let sharedSigningThreads: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: System.coreCount)

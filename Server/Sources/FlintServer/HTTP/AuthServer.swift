@@ -158,7 +158,7 @@ public final class AuthServer: Sendable {
         let (managementListens, managementBound) = AsyncStream<Void>.makeStream()
         let app = Application(
             router: makeRouter(),
-            server: try configuration.tls.map { try HTTPServerBuilder.http2Upgrade(tlsConfiguration: $0.serverConfiguration) } ?? .http1(),
+            server: try .flint(tls: configuration.tls?.serverConfiguration, onConnectionLoops: EventLoopExecutor.runsTasks),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "flint"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

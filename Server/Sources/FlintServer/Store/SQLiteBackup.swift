@@ -71,6 +71,7 @@ public enum SQLiteBackup {
     private static func open(_ path: String, readOnly: Bool) throws -> OpaquePointer {
         var database: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        SQLiteLibrary.configure()
         guard sqlite3_open_v2(path, &database, flags, nil) == SQLITE_OK, let database else {
             defer { sqlite3_close(database) }
             throw failure(database, "cannot open \(path)")

@@ -252,6 +252,7 @@ public final class SQLiteDatabase: SQLDatabase {
         private var statements: [String: (statement: OpaquePointer, columns: [String: Int])] = [:]
 
         init(path: String) throws {
+            SQLiteLibrary.configure()
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
@@ -358,3 +359,17 @@ private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self
 // Extended result codes, which the C header defines as macros Swift does not import.
 private let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
 private let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+
+/// The SQLite library's process-wide settings, applied before the first connection opens (SQLite takes them only
+/// before it initializes; later calls change nothing).
+///
+/// Memory statistics are off. With them on, SQLite's default, every allocation and free takes one process-wide mutex,
+/// and Debian's build (without lookaside memory) allocates for most steps of a statement: connections used at once
+/// from several threads (one per event loop) queued for that mutex. Flint reads no SQLite memory statistics.
+enum SQLiteLibrary {
+    static func configure() { _ = configured }
+
+    private static let configured: Void = {
+        _ = flint_sqlite3_config_int(SQLITE_CONFIG_MEMSTATUS, 0)
+    }()
+}
