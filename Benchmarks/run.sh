@@ -236,7 +236,9 @@ LUA
 # that has none left stops, and what its last requests answer is not counted (the run's CPU per request stays true:
 # an idle server spends nothing). HEADERS_LUA, when given, is a Lua expression for each request's headers (nil: the
 # script's), which may use `n`, the thread's request count.
-append_rotation() { # lua lines template [once] [headers_lua]
+# With `once`, each line is sent once (codes are single-use); a thread that runs out stops, and the requests its
+# connections still send (`stop_request_lua`, else the last line again) are not counted.
+append_rotation() { # lua lines template [once] [headers_lua] [stop_request_lua]
     local template_lua
     template_lua="$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$3")"
     append_thread_index "$1"
@@ -252,6 +254,7 @@ function request()
   if k > #lines then
     exhausted = true
     wrk.thread:stop()
+    ${6:+do return $6 end}
     k = #lines
   end
   local body = string.gsub(template, "@LINE@", function() return lines[k] end)
@@ -363,7 +366,9 @@ mint_codes() { # count
     python3 "$PROVIDER" mint "$BASE" "$PROJECT_ID" "$client_id" "$WORK/provider-$client.json" "$1" "$WORK/codes.txt" \
         || die "could not mint codes"
     write_wrk_lua "$WORK/lua/oauth_code.lua" ""
-    append_rotation "$WORK/lua/oauth_code.lua" "$WORK/codes.txt" "$CODE_FORM" true "$(token_headers $client)"
+    # A code sent twice revokes what it issued and fails: a thread out of codes asks for the discovery document.
+    append_rotation "$WORK/lua/oauth_code.lua" "$WORK/codes.txt" "$CODE_FORM" true "$(token_headers $client)" \
+        "wrk.format(\"GET\", \"$ISSUER_PATH/.well-known/openid-configuration\", {})"
     sed -i 's/^wrk.method = "GET"/wrk.method = "POST"/' "$WORK/lua/oauth_code.lua"
 }
 has_phase signup && check_once signup "$SIGNUP_PATH" "$SIGNUP_BODY"

@@ -3,6 +3,7 @@ import FlintTestSupport
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import PostgresNIO
 import Testing
 
@@ -90,6 +91,28 @@ import Testing
             let rows = try await database.query("SELECT 1 AS one", [])
             try await database.close()
             #expect(rows.first?.int("one") == 1)
+        }
+    }
+
+    /// Each event loop has connections of its own (`pool_size` shared out among them): a query asked from a loop
+    /// runs on a connection of that loop, whose answer then needs no hop between threads.
+    @Test func aQueryFromALoopRunsOnThatLoopsConnection() async throws {
+        try await withScratch { scratch in
+            let database = try await PostgresDatabase.connect(url: try #require(scratch.databaseURL), logger: Self.logger)
+            let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+            var answers: [Bool] = []
+            for loop in loops {
+                for _ in 0..<4 {
+                    answers.append(try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+                        try await database.primary.withConnection { connection in
+                            _ = try await connection.query("SELECT 1", logger: Self.logger)
+                            return connection.eventLoop.inEventLoop && loop.inEventLoop
+                        }
+                    })
+                }
+            }
+            try await database.close()
+            #expect(answers == Array(repeating: true, count: 4 * loops.count))
         }
     }
 

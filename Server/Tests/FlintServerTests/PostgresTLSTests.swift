@@ -63,9 +63,18 @@ import X509
     /// Every connection inside the pool's minimum and no keep-alive: postgres-nio then arms no timer when a query
     /// hands its connection back (each cancelled timer held memory until its deadline; see `PostgresDatabase`).
     @Test func thePoolIsFixedSizeWithoutTimers() throws {
-        let pool = PostgresDatabase.poolConfiguration(try PostgresURL("postgres://u@db/f?pool_size=6"), tls: nil)
-        #expect(pool.options.minimumConnections == 6 && pool.options.maximumConnections == 6)
+        let pool = PostgresDatabase.poolConfiguration(try PostgresURL("postgres://u@db/f?pool_size=6"), connections: 3, tls: nil)
+        #expect(pool.options.minimumConnections == 3 && pool.options.maximumConnections == 3)
         #expect(pool.options.keepAliveBehavior == nil)
+    }
+
+    /// `pool_size` is shared out among the event loops' pools (`PostgresPrimary.Pool`), every connection in one.
+    @Test func thePoolSizeIsSharedOutAmongTheLoops() {
+        #expect(PostgresPrimary.Pool.shares(of: 10, among: 2) == [5, 5])
+        #expect(PostgresPrimary.Pool.shares(of: 10, among: 4) == [3, 3, 2, 2])
+        #expect(PostgresPrimary.Pool.shares(of: 1, among: 2) == [1])
+        #expect(PostgresPrimary.Pool.shares(of: 3, among: 8) == [1, 1, 1])
+        #expect(PostgresPrimary.Pool.shares(of: 7, among: 1) == [7])
     }
 
     @Test func badURLsAreRefusedWithTheirReason() {

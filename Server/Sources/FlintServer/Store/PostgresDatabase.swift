@@ -97,19 +97,19 @@ public final class PostgresDatabase: SQLDatabase {
         return configuration
     }
 
-    /// The pool's settings: `settings.poolSize` connections, all kept (see the type's comment).
+    /// The settings of a pool of `connections` connections, all kept (see the type's comment).
     ///
     /// Prepared statements (`PostgresStatements`) are planned for their values on every run, as unnamed ones are:
     /// PostgreSQL would otherwise switch a statement to a generic plan after five runs and keep it until the table's
     /// statistics change: a plan made while a table was small, kept through a bulk import, cut lookups at 100,000
     /// users from about 1,400/s to 75/s (`Benchmarks/scale.py`).
-    static func poolConfiguration(_ settings: PostgresURL, tls: TLSConfiguration?) -> PostgresClient.Configuration {
+    static func poolConfiguration(_ settings: PostgresURL, connections: Int, tls: TLSConfiguration?) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: settings.connectHost, port: settings.port, username: settings.username, password: settings.password,
             database: settings.database, tls: settings.tls(tls))
         configuration.options.tlsServerName = settings.tlsServerName
-        configuration.options.maximumConnections = settings.poolSize
-        configuration.options.minimumConnections = settings.poolSize
+        configuration.options.maximumConnections = connections
+        configuration.options.minimumConnections = connections
         configuration.options.keepAliveBehavior = nil
         configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_custom_plan")]
         return configuration

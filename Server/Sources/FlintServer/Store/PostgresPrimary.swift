@@ -1,5 +1,6 @@
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
@@ -44,9 +45,44 @@ final class PostgresPrimary: Sendable {
     /// The probe connections' number in postgres-nio's log lines (the pool numbers its own from 0).
     private static let probeConnectionID = -2
 
-    private struct Pool: Sendable {
-        let client: PostgresClient
+    /// The connections to one server: a postgres-nio pool per event loop, its connections on that loop, together
+    /// `pool_size` of them. A query asked from a loop (where the server's tasks run, see `EventLoopExecutor`) goes to
+    /// that loop's pool, so its bytes go out and its answer comes back on the thread that asked, without a hop to
+    /// another loop and back (issue 47). A query from elsewhere takes the pools in turn.
+    final class Pool: Sendable {
+        let clients: [(loop: any EventLoop, client: PostgresClient)]
         let runner: Task<Void, Never>
+        private let nextClient = NIOLockedValueBox(0)
+
+        init(configuration: (_ connections: Int) -> PostgresClient.Configuration, poolSize: Int, loops: [any EventLoop],
+             logger: Logger) {
+            clients = zip(loops, Self.shares(of: poolSize, among: loops.count)).map { loop, connections in
+                (loop, PostgresClient(configuration: configuration(connections), eventLoopGroup: loop, backgroundLogger: logger))
+            }
+            let clients = clients.map(\.client)
+            runner = Task {
+                await withDiscardingTaskGroup { group in
+                    for client in clients { group.addTask { await client.run() } }
+                }
+            }
+        }
+
+        /// How many connections each loop's pool has: `poolSize` shared out, the first taking one more each while the
+        /// remainder lasts; fewer pools than loops when there are fewer connections.
+        static func shares(of poolSize: Int, among loops: Int) -> [Int] {
+            let pools = max(1, min(loops, poolSize))
+            return (0..<pools).map { poolSize / pools + ($0 < poolSize % pools ? 1 : 0) }
+        }
+
+        /// The pool of the loop this runs on, else the next in turn.
+        var client: PostgresClient {
+            if let own = clients.first(where: { $0.loop.inEventLoop }) { return own.client }
+            let index = nextClient.withLockedValue { next in
+                defer { next = (next + 1) % clients.count }
+                return next
+            }
+            return clients[index].client
+        }
     }
 
     private enum Phase: Sendable {
@@ -116,16 +152,16 @@ final class PostgresPrimary: Sendable {
     /// Runs `body` on a connection of the pool in use; fails fast with `SQLError.unavailable` while there is none.
     /// A failure that means the server stopped serving starts a probe (see the type's comment).
     func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        let client = try currentClient()
+        let pool = try currentPool()
         var leased = false
         do {
-            return try await client.withConnection { connection in
+            return try await pool.client.withConnection { connection in
                 leased = true
                 return try await body(connection)
             }
         } catch {
             // A lease that fails is the pool's doing: it was shut down, or gave up connecting.
-            if follows, !leased || Self.isOutage(error) { failed(client, because: PostgresDatabase.explanation(of: error)) }
+            if follows, !leased || Self.isOutage(error) { failed(pool, because: PostgresDatabase.explanation(of: error)) }
             if !leased { throw SQLError.unavailable("PostgreSQL: no connection (\(PostgresDatabase.explanation(of: error)))") }
             throw error
         }
@@ -170,10 +206,10 @@ final class PostgresPrimary: Sendable {
     }
 
     /// The pool in use; when there is none, fails fast, and after a probe that found nothing starts another.
-    private func currentClient() throws(SQLError) -> PostgresClient {
-        let (client, reason, starts) = state.withLockedValue { state -> (PostgresClient?, String, Bool) in
+    private func currentPool() throws(SQLError) -> Pool {
+        let (pool, reason, starts) = state.withLockedValue { state -> (Pool?, String, Bool) in
             switch state.phase {
-            case .serving(let pool): return (pool.client, "", false)
+            case .serving(let pool): return (pool, "", false)
             case .probing(let reason): return (nil, reason, false)
             case .down(let reason):
                 state.phase = .probing(reason)
@@ -182,14 +218,15 @@ final class PostgresPrimary: Sendable {
             }
         }
         if starts { startProbe() }
-        guard let client else { throw .unavailable("PostgreSQL: looking for the server to use (\(reason))") }
-        return client
+        guard let pool else { throw .unavailable("PostgreSQL: looking for the server to use (\(reason))") }
+        return pool
     }
 
-    /// Stops using `client`'s pool, unless another failure already did, and starts a probe.
-    func failed(_ client: PostgresClient?, because reason: String) {
+    /// Stops using `failing` (whichever pool serves, when nil), unless another failure already did, and starts a
+    /// probe.
+    func failed(_ failing: Pool?, because reason: String) {
         let retired = state.withLockedValue { state -> Pool? in
-            guard case .serving(let pool) = state.phase, client == nil || pool.client === client else { return nil }
+            guard case .serving(let pool) = state.phase, failing == nil || pool === failing else { return nil }
             state.phase = .probing(reason)
             return pool
         }
@@ -202,34 +239,43 @@ final class PostgresPrimary: Sendable {
     /// Checks the pool in use every `checkInterval` (see the type's comment) until the database closes.
     private func watch() async {
         while (try? await Task.sleep(for: Self.checkInterval)) != nil {
-            let client = state.withLockedValue { state -> PostgresClient?? in
+            let pool = state.withLockedValue { state -> Pool?? in
                 switch state.phase {
-                case .serving(let pool): pool.client
+                case .serving(let pool): pool
                 case .probing, .down: .some(nil)
                 case .closed: nil
                 }
             }
-            guard let client else { return }
-            if let client { await check(client) }
+            guard let phase = pool else { return }
+            guard let serving = phase else { continue }
+            for (_, client) in serving.clients where isServing(serving) { await check(client, of: serving) }
         }
     }
 
-    /// Asks the pool whether its server is still the target; stops using it when not, or when it does not answer
-    /// within `checkTimeout` (then, from the timer, so that shutting the pool down ends a query that hangs).
-    private func check(_ client: PostgresClient) async {
+    private func isServing(_ pool: Pool) -> Bool {
+        state.withLockedValue { state in
+            if case .serving(let serving) = state.phase { return serving === pool }
+            return false
+        }
+    }
+
+    /// Asks one of the pool's clients whether its server is still the target; stops using the pool when not, or when
+    /// it does not answer within `checkTimeout` (then, from the timer, so that shutting the pool down ends a query
+    /// that hangs).
+    private func check(_ client: PostgresClient, of pool: Pool) async {
         let target = settings.targetSessionAttributes
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
                     let reason = try await client.withConnection { try await Self.reasonNotTarget(target, on: $0, logger: self.logger) }
-                    if let reason { self.failed(client, because: reason) }
+                    if let reason { self.failed(pool, because: reason) }
                 } catch {
-                    self.failed(client, because: PostgresDatabase.explanation(of: error))
+                    self.failed(pool, because: PostgresDatabase.explanation(of: error))
                 }
             }
             group.addTask {
                 guard (try? await Task.sleep(for: Self.checkTimeout)) != nil else { return }
-                self.failed(client, because: "no answer within \(Self.checkTimeout)")
+                self.failed(pool, because: "no answer within \(Self.checkTimeout)")
             }
             await group.next()
             group.cancelAll()
@@ -274,9 +320,9 @@ final class PostgresPrimary: Sendable {
     }
 
     private func makePool(_ endpoint: Endpoint) -> Pool {
-        let client = PostgresClient(configuration: PostgresDatabase.poolConfiguration(settings.only(endpoint), tls: tls),
-                                    backgroundLogger: logger)
-        return Pool(client: client, runner: Task { await client.run() })
+        let settings = settings.only(endpoint)
+        return Pool(configuration: { PostgresDatabase.poolConfiguration(settings, connections: $0, tls: self.tls) },
+                    poolSize: settings.poolSize, loops: Array(MultiThreadedEventLoopGroup.singleton.makeIterator()), logger: logger)
     }
 
     // MARK: Probing

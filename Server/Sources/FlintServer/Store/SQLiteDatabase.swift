@@ -21,11 +21,12 @@ public final class SQLiteDatabase: SQLDatabase {
     private let batch = NIOLockedValueBox(OpenBatch())
     private let readers: [Connection]
     private let nextReader = NIOLockedValueBox(0)
-    /// A connection that only ever reads `PRAGMA data_version`, under a plain lock (microseconds).
-    private let watcher: Connection
-    private let watcherLock = NIOLock()
+    /// Connections that only ever read `PRAGMA data_version` (see `externalChangeToken`), one per core. Every request
+    /// asks, from every event loop at once: with one watcher the loops queued for its lock, which made most of a
+    /// lookup's futex calls (issue 47). A caller takes a free one.
+    private let watchers: [Watcher]
     private let checkpointer: SQLiteCheckpointer
-    private let changes = NIOLockedValueBox(ExternalChanges())
+    private let changes: NIOLockedValueBox<ExternalChanges>
 
     /// The writer's open transaction, if any, and who waits for its commit; how many commits there were.
     private struct OpenBatch {
@@ -39,11 +40,39 @@ public final class SQLiteDatabase: SQLDatabase {
     /// How many writers queue for the connection.
     var queuedWriters: Int { writer.lock.waiterCount }
 
-    /// What `externalChangeToken` has seen: each connection's `data_version`, and the token it hands out.
+    /// What `externalChangeToken` has seen: each connection's `data_version` (one connection's are not comparable
+    /// with another's), and the token it hands out.
     private struct ExternalChanges {
-        var watcherVersion: Int64 = .min
+        var watcherVersions: [Int64]
         var writerVersion: Int64 = .min
         var token: Int64 = 0
+    }
+
+    /// A watcher connection under a plain lock, held for microseconds.
+    private final class Watcher: Sendable {
+        private let connection: Connection
+        private let lock = NSLock()
+
+        init(path: String) throws { connection = try Connection(path: path) }
+
+        func version() throws -> Int64 {
+            lock.lock()
+            defer { lock.unlock() }
+            return try connection.dataVersion()
+        }
+
+        /// The version, unless another caller holds this watcher.
+        func versionIfFree() throws -> Int64? {
+            guard lock.try() else { return nil }
+            defer { lock.unlock() }
+            return try connection.dataVersion()
+        }
+
+        func close() {
+            lock.lock()
+            defer { lock.unlock() }
+            connection.close()
+        }
     }
 
     public let migrationLockStatement: String? = nil
@@ -59,17 +88,18 @@ public final class SQLiteDatabase: SQLDatabase {
         checkpointer = try SQLiteCheckpointer(path: path)
         try checkpointer.take(over: writer)
         readers = try (0..<max(1, readerCount)).map { _ in try Connection(path: path) }
-        watcher = try Connection(path: path)
+        watchers = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try Watcher(path: path) }
+        changes = NIOLockedValueBox(ExternalChanges(watcherVersions: Array(repeating: .min, count: watchers.count)))
     }
 
-    /// SQLite's `PRAGMA data_version` changes on a connection when any *other* connection commits. The
+    /// SQLite's `PRAGMA data_version` changes on a connection when any *other* connection commits. A
     /// watcher's moves with every commit, this process's too, and costs no wait. The writer's moves for
     /// other processes' commits alone (every write of this process goes through it), so the writer notes
-    /// both after each of its own commits, and the watcher's is compared with that note. The token moves
-    /// exactly when another process (another node on this file, or the `flint` CLI) committed.
+    /// every watcher's and its own after each of its own commits, and a watcher's is compared with its note. The
+    /// token moves exactly when another process (another node on this file, or the `flint` CLI) committed.
     public func externalChangeToken() async throws -> Int64? {
-        let watched = try watcherLock.withLock { try watcher.dataVersion() }
-        if let token = changes.withLockedValue({ $0.watcherVersion == watched ? $0.token : nil }) { return token }
+        let (index, watched) = try readWatcher()
+        if let token = changes.withLockedValue({ $0.watcherVersions[index] == watched ? $0.token : nil }) { return token }
         // Moved: another process committed, or one of ours is between its commit and its note.
         await writer.lock.lock()
         defer { writer.lock.unlock() }
@@ -83,17 +113,25 @@ public final class SQLiteDatabase: SQLDatabase {
 
     public func cacheGenerationCommitted(_ generation: Int64) async {}
 
-    /// Called with the writer held, after a commit of ours or to look: the watcher's version first, then the
+    /// A free watcher and its version, else the first's once it is free.
+    private func readWatcher() throws -> (index: Int, version: Int64) {
+        for (index, watcher) in watchers.enumerated() {
+            if let version = try watcher.versionIfFree() { return (index, version) }
+        }
+        return (0, try watchers[0].version())
+    }
+
+    /// Called with the writer held, after a commit of ours or to look: the watchers' versions first, then the
     /// writer's (which another process's commit in between also moves, so none slips through).
     private func noteOwnCommit() throws {
-        let watched = try watcherLock.withLock { try watcher.dataVersion() }
+        let watched = try watchers.map { try $0.version() }
         let written = try writer.dataVersion()
         changes.withLockedValue { changes in
             if changes.writerVersion != written {
                 changes.writerVersion = written
                 changes.token += 1
             }
-            changes.watcherVersion = watched
+            changes.watcherVersions = watched
         }
     }
 
@@ -211,7 +249,7 @@ public final class SQLiteDatabase: SQLDatabase {
     deinit { checkpointer.stop() }
 
     public func close() async throws {
-        watcherLock.withLock { watcher.close() }
+        for watcher in watchers { watcher.close() }
         await writer.lock.withLock {
             try? commitBatch()
             writer.close()
