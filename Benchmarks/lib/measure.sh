@@ -89,7 +89,10 @@ measure_wrk() { # pid results out lua url connections seconds phase round
     wait_idle "$pid"
     times0=$(proc_user_system "$pid"); switches0=$(proc_ctxt_switches "$pid"); busy0=$(machine_busy); t0=$(now)
     local TIMEFORMAT='%U %S'
-    { time timeout $((secs + 30)) wrk -t"${WRK_THREADS:-2}" -c"$connections" -d"${secs}s" --timeout 5s --latency \
+    # A long timeout: at 64 connections the floor's scrypt recipes (about 50 requests a second, on Swift's pool,
+    # which is not fair) answered a request after more than 5 s now and then; one wrk gives up on is still served,
+    # and its CPU would count against the others.
+    { time timeout $((secs + 30)) wrk -t"${WRK_THREADS:-2}" -c"$connections" -d"${secs}s" --timeout 20s --latency \
         -s "$lua" "$url" > "$out" 2>&1 ; } 2> "$out.time" || { cat "$out" >&2; die "wrk failed for $phase round $round"; }
     wait_idle "$pid"
     times1=$(proc_user_system "$pid" 2>/dev/null) || die "the server died during $phase round $round"
