@@ -48,9 +48,9 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${FLINT_TEST_WIDTH:-$(( $
 
 # Build everything first, the `flint` executable included: CLITests run the binary.
 swift build --package-path Server --build-tests
-# Line-buffered (stdbuf reaches the test process through its environment): when a CI run is cut short, its log
-# then ends at the last line written, not at the last full block.
-stdbuf -oL -eL swift test --package-path Server --skip-build "$@"
+# Bounded (FLINT_TEST_LIMIT seconds, about three times a two-core machine's run): a test that hangs ends the run with
+# the test processes' stacks and the tests that never finished, instead of holding it until CI's own limit.
+scripts/bounded-tests.sh "${FLINT_TEST_LIMIT:-1800}" swift test --package-path Server --skip-build "$@"
 if [ $# -eq 0 ]; then
     scripts/check-admin-example.sh
     scripts/check-mcp-example.sh

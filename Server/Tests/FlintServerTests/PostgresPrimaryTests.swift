@@ -116,6 +116,30 @@ import Testing
         }
     }
 
+    /// A statement on a connection that closed after the pool leased it (the server went away in between) fails at
+    /// once as unavailable. postgres-nio alone dropped it unanswered, and the task waited forever (`PostgresStatements.sent`).
+    @Test func aStatementOnAConnectionThatClosedFailsAtOnce() async throws {
+        try await withScratch { scratch in
+            let database = try await PostgresDatabase.connect(url: try #require(scratch.databaseURL), logger: Self.logger)
+            let statements = PostgresStatements()
+            let outcome = await answer(within: .seconds(20)) {
+                try await database.primary.withConnection { connection in
+                    try await connection.close()
+                    return try await statements.run("SELECT 1 AS one", [], on: connection, inTransaction: false, logger: Self.logger).count
+                }
+            }
+            guard let outcome else {
+                Issue.record("the statement was never answered")  // and its lease is never given back: no close
+                return
+            }
+            try await database.close()
+            guard case .failure(let error) = outcome, case SQLError.unavailable = error else {
+                Issue.record("\(outcome)")
+                return
+            }
+        }
+    }
+
     /// A database whose sessions are read-only (as a standby's are) is no `read-write` target, but is a `primary`
     /// one: it is not in recovery.
     @Test func readOnlySessionsAreNoReadWriteTarget() async throws {

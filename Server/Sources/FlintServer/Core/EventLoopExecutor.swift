@@ -47,3 +47,17 @@ public enum EventLoopExecutor {
         return pool
     }()
 }
+
+/// Runs Swift concurrency's jobs on one event loop (NIO's loops are not task executors themselves).
+final class EventLoopTaskExecutor: TaskExecutor {
+    private let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

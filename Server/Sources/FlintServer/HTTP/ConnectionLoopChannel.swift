@@ -26,20 +26,6 @@ struct ConnectionLoopChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-/// Runs Swift concurrency's jobs on one event loop (NIO's loops are not task executors themselves).
-final class EventLoopTaskExecutor: TaskExecutor {
-    private let eventLoop: any EventLoop
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
 extension HTTPServerBuilder {
     /// HTTP/1.1, or with `tls` HTTP/2 negotiated by ALPN (HTTP/1.1 otherwise); with `onConnectionLoops`, each
     /// connection served from its own event loop (`ConnectionLoopChannel`).

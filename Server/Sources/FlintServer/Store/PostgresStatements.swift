@@ -54,14 +54,31 @@ final class PostgresStatements: Sendable {
              logger: Logger) async throws -> [SQLRow] {
         let statement = prepared(sql, binds)
         do {
-            return try await execute(statement, binds, on: connection, logger: logger)
+            return try await Self.sent(on: connection) { try await execute(statement, binds, on: connection, logger: logger) }
         } catch let error as PSQLError where statement.name != nil {
             guard let reason = Self.failure(error) else { throw error }
             retire(statement)
             guard reason == .invalidated else { throw error }
             if inTransaction { throw SQLError.transactionConflict }
-            return try await execute(prepared(sql, binds), binds, on: connection, logger: logger)
+            return try await Self.sent(on: connection) { try await execute(prepared(sql, binds), binds, on: connection, logger: logger) }
         }
+    }
+
+    /// Runs `send` (one statement) on the connection's event loop, after checking there that the connection is open.
+    ///
+    /// postgres-nio hands a statement to its connection's channel without a promise for the write. On a channel that
+    /// has closed (the server went away between the pool's lease and the statement), the write is dropped before it
+    /// reaches postgres-nio's handler, and the statement never answers: not with an error, not when cancelled. A
+    /// sweep caught in a PostgreSQL restart that way held the server's shutdown forever. On the loop, nothing can
+    /// close the channel between the check and the write. A task already on that loop (the server's, see
+    /// `EventLoopExecutor`) pays nothing for this; others hop to the loop for the statement.
+    static func sent<T: Sendable>(on connection: PostgresConnection, _ send: () async throws -> T) async throws -> T {
+        func checked() async throws -> T {
+            guard !connection.isClosed else { throw SQLError.unavailable("PostgreSQL: the connection closed") }
+            return try await send()
+        }
+        if connection.eventLoop.inEventLoop { return try await checked() }
+        return try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) { try await checked() }
     }
 
     /// The statement for `sql` with these values: named when there is room, with its translation remembered.
