@@ -56,7 +56,7 @@ public final class PostgresDatabase: SQLDatabase {
         var quiet = logger
         quiet.logLevel = .error
         do {
-            _ = try await mapErrors { try await database.primary.withConnection { try await collect($0.query("SELECT 1", logger: quiet)) } }
+            _ = try await mapErrors { try await database.primary.withConnection { try await $0.rows("SELECT 1", logger: quiet) } }
         } catch {
             try? await database.close()
             throw error

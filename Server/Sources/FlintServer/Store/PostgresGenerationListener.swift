@@ -190,8 +190,7 @@ final class PostgresGenerationListener: Sendable {
     }
 
     private static func read(_ connection: PostgresConnection, logger: Logger) async throws -> (generation: Int64, pid: Int64) {
-        let rows = try await PostgresDatabase.collect(connection.query(
-            "SELECT value, pg_backend_pid() AS pid FROM cache_generation WHERE id = 1", logger: logger))
+        let rows = try await connection.rows("SELECT value, pg_backend_pid() AS pid FROM cache_generation WHERE id = 1", logger: logger)
         return (rows.first?.int("value") ?? 0, rows.first?.int("pid") ?? 0)
     }
 

@@ -387,11 +387,10 @@ final class PostgresPrimary: Sendable {
         case .any:
             return nil
         case .readWrite:
-            let rows = try await PostgresDatabase.collect(connection.query("SHOW transaction_read_only", logger: logger))
+            let rows = try await connection.rows("SHOW transaction_read_only", logger: logger)
             return rows.first?.string("transaction_read_only") == "off" ? nil : "read-only"
         case .primary:
-            let rows = try await PostgresDatabase.collect(
-                connection.query("SELECT pg_is_in_recovery()::int AS recovering", logger: logger))
+            let rows = try await connection.rows("SELECT pg_is_in_recovery()::int AS recovering", logger: logger)
             return rows.first?.int("recovering") == 0 ? nil : "in recovery (a standby)"
         }
     }

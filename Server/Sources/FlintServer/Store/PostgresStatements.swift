@@ -180,6 +180,14 @@ final class PostgresStatements: Sendable {
     }
 }
 
+extension PostgresConnection {
+    /// The rows of `query`, sent as Flint's statements are (`PostgresStatements.sent`): for the checks Flint makes on
+    /// connections of its own (the cache generation's listener, the probes of the URL's hosts).
+    func rows(_ query: PostgresQuery, logger: Logger) async throws -> [SQLRow] {
+        try await PostgresStatements.sent(on: self) { try await PostgresDatabase.collect(self.query(query, logger: logger)) }
+    }
+}
+
 /// The statement being run, as postgres-nio's `PostgresPreparedStatement`. That protocol takes the name, text and
 /// parameter types from the type (static properties), meant for statements written out as types; Flint's are
 /// strings. postgres-nio reads the three synchronously in `execute`, in the calling task, so they come from a
