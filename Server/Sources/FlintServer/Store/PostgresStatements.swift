@@ -54,17 +54,18 @@ final class PostgresStatements: Sendable {
              logger: Logger) async throws -> [SQLRow] {
         let statement = prepared(sql, binds)
         do {
-            return try await Self.sent(on: connection) { try await execute(statement, binds, on: connection, logger: logger) }
+            return try await execute(statement, binds, on: connection, logger: logger)
         } catch let error as PSQLError where statement.name != nil {
             guard let reason = Self.failure(error) else { throw error }
             retire(statement)
             guard reason == .invalidated else { throw error }
             if inTransaction { throw SQLError.transactionConflict }
-            return try await Self.sent(on: connection) { try await execute(prepared(sql, binds), binds, on: connection, logger: logger) }
+            return try await execute(prepared(sql, binds), binds, on: connection, logger: logger)
         }
     }
 
     /// Runs `send` (one statement) on the connection's event loop, after checking there that the connection is open.
+    /// Every statement Flint sends goes through here (`execute`, `PostgresConnection.rows`).
     ///
     /// postgres-nio hands a statement to its connection's channel without a promise for the write. On a channel that
     /// has closed (the server went away between the pool's lease and the statement), the write is dropped before it
@@ -129,11 +130,13 @@ final class PostgresStatements: Sendable {
     private func execute(_ statement: Prepared, _ binds: [SQLValue], on connection: PostgresConnection,
                          logger: Logger) async throws -> [SQLRow] {
         guard statement.name != nil else {
-            return try await PostgresDatabase.collect(connection.query(PostgresDatabase.makeQuery(statement.sql, binds), logger: logger))
+            return try await connection.rows(PostgresDatabase.makeQuery(statement.sql, binds), logger: logger)
         }
         let current = CurrentStatement(bindings: Self.bindings(binds))
-        return try await CurrentStatement.$current.withValue(statement) {
-            try await PostgresDatabase.collect(connection.execute(current, logger: logger))
+        return try await Self.sent(on: connection) {
+            try await CurrentStatement.$current.withValue(statement) {
+                try await PostgresDatabase.collect(connection.execute(current, logger: logger))
+            }
         }
     }
 
