@@ -15,9 +15,21 @@ trap 'rm -f "$log" "$log.expired"' EXIT
 stdbuf -oL -eL "$@" > >(tee "$log") 2>&1 &
 run=$!
 
+# Every process below `$1`, children first.
+descendants() {
+    local child
+    for child in $(pgrep -P "$1" || true); do
+        echo "$child"
+        descendants "$child"
+    done
+}
+
 report() {
     echo "=== the tests ran past ${limit} s: stopping them"
-    for pid in $(pgrep -f 'PackageTests.xctest' || true); do
+    local processes
+    processes="$(descendants "$run")"
+    for pid in $processes; do
+        grep -q 'PackageTests.xctest' "/proc/$pid/cmdline" 2>/dev/null || continue
         if command -v gdb >/dev/null; then
             echo "=== stacks of test process $pid: each thread's Flint and NIO frames"
             gdb -p "$pid" -batch -ex "thread apply all bt 40" 2>/dev/null \
@@ -26,15 +38,13 @@ report() {
         fi
     done
     echo "=== tests that started and never finished:"
-    grep 'Test [^ ]*(.*) started' "$log" | grep -v 'Test case' | sed 's/^.*Test \([^ ]*(.*)\) started.*$/\1/' | sort -u > "$log.started"
-    grep 'Test [^ ]*(.*) .*\(passed\|failed\)' "$log" | grep -v 'Test case' \
+    grep -a 'Test [^ ]*(.*) started' "$log" | grep -v 'Test case' | sed 's/^.*Test \([^ ]*(.*)\) started.*$/\1/' | sort -u > "$log.started"
+    grep -a 'Test [^ ]*(.*) .*\(passed\|failed\)' "$log" | grep -v 'Test case' \
         | sed 's/^.*Test \([^ ]*(.*)\) \(with\|passed\|failed\).*$/\1/' | sort -u > "$log.ended"
     comm -23 "$log.started" "$log.ended" | sed 's/^/    /'
     rm -f "$log.started" "$log.ended"
     touch "$log.expired"
-    pkill -KILL -f 'PackageTests.xctest' || true
-    pkill -KILL -P "$run" || true
-    kill -KILL "$run" 2>/dev/null || true
+    kill -KILL "$run" $processes 2>/dev/null || true
 }
 
 # The watchdog sleeps in the background; a run that ends first ends it.
